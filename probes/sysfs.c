@@ -1,0 +1,313 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The device chain from sysfs: /sys/dev/block/MAJ:MIN, partition -> disk,
+ * dm/md slaves/ recursively, loop backing file; queue limits per device,
+ * read through a table (like libblkid's topology/sysfs.c).
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+
+#include "chain.h"
+
+const char *const pa_queue_attr_names[PA_Q_NR] = {
+	[PA_Q_LOGICAL_BLOCK_SIZE] = "logical_block_size",
+	[PA_Q_PHYSICAL_BLOCK_SIZE] = "physical_block_size",
+	[PA_Q_MINIMUM_IO_SIZE] = "minimum_io_size",
+	[PA_Q_OPTIMAL_IO_SIZE] = "optimal_io_size",
+	[PA_Q_WRITE_ZEROES_MAX_BYTES] = "write_zeroes_max_bytes",
+	[PA_Q_WRITE_ZEROES_UNMAP_MAX_HW_BYTES] = "write_zeroes_unmap_max_hw_bytes",
+	[PA_Q_WRITE_ZEROES_UNMAP_MAX_BYTES] = "write_zeroes_unmap_max_bytes",
+	[PA_Q_DISCARD_GRANULARITY] = "discard_granularity",
+	[PA_Q_DISCARD_MAX_BYTES] = "discard_max_bytes",
+	[PA_Q_DISCARD_MAX_HW_BYTES] = "discard_max_hw_bytes",
+	[PA_Q_ROTATIONAL] = "rotational",
+	[PA_Q_ZONED] = "zoned",
+	[PA_Q_DAX] = "dax",
+};
+
+static const char *const zoned_names[] = { "none", "host-aware", "host-managed" };
+
+const char *pa_zoned_name(uint64_t v)
+{
+	return v < 3 ? zoned_names[v] : NULL;
+}
+
+const char *pa_role_name(int role)
+{
+	static const char *const names[] = {
+		[PA_ROLE_DISK] = "disk",
+		[PA_ROLE_PARTITION] = "partition",
+		[PA_ROLE_LOOP] = "loop",
+		[PA_ROLE_DM] = "dm",
+		[PA_ROLE_MD] = "md",
+	};
+
+	if (role < 0 || role > PA_ROLE_MD)
+		return NULL;
+	return names[role];
+}
+
+const char *pa_sysfs_root(void)
+{
+	const char *r = secure_getenv("PREALLOC_SYSFS_ROOT");
+
+	return r && *r ? r : "/sys";
+}
+
+/* @a/@b into @buf; -ENAMETOOLONG when it does not fit. */
+static int join(char *buf, size_t len, const char *a, const char *b)
+{
+	int n = snprintf(buf, len, "%s/%s", a, b);
+
+	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
+}
+
+static void copy_name(char *dst, size_t len, const char *src)
+{
+	size_t n = strnlen(src, len - 1);
+
+	memcpy(dst, src, n);
+	dst[n] = 0;
+}
+
+/* Read attribute @dir/@attr into @buf without the trailing newline. */
+static int read_str(const char *dir, const char *attr, char *buf, size_t len)
+{
+	char path[PATH_MAX];
+	ssize_t n;
+	int fd;
+
+	if (join(path, sizeof(path), dir, attr) < 0)
+		return -ENAMETOOLONG;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, len - 1);
+	close(fd);
+	if (n < 0)
+		return -errno;
+	while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == ' '))
+		n--;
+	buf[n] = 0;
+	return 0;
+}
+
+static int parse_u64(const char *s, uint64_t *ret)
+{
+	char *end;
+	unsigned long long v;
+
+	if (*s < '0' || *s > '9')
+		return -EINVAL;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno || *end)
+		return -EINVAL;
+	*ret = v;
+	return 0;
+}
+
+static int read_u64(const char *dir, const char *attr, uint64_t *ret)
+{
+	char buf[64];
+	int r = read_str(dir, attr, buf, sizeof(buf));
+
+	return r < 0 ? r : parse_u64(buf, ret);
+}
+
+static int parse_zoned(const char *s, uint64_t *ret)
+{
+	for (uint64_t i = 0; i < 3; i++) {
+		if (!strcmp(s, zoned_names[i])) {
+			*ret = i;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
+static void read_queue(const char *qdir, uint64_t *q)
+{
+	char buf[64];
+
+	for (int i = 0; i < PA_Q_NR; i++) {
+		q[i] = PA_Q_ABSENT;
+		if (read_str(qdir, pa_queue_attr_names[i], buf, sizeof(buf)) < 0)
+			continue;
+		if (i == PA_Q_ZONED ? parse_zoned(buf, &q[i]) : parse_u64(buf, &q[i]))
+			q[i] = PA_Q_ABSENT;
+	}
+}
+
+static int read_devnum(const char *dir, const char *attr, dev_t *ret)
+{
+	char buf[32];
+	unsigned int ma, mi;
+	char c;
+
+	if (read_str(dir, attr, buf, sizeof(buf)) < 0)
+		return -ENOENT;
+	if (sscanf(buf, "%u:%u%c", &ma, &mi, &c) != 2)
+		return -EINVAL;
+	*ret = makedev(ma, mi);
+	return 0;
+}
+
+static bool exists(const char *dir, const char *name)
+{
+	char path[PATH_MAX];
+
+	return join(path, sizeof(path), dir, name) == 0 && access(path, F_OK) == 0;
+}
+
+/* Canonical sysfs directory of @dev under @root. */
+static int dev_dir(const char *root, dev_t dev, char *ret)
+{
+	char path[PATH_MAX];
+
+	snprintf(path, sizeof(path), "%s/dev/block/%u:%u", root, major(dev), minor(dev));
+	if (!realpath(path, ret))
+		return errno == ENOTDIR ? -ENOENT : -errno;
+	return 0;
+}
+
+struct walk {
+	const char *root;
+	struct pa_device *devs;
+	size_t max, n;
+};
+
+static int walk_dev(struct walk *w, dev_t dev, int parent, unsigned int depth);
+
+static void detect_kind(const char *dir, struct pa_device *d)
+{
+	if (exists(dir, "loop")) {
+		d->role = PA_ROLE_LOOP;
+		read_str(dir, "loop/backing_file", d->backing_file, sizeof(d->backing_file));
+		uint64_t v;
+		d->loop_dio = read_u64(dir, "loop/dio", &v) < 0 ? -1 : (int)(v != 0);
+	} else if (exists(dir, "dm")) {
+		d->role = PA_ROLE_DM;
+		read_str(dir, "dm/name", d->dm_name, sizeof(d->dm_name));
+	} else if (exists(dir, "md")) {
+		d->role = PA_ROLE_MD;
+		read_str(dir, "md/level", d->md_level, sizeof(d->md_level));
+	} else {
+		d->role = PA_ROLE_DISK;
+		if (!strncmp(d->name, "nvme", 4))
+			d->transport = PA_TRANSPORT_NVME;
+		else if (exists(dir, "device/scsi_level") || exists(dir, "device/vpd_pg0"))
+			d->transport = PA_TRANSPORT_SCSI;
+	}
+}
+
+/* Recurse into every device listed in @dir/slaves/. */
+static int walk_slaves(struct walk *w, const char *dir, int self, unsigned int depth)
+{
+	char sdir[PATH_MAX];
+	struct dirent *e;
+	DIR *dp;
+	int r = 0;
+
+	if (join(sdir, sizeof(sdir), dir, "slaves") < 0)
+		return -ENAMETOOLONG;
+	dp = opendir(sdir);
+	if (!dp)
+		return 0;
+	while (r >= 0 && (e = readdir(dp))) {
+		char sub[PATH_MAX];
+		dev_t ldev;
+
+		if (e->d_name[0] == '.')
+			continue;
+		if (join(sub, sizeof(sub), sdir, e->d_name) < 0 ||
+		    read_devnum(sub, "dev", &ldev) < 0)
+			continue;
+		r = walk_dev(w, ldev, self, depth + 1);
+	}
+	closedir(dp);
+	return r < 0 ? r : 0;
+}
+
+static int walk_dev(struct walk *w, dev_t dev, int parent, unsigned int depth)
+{
+	char dir[PATH_MAX], up[PATH_MAX];
+	struct pa_device *d;
+	const char *base;
+	int self, r;
+	dev_t pdev;
+
+	r = dev_dir(w->root, dev, dir);
+	if (r < 0)
+		return r;
+	if (w->n >= w->max || depth >= PA_CHAIN_MAX)
+		return -E2BIG;
+	self = (int)w->n++;
+	d = &w->devs[self];
+	memset(d, 0, sizeof(*d));
+	d->dev = dev;
+	d->parent = parent;
+	d->depth = (uint8_t)depth;
+	d->loop_dio = -1;
+	base = strrchr(dir, '/');
+	copy_name(d->name, sizeof(d->name), base ? base + 1 : dir);
+	read_u64(dir, "size", &d->size_sectors);
+
+	if (exists(dir, "partition")) {
+		/* Partitions share the queue of the disk they live on. */
+		d->role = PA_ROLE_PARTITION;
+		read_u64(dir, "start", &d->part_start);
+		r = join(up, sizeof(up), dir, "..");
+		if (r == 0)
+			r = read_devnum(up, "dev", &pdev);
+		if (r < 0)
+			return r;
+		r = walk_dev(w, pdev, self, depth + 1);
+		if (r < 0)
+			return r;
+		memcpy(d->queue, w->devs[self + 1].queue, sizeof(d->queue));
+		return 0;
+	}
+	detect_kind(dir, d);
+	if (join(up, sizeof(up), dir, "queue") == 0)
+		read_queue(up, d->queue);
+	return walk_slaves(w, dir, self, depth);
+}
+
+int pa_chain_walk(const char *root, dev_t dev, struct pa_device *devs, size_t max)
+{
+	struct walk w = { .root = root, .devs = devs, .max = max };
+	int r;
+
+	if (!root || !devs)
+		return -EINVAL;
+	r = walk_dev(&w, dev, -1, 0);
+	if (r < 0)
+		return r;
+	return (int)w.n;
+}
+
+void pa_chain_probe_transports(const char *root, bool real_root,
+			       struct pa_device *devs, size_t n)
+{
+	char dir[PATH_MAX];
+
+	for (size_t i = 0; i < n; i++) {
+		struct pa_device *d = &devs[i];
+
+		if (d->transport == PA_TRANSPORT_NVME) {
+			pa_nvme_probe(d->name, d->dev, real_root, &d->nvme);
+		} else if (d->transport == PA_TRANSPORT_SCSI) {
+			if (dev_dir(root, d->dev, dir) == 0)
+				pa_scsi_probe(dir, d->name, d->dev, real_root, &d->scsi);
+		}
+	}
+}

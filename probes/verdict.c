@@ -1,0 +1,91 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The unmap-zeroing verdict over a device chain: a pure function, so the
+ * rules are tested with tables.  A stack can unmap-zero only if every device
+ * in it can; the kernel reports "cannot" as a 0 limit and "old kernel" as a
+ * missing attribute.
+ */
+#include <stdio.h>
+
+#include "chain.h"
+
+/* A device whose queue is its own (partitions repeat their disk's). */
+static bool has_own_queue(const struct pa_device *d)
+{
+	return d->role != PA_ROLE_PARTITION;
+}
+
+/* Hint from the transport when the kernel cannot tell us. */
+static void device_hint(const struct pa_device *devs, size_t n, char *buf, size_t len)
+{
+	for (size_t i = 0; i < n; i++) {
+		const struct pa_device *d = &devs[i];
+
+		if (d->transport == PA_TRANSPORT_NVME && d->nvme.have_ns) {
+			snprintf(buf, len, "; %s: DLFEAT 0x%02x %s", d->name, d->nvme.ns.dlfeat,
+				 pa_nvme_unmap_zeroes(&d->nvme.ns) ? "would allow it" : "would not allow it");
+			return;
+		}
+		if (d->transport == PA_TRANSPORT_SCSI && d->scsi.zeroing_mode >= 0) {
+			snprintf(buf, len, "; %s: predicted zeroing_mode %s", d->name,
+				 pa_scsi_zeroing_name(d->scsi.zeroing_mode));
+			return;
+		}
+	}
+	buf[0] = 0;
+}
+
+int pa_chain_verdict(const struct pa_device *devs, size_t n, bool *kernel_wz,
+		     char *evidence, size_t len)
+{
+	static const int order[] = {
+		PA_Q_WRITE_ZEROES_UNMAP_MAX_HW_BYTES,
+		PA_Q_WRITE_ZEROES_UNMAP_MAX_BYTES,
+	};
+	char hint[96];
+
+	*kernel_wz = n > 0 && devs[0].queue[PA_Q_WRITE_ZEROES_UNMAP_MAX_HW_BYTES] != PA_Q_ABSENT;
+	if (!*kernel_wz) {
+		device_hint(devs, n, hint, sizeof(hint));
+		snprintf(evidence, len, "no write_zeroes_unmap attributes: kernel older than 6.17%s",
+			 hint);
+		return -1;	/* PA_UNKNOWN */
+	}
+	/* Top device first: its value is what the kernel checks. */
+	for (size_t k = 0; k < 2; k++) {
+		for (size_t i = 0; i < n; i++) {
+			const struct pa_device *d = &devs[i];
+			uint64_t v = d->queue[order[k]];
+
+			if (!has_own_queue(d) || v != 0)
+				continue;
+			snprintf(evidence, len, "%s: queue/%s = 0", d->name,
+				 pa_queue_attr_names[order[k]]);
+			return 0;	/* PA_NO */
+		}
+	}
+	for (size_t i = 0; i < n; i++) {
+		const struct pa_device *d = &devs[i];
+
+		if (has_own_queue(d) && d->queue[PA_Q_WRITE_ZEROES_UNMAP_MAX_BYTES] == PA_Q_ABSENT) {
+			snprintf(evidence, len, "%s: queue/write_zeroes_unmap_max_bytes unreadable",
+				 d->name);
+			return -1;
+		}
+	}
+	const struct pa_device *top = NULL;
+	size_t own = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		if (has_own_queue(&devs[i]) && own++ == 0)
+			top = &devs[i];
+	}
+	if (!top) {
+		snprintf(evidence, len, "no device with a queue in the chain");
+		return -1;
+	}
+	snprintf(evidence, len, "%s: queue/write_zeroes_unmap_max_bytes = %llu%s", top->name,
+		 (unsigned long long)top->queue[PA_Q_WRITE_ZEROES_UNMAP_MAX_BYTES],
+		 own > 1 ? ", and every device below allows it" : "");
+	return 1;	/* PA_YES */
+}

@@ -1,0 +1,168 @@
+/* SPDX-License-Identifier: MIT */
+/* Public entry points: argument checks, options and report, dispatch. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "engine.h"
+#include "internal.h"
+
+#define PREALLOC_FLAGS_ALL (PREALLOC_KEEP_SIZE | PREALLOC_ZERO_DATA | \
+			    PREALLOC_NO_SYNC | PREALLOC_FORCE)
+
+static const char *const method_names[PREALLOC_METHOD_NR] = {
+	[PREALLOC_METHOD_AUTO] = "auto",
+	[PREALLOC_METHOD_WRITE_ZEROES] = "write-zeroes",
+	[PREALLOC_METHOD_ZEROOUT] = "zeroout",
+	[PREALLOC_METHOD_URING] = "uring",
+	[PREALLOC_METHOD_BUFFERED] = "buffered",
+	[PREALLOC_METHOD_ALLOCATE] = "allocate",
+};
+
+PA_EXPORT const char *prealloc_method_name(unsigned int method)
+{
+	return method < PREALLOC_METHOD_NR ? method_names[method] : NULL;
+}
+
+PA_EXPORT int prealloc_method_from_name(const char *name)
+{
+	if (!name)
+		return -EINVAL;
+	for (int i = 0; i < PREALLOC_METHOD_NR; i++)
+		if (strcmp(name, method_names[i]) == 0)
+			return i;
+	return -EINVAL;
+}
+
+PA_EXPORT const char *prealloc_version(void)
+{
+	return PREALLOC_VERSION_STRING;
+}
+
+int pa_copy_sized_in(void *dst, size_t ksize, const void *src, uint32_t user_size,
+		     size_t min_size)
+{
+	const uint8_t *tail = (const uint8_t *)src + ksize;
+
+	if (user_size < min_size)
+		return -EINVAL;
+	for (size_t i = ksize; i < user_size; i++, tail++)
+		if (*tail)
+			return -E2BIG;
+	memset(dst, 0, ksize);
+	memcpy(dst, src, PA_MIN((size_t)user_size, ksize));
+	return 0;
+}
+
+static int check_range(uint64_t offset, uint64_t len)
+{
+	if (len == 0)
+		return -EINVAL;
+	if (offset > PA_MAX_END || len > PA_MAX_END - offset)
+		return -EFBIG;
+	return 0;
+}
+
+static int check_writable(int fd)
+{
+	int fl = fcntl(fd, F_GETFL);
+
+	if (fl < 0)
+		return -errno;
+	if ((fl & O_PATH) == O_PATH || (fl & O_ACCMODE) == O_RDONLY)
+		return -EBADF;
+	return fl;
+}
+
+static int get_options(const struct prealloc_options *opts, struct prealloc_options *o)
+{
+	int ret = 0;
+
+	if (opts)
+		ret = pa_copy_sized_in(o, sizeof(*o), opts, opts->size,
+				       offsetof(struct prealloc_options, flags) + sizeof(o->flags));
+	else
+		memset(o, 0, sizeof(*o));
+	if (ret)
+		return ret;
+	if ((o->flags & ~PREALLOC_FLAGS_ALL) || o->method >= PREALLOC_METHOD_NR)
+		return -EINVAL;
+	if (!o->queue_depth)
+		o->queue_depth = PA_DEFAULT_QUEUE_DEPTH;
+	if (!o->request_bytes)
+		o->request_bytes = PA_DEFAULT_REQUEST;
+	return 0;
+}
+
+/* pwrite() on an O_APPEND descriptor ignores the offset: use our own. */
+static int open_wfd(struct pa_call *c, int fl)
+{
+	char path[32];
+
+	c->wfd = c->fd;
+	if (!(fl & O_APPEND))
+		return 0;
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", c->fd);
+	c->wfd = open(path, O_WRONLY | O_CLOEXEC);
+	return c->wfd < 0 ? -errno : 0;
+}
+
+static void call_end(struct pa_call *c, struct prealloc_report *report, uint64_t t0)
+{
+	unsigned int best = PREALLOC_METHOD_AUTO;
+
+	if (c->wfd >= 0 && c->wfd != c->fd)
+		close(c->wfd);
+	if (c->dfd >= 0)
+		close(c->dfd);
+	pa_target_close(&c->target);
+	if (!report)
+		return;
+	for (unsigned int m = 1; m < PREALLOC_METHOD_NR; m++)
+		if (c->rep.bytes_by_method[m] > c->rep.bytes_by_method[best])
+			best = m;
+	c->rep.method = (uint16_t)best;
+	c->rep.elapsed_ns = pa_now_ns() - t0;
+	c->rep.size = report->size;
+	memcpy(report, &c->rep, PA_MIN((size_t)report->size, sizeof(c->rep)));
+}
+
+PA_EXPORT int prealloc_file_ex(int fd, uint64_t offset, uint64_t len,
+			       const struct prealloc_options *opts,
+			       struct prealloc_report *report)
+{
+	struct pa_call c = { .fd = fd, .wfd = -1, .dfd = -1 };
+	uint64_t t0 = pa_now_ns();
+	int ret, fl;
+
+	if (report && report->size < offsetof(struct prealloc_report, bytes_by_method))
+		return -EINVAL;
+	ret = get_options(opts, &c.opts);
+	if (!ret)
+		ret = check_range(offset, len);
+	if (ret)
+		return ret;
+	fl = check_writable(fd);
+	if (fl < 0)
+		return fl;
+	ret = pa_target_open(fd, offset, len, c.opts.flags, c.opts.method, &c.target);
+	if (!ret) {
+		c.st = c.target.st;
+		ret = open_wfd(&c, fl);
+	}
+	if (!ret)
+		ret = S_ISBLK(c.st.st_mode) ? pa_blockdev_prealloc(&c, offset, len) :
+					     pa_file_prealloc(&c, offset, len);
+	call_end(&c, report, t0);
+	return ret;
+}
+
+PA_EXPORT int prealloc_file(int fd, uint64_t offset, uint64_t len, unsigned int flags)
+{
+	struct prealloc_options o = { .size = sizeof(o), .flags = flags };
+
+	return prealloc_file_ex(fd, offset, len, &o, NULL);
+}

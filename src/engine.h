@@ -1,0 +1,92 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * One prealloc_file_ex() call: its state, progress accounting and the zeroing
+ * methods.  The methods are shared by regular files and block devices.
+ */
+#ifndef PREALLOC_ENGINE_H
+#define PREALLOC_ENGINE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/stat.h>
+
+#include "prealloc.h"
+
+#define PA_DEFAULT_QUEUE_DEPTH	4
+#define PA_DEFAULT_REQUEST	(4u << 20)
+
+#include "caps.h"
+#include "plan.h"
+
+/* What is known about an open target before planning (src/target.c). */
+struct pa_target {
+	struct stat st;
+	uint64_t dev;			/* st_dev of a file, st_rdev of a block device */
+	uint64_t fs_type;		/* statfs f_type; 0 for a block device */
+	uint64_t fs_block;		/* filesystem block size (logical block size of a bdev) */
+	const struct pa_caps *caps;	/* NULL when no block device backs the file */
+	struct pa_plan_input in;	/* the planner's input for this target */
+};
+
+/* fstat/fstatfs/probe @fd and fill the planner input for a request with
+ * @flags and @method at [off, off + len).  0 or -errno. */
+int pa_target_open(int fd, uint64_t off, uint64_t len, uint32_t flags, uint32_t method,
+		   struct pa_target *t);
+void pa_target_close(struct pa_target *t);
+
+/* "ext4", "xfs", "btrfs", "tmpfs", ... or NULL for an unknown f_type. */
+const char *pa_fs_name(uint64_t fs_type);
+
+struct pa_range {
+	uint64_t start;
+	uint64_t len;
+};
+
+struct pa_call {
+	int fd;				/* the caller's descriptor: never modified */
+	int wfd;			/* buffered writes: fd, or a reopened fd if fd is O_APPEND */
+	int dfd;			/* our O_DIRECT descriptor, or -1 */
+	struct stat st;
+	struct pa_target target;	/* filled before dispatch (src/api.c) */
+	uint32_t dio_align;		/* file offset and length alignment for O_DIRECT */
+	uint32_t dio_mem_align;		/* buffer alignment for O_DIRECT */
+	struct prealloc_options opts;	/* the caller's, completed with defaults */
+	struct prealloc_report rep;	/* full-size; copied out at the end */
+	uint64_t done;			/* progress */
+	uint64_t total;
+};
+
+/* Count @bytes done by @method and call the progress callback: -ECANCELED
+ * if it asks to stop. */
+int pa_advance(struct pa_call *c, unsigned int method, uint64_t bytes);
+
+/* Open c->dfd: the same file with O_DIRECT, through /proc/self/fd, and learn
+ * the alignment (statx STATX_DIOALIGN, else the logical block size).
+ * -EINVAL when the filesystem refuses O_DIRECT. */
+int pa_open_direct(struct pa_call *c, uint32_t logical_block_size);
+
+/* O_DIRECT zero writes of @n ranges (each aligned to c->dio_align) through
+ * io_uring, keeping c->opts.queue_depth requests of up to
+ * c->opts.request_bytes in flight.  Stops at the first error. */
+int pa_zero_uring(struct pa_call *c, const struct pa_range *r, size_t n);
+
+/* pwrite() zeros to [start, start + len) through c->wfd. */
+int pa_zero_buffered(struct pa_call *c, uint64_t start, uint64_t len);
+
+/* fallocate(FALLOC_FL_WRITE_ZEROES) in chunks, so progress and cancelling
+ * work on large ranges.  -EOPNOTSUPP when the kernel or device cannot. */
+int pa_zero_write_zeroes(struct pa_call *c, uint64_t start, uint64_t len, uint64_t chunk);
+
+/* Block devices (src/blockdev.c). */
+int pa_blockdev_prealloc(struct pa_call *c, uint64_t off, uint64_t len);
+
+/* Regular files (src/file.c). */
+int pa_file_prealloc(struct pa_call *c, uint64_t off, uint64_t len);
+
+/* Remember that FALLOC_FL_WRITE_ZEROES failed with EOPNOTSUPP on
+ * (dev, fs_type) so later calls do not try again (src/wz_cache.c). */
+bool pa_wz_refused(uint64_t dev, uint64_t fs_type);
+void pa_wz_set_refused(uint64_t dev, uint64_t fs_type);
+
+#endif

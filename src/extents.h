@@ -1,0 +1,75 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Range classification: which bytes of a request hold data (kept), and which
+ * are holes, unwritten extents or beyond end of file (to be zeroed).
+ * pa_classify() is pure; pa_extents_read() does the I/O.
+ */
+#ifndef PREALLOC_EXTENTS_H
+#define PREALLOC_EXTENTS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* One extent as the filesystem reports it (FIEMAP or SEEK_DATA). */
+struct pa_extent {
+	uint64_t start;
+	uint64_t len;
+	uint32_t flags;		/* PA_EXT_* */
+};
+
+#define PA_EXT_UNWRITTEN	(1u << 0)
+#define PA_EXT_SHARED		(1u << 1)
+
+struct pa_extlist {
+	struct pa_extent *v;
+	size_t n, cap;
+};
+
+enum pa_seg_state {
+	PA_SEG_DATA,		/* written extent inside EOF: keep */
+	PA_SEG_UNWRITTEN,	/* unwritten extent inside EOF: reads zero */
+	PA_SEG_HOLE,		/* no extent inside EOF: reads zero */
+	PA_SEG_EOF,		/* at or beyond the old end of file */
+};
+
+/* A piece of the requested range in one state.  Holes keep their whole
+ * filesystem blocks in [blk_start, blk_end) so a failure can punch exactly
+ * the blocks the call allocated. */
+struct pa_seg {
+	uint64_t start;
+	uint64_t len;
+	uint64_t blk_start;
+	uint64_t blk_end;
+	uint8_t state;		/* enum pa_seg_state */
+	uint8_t shared;
+	uint8_t allocated;	/* PA_SEG_EOF: an extent already backs it */
+};
+
+struct pa_seglist {
+	struct pa_seg *v;
+	size_t n, cap;
+};
+
+int pa_extlist_push(struct pa_extlist *l, uint64_t start, uint64_t len, uint32_t flags);
+void pa_extlist_free(struct pa_extlist *l);
+void pa_seglist_free(struct pa_seglist *l);
+
+/*
+ * Split [off, end) of a file of @size bytes with block size @blksize into
+ * segments from @ext (sorted, non-overlapping).  Bytes covered by no extent
+ * are holes; bytes at or beyond @size are PA_SEG_EOF whatever their extent.
+ * Returns 0 or -ENOMEM.
+ */
+int pa_classify(const struct pa_extent *ext, size_t n, uint64_t off, uint64_t end,
+		uint64_t size, uint64_t blksize, struct pa_seglist *out);
+
+/*
+ * Read the extents overlapping [off, end): FIEMAP with FIEMAP_FLAG_SYNC, or
+ * SEEK_DATA/SEEK_HOLE when FIEMAP is not supported (*ret_fiemap = false;
+ * unwritten extents then show as holes or data as the filesystem decides).
+ */
+int pa_extents_read(int fd, uint64_t off, uint64_t end, struct pa_extlist *out,
+		    bool *ret_fiemap);
+
+#endif

@@ -1,0 +1,331 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Regular files: classify the range, check the space, run the plan with
+ * fallback, sync, and undo everything the call allocated if anything fails.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <sys/statfs.h>
+#include <unistd.h>
+
+#include "engine.h"
+#include "extents.h"
+#include "internal.h"
+
+#define WZ_CHUNK (1ull << 30)	/* progress and cancelling granularity */
+
+struct file_job {
+	struct pa_call *c;
+	uint64_t off, end, old_size;
+	uint64_t bs;			/* filesystem block size */
+	struct pa_seglist segs;
+	bool reserved;			/* fallocate() ran: undo may be needed */
+	bool touched;			/* something was written */
+};
+
+static bool keep_size(const struct file_job *j)
+{
+	return j->c->opts.flags & PREALLOC_KEEP_SIZE;
+}
+
+/* Does this segment get zeroed (rather than kept or only reserved)? */
+static bool seg_zeroed(const struct file_job *j, const struct pa_seg *s)
+{
+	if (s->state == PA_SEG_DATA)
+		return j->c->opts.flags & PREALLOC_ZERO_DATA;
+	/* Written blocks cannot exist beyond EOF without extending it. */
+	return !(s->state == PA_SEG_EOF && keep_size(j));
+}
+
+static int classify(struct file_job *j, bool *ret_fiemap)
+{
+	struct pa_extlist ext = { 0 };
+	int ret = pa_extents_read(j->c->fd, j->off, j->end, &ext, ret_fiemap);
+
+	if (!ret)
+		ret = pa_classify(ext.v, ext.n, j->off, j->end, j->old_size, j->bs, &j->segs);
+	pa_extlist_free(&ext);
+	return ret;
+}
+
+/* Fail fast with ENOSPC before writing a byte when the new blocks cannot fit. */
+static int check_space(struct file_job *j)
+{
+	uint64_t need = 0, avail;
+	struct statfs sfs;
+
+	for (size_t i = 0; i < j->segs.n; i++) {
+		const struct pa_seg *s = &j->segs.v[i];
+
+		if (s->state == PA_SEG_HOLE || (s->state == PA_SEG_EOF && !s->allocated))
+			need += s->blk_end - s->blk_start;
+	}
+	if (!need)
+		return 0;
+	if (PA_RETRY_EINTR(fstatfs(j->c->fd, &sfs)) < 0)
+		return -errno;
+	/* Root may use the blocks ext4 reserves for it. */
+	avail = (uint64_t)(geteuid() == 0 ? sfs.f_bfree : sfs.f_bavail) * (uint64_t)sfs.f_bsize;
+	return need > avail ? -ENOSPC : 0;
+}
+
+static int reserve(struct file_job *j)
+{
+	int mode = keep_size(j) ? FALLOC_FL_KEEP_SIZE : 0;
+
+	if (j->reserved)
+		return 0;
+	/* Set first: a failed fallocate() may have allocated part of it. */
+	j->reserved = true;
+	if (PA_RETRY_EINTR(fallocate(j->c->fd, mode, (off_t)j->off,
+				     (off_t)(j->end - j->off))) < 0)
+		return -errno;
+	return 0;
+}
+
+/* Bytes to be zeroed (data, holes, ...), or to be only reserved. */
+static uint64_t count_bytes(const struct file_job *j, bool zeroed, bool data)
+{
+	uint64_t n = 0;
+
+	for (size_t i = 0; i < j->segs.n; i++) {
+		const struct pa_seg *s = &j->segs.v[i];
+
+		if ((s->state == PA_SEG_DATA) == data && seg_zeroed(j, s) == zeroed)
+			n += s->len;
+	}
+	return n;
+}
+
+/* Reservation only; data the caller asked to zero is still zero-written. */
+static int run_allocate(struct file_job *j)
+{
+	int ret = reserve(j);
+
+	if (ret)
+		return ret;
+	ret = pa_advance(j->c, PREALLOC_METHOD_ALLOCATE, count_bytes(j, true, false));
+	for (size_t i = 0; i < j->segs.n && !ret; i++) {
+		const struct pa_seg *s = &j->segs.v[i];
+
+		if (s->state == PA_SEG_DATA && seg_zeroed(j, s)) {
+			j->touched = true;
+			ret = pa_zero_buffered(j->c, s->start, s->len);
+		}
+	}
+	return ret;
+}
+
+static int run_write_zeroes(struct file_job *j)
+{
+	for (size_t i = 0; i < j->segs.n; i++) {
+		const struct pa_seg *s = &j->segs.v[i];
+		int ret;
+
+		if (!seg_zeroed(j, s))
+			continue;
+		j->touched = true;
+		ret = pa_zero_write_zeroes(j->c, s->start, s->len, WZ_CHUNK);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+static int run_buffered(struct file_job *j)
+{
+	for (size_t i = 0; i < j->segs.n; i++) {
+		const struct pa_seg *s = &j->segs.v[i];
+		int ret;
+
+		if (!seg_zeroed(j, s))
+			continue;
+		j->touched = true;
+		ret = pa_zero_buffered(j->c, s->start, s->len);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/*
+ * Direct writes for the block-aligned middle of each segment, ordinary
+ * writes for unaligned edges.  Aligning to the filesystem block as well as
+ * the direct-I/O alignment keeps buffered and direct writes out of each
+ * other's blocks.
+ */
+static int run_uring(struct file_job *j, uint32_t lbs)
+{
+	struct pa_call *c = j->c;
+	struct pa_range *mid;
+	size_t n = 0;
+	uint64_t a;
+	int ret = pa_open_direct(c, lbs);
+
+	if (ret)
+		return ret == -EINVAL ? -EOPNOTSUPP : ret;
+	a = PA_MAX((uint64_t)c->dio_align, j->bs);
+	mid = calloc(j->segs.n ? j->segs.n : 1, sizeof(*mid));
+	if (!mid)
+		return -ENOMEM;
+	for (size_t i = 0; i < j->segs.n; i++) {
+		const struct pa_seg *s = &j->segs.v[i];
+		uint64_t ms = PA_ROUND_UP(s->start, a), me = PA_ROUND_DOWN(s->start + s->len, a);
+
+		if (!seg_zeroed(j, s))
+			continue;
+		j->touched = true;
+		if (ms >= me) {
+			ret = pa_zero_buffered(c, s->start, s->len);
+		} else {
+			ret = pa_zero_buffered(c, s->start, ms - s->start);
+			if (!ret)
+				ret = pa_zero_buffered(c, me, s->start + s->len - me);
+			mid[n++] = (struct pa_range){ ms, me - ms };
+		}
+		if (ret)
+			goto out;
+	}
+	ret = pa_zero_uring(c, mid, n);
+out:
+	free(mid);
+	return ret;
+}
+
+static int run_method(struct file_job *j, unsigned int m)
+{
+	const struct pa_caps *caps = j->c->target.caps;
+
+	switch (m) {
+	case PREALLOC_METHOD_WRITE_ZEROES:
+		return run_write_zeroes(j);
+	case PREALLOC_METHOD_URING:
+		return run_uring(j, caps ? caps->logical_block_size : 512);
+	case PREALLOC_METHOD_BUFFERED:
+		return run_buffered(j);
+	case PREALLOC_METHOD_ALLOCATE:
+		return run_allocate(j);
+	default:
+		return -EOPNOTSUPP;
+	}
+}
+
+/* Try the plan's methods in order; EOPNOTSUPP moves on to the next. */
+static int run_plan(struct file_job *j, const struct pa_plan *plan)
+{
+	struct pa_call *c = j->c;
+	int ret = -EOPNOTSUPP;
+
+	/* Keep-size beyond EOF is reserved whatever writes the rest. */
+	if (plan->reserve || (keep_size(j) && j->end > j->old_size)) {
+		ret = reserve(j);
+		/* Without fallocate the writes still allocate; ENOSPC then
+		 * comes from a write and is undone like any failure. */
+		if (ret && ret != -EOPNOTSUPP)
+			return ret;
+	}
+	for (unsigned int i = 0; i < plan->n; i++) {
+		unsigned int m = plan->methods[i];
+
+		/* Write-zeroes allocates by itself; the others need the room. */
+		if (i > 0 && m != PREALLOC_METHOD_ALLOCATE && !j->reserved) {
+			ret = reserve(j);
+			if (ret && ret != -EOPNOTSUPP)
+				return ret;
+		}
+		ret = run_method(j, m);
+		if (ret != -EOPNOTSUPP || c->opts.method != PREALLOC_METHOD_AUTO)
+			return ret;
+		if (m == PREALLOC_METHOD_WRITE_ZEROES)
+			pa_wz_set_refused(c->target.dev, c->target.fs_type);
+	}
+	return ret;
+}
+
+/*
+ * Give back what the call allocated: holes it filled inside the old EOF and
+ * everything beyond it.  Unwritten extents were allocated before the call
+ * and read zero either way; data was never touched (without ZERO_DATA).
+ */
+static void undo(struct file_job *j)
+{
+	const int punch = FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE;
+	int fd = j->c->fd;
+	struct stat st;
+
+	if (!j->reserved && !j->touched)
+		return;
+	for (size_t i = 0; i < j->segs.n; i++) {
+		const struct pa_seg *s = &j->segs.v[i];
+
+		if (s->state == PA_SEG_HOLE)
+			PA_RETRY_EINTR(fallocate(fd, punch, (off_t)s->blk_start,
+						 (off_t)(s->blk_end - s->blk_start)));
+	}
+	if (j->end <= j->old_size)
+		return;
+	/* Punching works only inside EOF on some filesystems (ext4): cover the
+	 * range, punch past the old EOF block, then cut the size back. */
+	if (fstat(fd, &st) == 0 && (uint64_t)st.st_size < j->end)
+		PA_RETRY_EINTR(ftruncate(fd, (off_t)j->end));
+	{
+		uint64_t from = PA_ROUND_UP(j->old_size, j->bs);
+
+		if (from < j->end)
+			PA_RETRY_EINTR(fallocate(fd, punch, (off_t)from,
+						 (off_t)(PA_ROUND_UP(j->end, j->bs) - from)));
+	}
+	PA_RETRY_EINTR(ftruncate(fd, (off_t)j->old_size));
+}
+
+static void fill_report(struct file_job *j)
+{
+	struct prealloc_report *r = &j->c->rep;
+	const struct pa_plan_input *in = &j->c->target.in;
+
+	for (size_t i = 0; i < j->segs.n; i++)
+		if (j->segs.v[i].state == PA_SEG_DATA && !(j->c->opts.flags & PREALLOC_ZERO_DATA))
+			r->bytes_kept += j->segs.v[i].len;
+	r->cow = in->cow;
+	if (in->mem_backed) {
+		/* An allocated tmpfs page is a written page of zeros. */
+		r->bytes_zeroed += r->bytes_reserved;
+		r->bytes_reserved = 0;
+	}
+	/* Keep-size beyond EOF: reserved, not written. */
+	r->bytes_reserved += count_bytes(j, false, false);
+	r->written = !in->cow && r->bytes_reserved == 0;
+}
+
+int pa_file_prealloc(struct pa_call *c, uint64_t off, uint64_t len)
+{
+	struct file_job j = { .c = c, .off = off, .end = off + len };
+	struct pa_plan plan;
+	bool fiemap;
+	int ret;
+
+	j.old_size = (uint64_t)c->target.st.st_size;
+	j.bs = c->target.fs_block;
+	ret = pa_plan(&c->target.in, &plan);
+	if (ret)
+		return ret;
+	ret = classify(&j, &fiemap);
+	if (ret)
+		goto out;
+	c->total = count_bytes(&j, true, false) + count_bytes(&j, true, true);
+	ret = check_space(&j);
+	if (ret)
+		goto out;
+	ret = run_plan(&j, &plan);
+	if (!ret && !(c->opts.flags & PREALLOC_NO_SYNC) &&
+	    PA_RETRY_EINTR(fdatasync(c->fd)) < 0)
+		ret = -errno;
+	if (ret)
+		undo(&j);
+	else
+		fill_report(&j);
+out:
+	pa_seglist_free(&j.segs);
+	return ret;
+}

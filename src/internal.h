@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: MIT */
+/* Helpers shared by the library's source files. Not installed. */
+#ifndef PREALLOC_INTERNAL_H
+#define PREALLOC_INTERNAL_H
+
+#include <errno.h>
+#include <stdint.h>
+#include <time.h>
+
+#include "config.h"
+#include "prealloc.h"
+
+#define PA_EXPORT __attribute__((visibility("default")))
+
+#define PA_MIN(a, b) ((a) < (b) ? (a) : (b))
+#define PA_MAX(a, b) ((a) > (b) ? (a) : (b))
+#define PA_ROUND_DOWN(x, a) ((x) / (a) * (a))
+#define PA_ROUND_UP(x, a) ((((x) + (a) - 1) / (a)) * (a))
+
+/* Largest file offset + 1 the kernel accepts (loff_t is signed). */
+#define PA_MAX_END ((uint64_t)INT64_MAX)
+
+#ifndef FALLOC_FL_WRITE_ZEROES
+#define FALLOC_FL_WRITE_ZEROES 0x80	/* Linux 6.17 */
+#endif
+
+/* Retry a syscall expression that returns -1 and sets errno on EINTR. */
+#define PA_RETRY_EINTR(expr) ({					\
+	long __r;						\
+	do { __r = (long)(expr); } while (__r == -1 && errno == EINTR); \
+	__r; })
+
+static inline uint64_t pa_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/*
+ * Copy a size-prefixed input struct: min(user_size, ksize) bytes, rest zero;
+ * bytes beyond what this library knows must be zero (-E2BIG otherwise).
+ */
+int pa_copy_sized_in(void *dst, size_t ksize, const void *src, uint32_t user_size,
+		     size_t min_size);
+
+#endif

@@ -1,0 +1,91 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The planner.  Everything it may know arrives in struct pa_plan_input, so
+ * the choice is a pure function with a table test, and `prealloc probe` can
+ * print the same reason the engine acted on.
+ */
+#include <errno.h>
+#include <stddef.h>
+
+#include "caps.h"
+#include "plan.h"
+
+static void add(struct pa_plan *p, unsigned int m)
+{
+	if (p->n < PA_PLAN_MAX)
+		p->methods[p->n++] = (uint8_t)m;
+}
+
+static int plan_forced(const struct pa_plan_input *in, struct pa_plan *p)
+{
+	bool bdev = in->target == PA_TARGET_BLOCKDEV;
+
+	if ((in->forced == PREALLOC_METHOD_ZEROOUT && !bdev) ||
+	    (in->forced == PREALLOC_METHOD_ALLOCATE && bdev))
+		return -EOPNOTSUPP;
+	add(p, in->forced);
+	p->reserve = !bdev && (in->forced == PREALLOC_METHOD_URING ||
+			       in->forced == PREALLOC_METHOD_BUFFERED);
+	p->reason = "method forced by the caller";
+	return 0;
+}
+
+/* May FALLOC_FL_WRITE_ZEROES be tried, and if not, why not? */
+static bool write_zeroes_ok(const struct pa_plan_input *in, const char **why)
+{
+	if (in->target == PA_TARGET_FILE && !in->fs_write_zeroes)
+		*why = "the filesystem does not implement FALLOC_FL_WRITE_ZEROES";
+	else if (!in->kernel_write_zeroes)
+		*why = "the kernel predates FALLOC_FL_WRITE_ZEROES (6.17)";
+	else if (in->write_zeroes_unmap == PA_NO)
+		*why = "the device cannot zero by unmapping";
+	else if (in->write_zeroes_refused)
+		*why = "FALLOC_FL_WRITE_ZEROES was refused here before";
+	else if (in->target == PA_TARGET_FILE && (in->flags & PREALLOC_KEEP_SIZE) &&
+		 !in->range_in_eof)
+		*why = "keep-size beyond end of file cannot use FALLOC_FL_WRITE_ZEROES";
+	else
+		return true;
+	return false;
+}
+
+int pa_plan(const struct pa_plan_input *in, struct pa_plan *p)
+{
+	const char *why = NULL;
+	bool wz;
+
+	*p = (struct pa_plan){ 0 };
+	if (in->forced != PREALLOC_METHOD_AUTO)
+		return plan_forced(in, p);
+
+	if (in->target == PA_TARGET_FILE) {
+		if (in->cow) {
+			add(p, PREALLOC_METHOD_ALLOCATE);
+			p->reason = "copy-on-write file: overwrites never go in place, so space is reserved, not written";
+			return 0;
+		}
+		if (in->mem_backed) {
+			add(p, PREALLOC_METHOD_ALLOCATE);
+			p->reason = "memory-backed filesystem: allocated pages are already written";
+			return 0;
+		}
+	}
+
+	wz = write_zeroes_ok(in, &why);
+	if (wz)
+		add(p, PREALLOC_METHOD_WRITE_ZEROES);
+	if (in->target == PA_TARGET_BLOCKDEV) {
+		if (in->zeroout)
+			add(p, PREALLOC_METHOD_ZEROOUT);
+		add(p, PREALLOC_METHOD_URING);
+		p->reason = wz ? "every device of the chain can zero by unmapping" :
+			    in->zeroout ? why : "no BLKZEROOUT: direct zero writes";
+		return 0;
+	}
+	if (!in->no_fallocate)
+		p->reserve = true;
+	add(p, PREALLOC_METHOD_URING);
+	add(p, PREALLOC_METHOD_BUFFERED);
+	p->reason = wz ? "every device under the file can zero by unmapping" : why;
+	return 0;
+}

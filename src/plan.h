@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The planner: a pure function from what is known about the target and the
+ * request to an ordered list of methods.  No I/O; tested with a table.
+ */
+#ifndef PREALLOC_PLAN_H
+#define PREALLOC_PLAN_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "prealloc.h"
+
+enum pa_target_kind {
+	PA_TARGET_FILE,
+	PA_TARGET_BLOCKDEV,
+};
+
+struct pa_plan_input {
+	uint8_t target;			/* enum pa_target_kind */
+	bool fs_write_zeroes;		/* filesystem implements FALLOC_FL_WRITE_ZEROES (ext4) */
+	bool cow;			/* copy-on-write file: overwrites never go in place */
+	bool mem_backed;		/* tmpfs/ramfs: allocated pages are written */
+	bool no_fallocate;		/* filesystem refuses fallocate (NFSv3, some FUSE) */
+	int write_zeroes_unmap;		/* enum pa_tristate from the capabilities record */
+	bool kernel_write_zeroes;	/* the kernel knows the flag (6.17+) */
+	bool write_zeroes_refused;	/* EOPNOTSUPP already seen for this device+fs */
+	bool zeroout;			/* block device with BLKZEROOUT */
+	uint32_t flags;			/* enum prealloc_flags */
+	uint32_t forced;		/* enum prealloc_method; AUTO = choose */
+	bool range_in_eof;		/* offset + len <= current size */
+};
+
+#define PA_PLAN_MAX 4
+
+struct pa_plan {
+	uint8_t methods[PA_PLAN_MAX];	/* try in order; the next on EOPNOTSUPP */
+	uint8_t n;
+	bool reserve;			/* fallocate() the range before writing */
+	const char *reason;		/* one sentence for `prealloc probe` */
+};
+
+/* Returns 0, or -EOPNOTSUPP when a forced method cannot apply to this target. */
+int pa_plan(const struct pa_plan_input *in, struct pa_plan *out);
+
+#endif

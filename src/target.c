@@ -1,0 +1,118 @@
+/* SPDX-License-Identifier: MIT */
+/* What the target is: file type, filesystem, device capabilities. */
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/fs.h>
+#include <linux/magic.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/vfs.h>
+#include <unistd.h>
+
+#include "engine.h"
+#include "internal.h"
+
+#define ZFS_SUPER_MAGIC		0x2fc12fc1
+#define BCACHEFS_SUPER_MAGIC	0xca451a4e
+
+static const struct {
+	uint64_t magic;
+	const char *name;
+} fs_names[] = {
+	{ EXT4_SUPER_MAGIC, "ext4" },	/* also ext2/ext3 through the ext4 driver */
+	{ XFS_SUPER_MAGIC, "xfs" },
+	{ BTRFS_SUPER_MAGIC, "btrfs" },
+	{ TMPFS_MAGIC, "tmpfs" },
+	{ RAMFS_MAGIC, "ramfs" },
+	{ HUGETLBFS_MAGIC, "hugetlbfs" },
+	{ F2FS_SUPER_MAGIC, "f2fs" },
+	{ NFS_SUPER_MAGIC, "nfs" },
+	{ FUSE_SUPER_MAGIC, "fuse" },
+	{ OVERLAYFS_SUPER_MAGIC, "overlay" },
+	{ ZFS_SUPER_MAGIC, "zfs" },
+	{ BCACHEFS_SUPER_MAGIC, "bcachefs" },
+};
+
+const char *pa_fs_name(uint64_t fs_type)
+{
+	for (size_t i = 0; i < sizeof(fs_names) / sizeof(fs_names[0]); i++)
+		if (fs_names[i].magic == fs_type)
+			return fs_names[i].name;
+	return NULL;
+}
+
+/* Copy-on-write: overwrites of this file never go in place. */
+static bool is_cow(int fd, uint64_t fs_type)
+{
+	int attr = 0;
+
+	if (fs_type == ZFS_SUPER_MAGIC || fs_type == BCACHEFS_SUPER_MAGIC)
+		return true;
+	if (fs_type != BTRFS_SUPER_MAGIC)
+		return false;
+	/* Unknown attributes: assume copy-on-write, the btrfs default. */
+	return ioctl(fd, FS_IOC_GETFLAGS, &attr) < 0 || !(attr & FS_NOCOW_FL);
+}
+
+/* Mirror vfs_fallocate()'s errors for what it cannot work on. */
+static int check_type(mode_t mode)
+{
+	if (S_ISREG(mode) || S_ISBLK(mode))
+		return 0;
+	if (S_ISDIR(mode))
+		return -EISDIR;
+	if (S_ISFIFO(mode))
+		return -ESPIPE;
+	return -ENODEV;
+}
+
+int pa_target_open(int fd, uint64_t off, uint64_t len, uint32_t flags, uint32_t method,
+		   struct pa_target *t)
+{
+	struct pa_plan_input *in = &t->in;
+	struct statfs sfs;
+	int ret;
+
+	memset(t, 0, sizeof(*t));
+	if (fstat(fd, &t->st) < 0)
+		return -errno;
+	ret = check_type(t->st.st_mode);
+	if (ret)
+		return ret;
+	in->flags = flags;
+	in->forced = method;
+	in->write_zeroes_unmap = PA_UNKNOWN;
+	if (S_ISBLK(t->st.st_mode)) {
+		in->target = PA_TARGET_BLOCKDEV;
+		in->zeroout = true;
+	} else {
+		if (PA_RETRY_EINTR(fstatfs(fd, &sfs)) < 0)
+			return -errno;
+		t->fs_type = (uint64_t)sfs.f_type;
+		t->fs_block = sfs.f_bsize > 0 ? (uint64_t)sfs.f_bsize : 4096;
+		in->target = PA_TARGET_FILE;
+		in->fs_write_zeroes = t->fs_type == EXT4_SUPER_MAGIC;
+		in->cow = is_cow(fd, t->fs_type);
+		in->mem_backed = t->fs_type == TMPFS_MAGIC || t->fs_type == RAMFS_MAGIC;
+		in->range_in_eof = off + len <= (uint64_t)t->st.st_size;
+	}
+	t->dev = S_ISBLK(t->st.st_mode) ? t->st.st_rdev : t->st.st_dev;
+	if (pa_caps_get(t->dev, &t->caps) == 0) {
+		in->write_zeroes_unmap = t->caps->write_zeroes_unmap;
+		in->kernel_write_zeroes = t->caps->kernel_write_zeroes;
+		if (S_ISBLK(t->st.st_mode))
+			t->fs_block = t->caps->logical_block_size;
+	}
+	if (!t->fs_block)
+		t->fs_block = 512;
+	in->write_zeroes_refused = pa_wz_refused(t->dev, t->fs_type);
+	return 0;
+}
+
+void pa_target_close(struct pa_target *t)
+{
+	if (t->caps)
+		pa_caps_put(t->caps);
+	t->caps = NULL;
+}

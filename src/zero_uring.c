@@ -1,0 +1,169 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Large O_DIRECT zero writes through io_uring.  Every request reads the same
+ * zero buffer, registered once so the kernel does not pin it per request;
+ * several requests stay in flight so the device is never idle between them.
+ */
+#include <errno.h>
+#include <liburing.h>
+#include <stdbool.h>
+#include <sys/mman.h>
+
+#include "engine.h"
+#include "internal.h"
+
+#define MAX_QD 64
+
+struct writer {
+	struct pa_call *c;
+	struct io_uring ring;
+	void *buf;
+	uint64_t req;			/* bytes per request */
+	bool fixed;			/* buffer registered */
+	const struct pa_range *r;	/* ranges still to submit */
+	size_t n;
+	uint64_t pos;			/* next byte of r[0] */
+	unsigned int inflight;
+	int err;			/* first error; stops submission */
+	struct pa_range slot[MAX_QD];	/* what each in-flight request writes */
+	unsigned int free_slots[MAX_QD];
+	unsigned int nfree;
+};
+
+static bool next_piece(struct writer *w, struct pa_range *piece)
+{
+	while (w->n && w->pos >= w->r->start + w->r->len) {
+		w->r++;
+		w->n--;
+		w->pos = w->n ? w->r->start : 0;
+	}
+	if (!w->n)
+		return false;
+	piece->start = w->pos;
+	piece->len = PA_MIN(w->req, w->r->start + w->r->len - w->pos);
+	w->pos += piece->len;
+	return true;
+}
+
+static void prep(struct writer *w, unsigned int s)
+{
+	struct io_uring_sqe *sqe = io_uring_get_sqe(&w->ring);
+	struct pa_range *p = &w->slot[s];
+
+	if (w->fixed)
+		io_uring_prep_write_fixed(sqe, w->c->dfd, w->buf, (unsigned int)p->len,
+					  p->start, 0);
+	else
+		io_uring_prep_write(sqe, w->c->dfd, w->buf, (unsigned int)p->len, p->start);
+	io_uring_sqe_set_data64(sqe, s);
+	w->inflight++;
+}
+
+static void fill(struct writer *w)
+{
+	struct pa_range piece;
+
+	while (!w->err && w->nfree && next_piece(w, &piece)) {
+		unsigned int s = w->free_slots[--w->nfree];
+
+		w->slot[s] = piece;
+		prep(w, s);
+	}
+}
+
+/* Account one completion; a short write is resubmitted for the rest. */
+static void complete(struct writer *w, unsigned int s, int res)
+{
+	struct pa_range *p = &w->slot[s];
+
+	w->inflight--;
+	if (res < 0 || (res == 0 && p->len)) {
+		if (!w->err)
+			w->err = res < 0 ? res : -EIO;
+	} else {
+		if (!w->err && pa_advance(w->c, PREALLOC_METHOD_URING, (uint64_t)res))
+			w->err = -ECANCELED;
+		p->start += (uint64_t)res;
+		p->len -= (uint64_t)res;
+		if (p->len && !w->err) {
+			if (p->start % w->c->dio_align)
+				w->err = -EIO;	/* a device that tears O_DIRECT writes */
+			else {
+				prep(w, s);
+				return;
+			}
+		}
+	}
+	w->free_slots[w->nfree++] = s;
+}
+
+static int run(struct writer *w)
+{
+	struct io_uring_cqe *cqe;
+	int ret;
+
+	for (;;) {
+		fill(w);
+		if (!w->inflight)
+			return w->err;
+		ret = io_uring_submit_and_wait(&w->ring, 1);
+		if (ret < 0 && ret != -EINTR && ret != -EAGAIN && ret != -EBUSY) {
+			if (!w->err)
+				w->err = ret;
+			/* Reap what is in flight before anyone undoes our work. */
+			ret = io_uring_wait_cqe(&w->ring, &cqe);
+			if (ret < 0 && ret != -EINTR)
+				return w->err;
+		}
+		while (io_uring_peek_cqe(&w->ring, &cqe) == 0) {
+			complete(w, (unsigned int)io_uring_cqe_get_data64(cqe), cqe->res);
+			io_uring_cqe_seen(&w->ring, cqe);
+		}
+	}
+}
+
+static int writer_init(struct writer *w, struct pa_call *c, const struct pa_range *r, size_t n)
+{
+	unsigned int qd = PA_MIN(PA_MAX(c->opts.queue_depth, 1u), (unsigned int)MAX_QD);
+	struct iovec iov;
+	int ret;
+
+	w->c = c;
+	w->r = r;
+	w->n = n;
+	w->pos = n ? r->start : 0;
+	/* A multiple of the alignment, below 2 GiB (the length is 32 bits). */
+	w->req = PA_MIN(PA_MAX(c->opts.request_bytes, c->dio_align), 1ull << 30);
+	w->req = PA_ROUND_DOWN(w->req, c->dio_align);
+	w->buf = mmap(NULL, w->req, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (w->buf == MAP_FAILED)
+		return -ENOMEM;
+	ret = io_uring_queue_init(qd, &w->ring, 0);
+	if (ret < 0) {
+		munmap(w->buf, w->req);
+		/* io_uring disabled (sysctl, seccomp): let the caller fall back. */
+		return ret == -ENOMEM ? ret : -EOPNOTSUPP;
+	}
+	iov = (struct iovec){ .iov_base = w->buf, .iov_len = w->req };
+	/* Registration can fail on RLIMIT_MEMLOCK; unregistered writes work too. */
+	w->fixed = io_uring_register_buffers(&w->ring, &iov, 1) == 0;
+	for (unsigned int i = 0; i < qd; i++)
+		w->free_slots[w->nfree++] = i;
+	return 0;
+}
+
+int pa_zero_uring(struct pa_call *c, const struct pa_range *r, size_t n)
+{
+	struct writer w = { 0 };
+	int ret;
+
+	if (!n)
+		return 0;
+	ret = writer_init(&w, c, r, n);
+	if (ret)
+		return ret;
+	ret = run(&w);
+	io_uring_queue_exit(&w.ring);
+	munmap(w.buf, w.req);
+	return ret;
+}

@@ -1,0 +1,604 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * prealloc-bench: one measurement per invocation, one JSON line on stdout.
+ * The driver (run-bench.py) alternates contenders and takes medians.
+ *
+ *   prealloc-bench prep [--qd N] [--req SIZE] METHOD SIZE FILE
+ *	create FILE afresh and make SIZE bytes of it "ready" with METHOD:
+ *	auto and the library's forced methods (prealloc_file_ex()),
+ *	pg-zeros (PostgreSQL pg_pwrite_zeros + fdatasync), posix-fallocate,
+ *	fallocate (mode 0; not written, for reference).
+ *   prealloc-bench overwrite [--mode rand|seq] [--ops N] [--seconds S] FILE
+ *	4 KiB O_DIRECT overwrites: rand = distinct random blocks, fdatasync
+ *	after each; seq = O_DSYNC sequential from offset 0.
+ *   prealloc-bench probe [--rounds N] [--iters N] FILE
+ *	pa_caps_get() for FILE's device: after pa_caps_invalidate(0) and cached.
+ *   prealloc-bench census FILE
+ *	percentage of FILE in written extents (FIEMAP), independently of the
+ *	library.
+ *   prealloc-bench exec --bytes SIZE -- CMD [ARG...]
+ *	run CMD (dd, fio) and report wall time and its CPU (wait4 rusage).
+ *
+ * Wall time is CLOCK_MONOTONIC; CPU is user+sys of this process (all its
+ * threads, io_uring workers included) or of the child.  Kernel threads that
+ * serve the I/O (loop workers, kworkers) are charged to nobody.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/ioctl.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/uio.h>
+#include <sys/wait.h>
+#include <linux/fiemap.h>
+#include <linux/fs.h>
+
+#include "prealloc.h"
+#include "caps.h"
+#include "json.h"
+
+#define BLK		4096u
+#define PG_BLCKSZ	8192u
+#define PG_IOV_MAX	32u		/* PostgreSQL: Min(IOV_MAX, 32) */
+
+struct cpu_mark {
+	uint64_t wall_ns;
+	uint64_t user_us;
+	uint64_t sys_us;
+};
+
+struct prep_args {
+	uint32_t qd;
+	uint64_t req;
+	struct prealloc_report rep;	/* filled by the library contenders */
+	bool lib;
+};
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static uint64_t tv_us(const struct timeval *tv)
+{
+	return (uint64_t)tv->tv_sec * 1000000u + (uint64_t)tv->tv_usec;
+}
+
+static void mark_rusage(struct cpu_mark *m, const struct rusage *ru)
+{
+	m->user_us = tv_us(&ru->ru_utime);
+	m->sys_us = tv_us(&ru->ru_stime);
+}
+
+static void mark_self(struct cpu_mark *m)
+{
+	struct rusage ru;
+
+	getrusage(RUSAGE_SELF, &ru);
+	mark_rusage(m, &ru);
+	m->wall_ns = now_ns();
+}
+
+/* Print "prealloc-bench: WHAT: strerror(errno)"; returns 1. */
+static int fail(const char *what)
+{
+	fprintf(stderr, "prealloc-bench: %s: %s\n", what, strerror(errno));
+	return 1;
+}
+
+static int parse_size(const char *s, uint64_t *ret)
+{
+	static const char suffix[] = "KMGT";
+	const char *p;
+	char *end;
+	uint64_t v;
+
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno || end == s)
+		return -EINVAL;
+	if (*end) {
+		p = strchr(suffix, *end & ~0x20);
+		if (!p || end[1])
+			return -EINVAL;
+		v <<= 10 * (p - suffix + 1);
+	}
+	*ret = v;
+	return 0;
+}
+
+static void *zero_buffer(size_t len, int fill)
+{
+	void *buf = aligned_alloc(BLK, len);
+
+	if (buf)
+		memset(buf, fill, len);
+	return buf;
+}
+
+/* Report throughput and CPU of [a, b] over @bytes as JSON members. */
+static void json_cost(struct json *j, uint64_t bytes, const struct cpu_mark *a,
+		      const struct cpu_mark *b)
+{
+	double sec = (double)(b->wall_ns - a->wall_ns) / 1e9;
+	double cpu = (double)(b->user_us - a->user_us + b->sys_us - a->sys_us) / 1e6;
+	double gib = (double)bytes / (double)(1u << 30);
+
+	json_u64(j, "bytes", bytes);
+	json_double(j, "seconds", sec);
+	json_double(j, "cpu_user", (double)(b->user_us - a->user_us) / 1e6);
+	json_double(j, "cpu_sys", (double)(b->sys_us - a->sys_us) / 1e6);
+	json_double(j, "mib_s", sec > 0 ? (double)bytes / (1 << 20) / sec : 0);
+	json_double(j, "cpu_s_per_gib", gib > 0 ? cpu / gib : 0);
+}
+
+/* ---- contenders for "prep" ---------------------------------------------- */
+
+static int prep_library(int fd, uint64_t size, int method, struct prep_args *a)
+{
+	struct prealloc_options o = {
+		.size = sizeof(o),
+		.method = (uint32_t)method,
+		.queue_depth = a->qd,
+		.request_bytes = a->req,
+	};
+
+	a->lib = true;
+	a->rep.size = sizeof(a->rep);
+	return prealloc_file_ex(fd, 0, size, &o, &a->rep);
+}
+
+/* PostgreSQL pg_pwrite_zeros(): one aligned 8 KiB zero block repeated in up
+ * to PG_IOV_MAX iovecs per pwritev, buffered; the caller then fsyncs. */
+static int prep_pg_zeros(int fd, uint64_t size)
+{
+	struct iovec iov[PG_IOV_MAX];
+	uint64_t off = 0;
+	void *zero;
+	ssize_t n;
+	unsigned int i, cnt;
+
+	zero = zero_buffer(PG_BLCKSZ, 0);
+	if (!zero)
+		return -ENOMEM;
+	while (off < size) {
+		for (cnt = 0; cnt < PG_IOV_MAX && off + (uint64_t)cnt * PG_BLCKSZ < size; cnt++) {
+			iov[cnt].iov_base = zero;
+			iov[cnt].iov_len = PG_BLCKSZ;
+		}
+		i = cnt - 1;	/* last iovec may be short */
+		if (off + (uint64_t)cnt * PG_BLCKSZ > size)
+			iov[i].iov_len = (size_t)(size - off - (uint64_t)i * PG_BLCKSZ);
+		n = pwritev(fd, iov, (int)cnt, (off_t)off);
+		if (n <= 0) {
+			free(zero);
+			return n < 0 ? -errno : -EIO;
+		}
+		off += (uint64_t)n;	/* a short write restarts from there */
+	}
+	free(zero);
+	return fdatasync(fd) ? -errno : 0;
+}
+
+static int prep_posix_fallocate(int fd, uint64_t size)
+{
+	int ret = posix_fallocate(fd, 0, (off_t)size);
+
+	if (ret)
+		return -ret;
+	return fdatasync(fd) ? -errno : 0;
+}
+
+static int prep_fallocate(int fd, uint64_t size)
+{
+	if (fallocate(fd, 0, 0, (off_t)size))
+		return -errno;
+	return fdatasync(fd) ? -errno : 0;
+}
+
+static int prep_dispatch(const char *method, int fd, uint64_t size, struct prep_args *a)
+{
+	int m;
+
+	if (!strcmp(method, "pg-zeros"))
+		return prep_pg_zeros(fd, size);
+	if (!strcmp(method, "posix-fallocate"))
+		return prep_posix_fallocate(fd, size);
+	if (!strcmp(method, "fallocate"))
+		return prep_fallocate(fd, size);
+	m = prealloc_method_from_name(method);
+	if (m < 0)
+		return -EINVAL;
+	return prep_library(fd, size, m, a);
+}
+
+/* Bytes of [0, size) in written extents, by FIEMAP (independent of the
+ * library's own prealloc_verify()).  -errno when FIEMAP is not available. */
+static int64_t written_bytes(int fd, uint64_t size)
+{
+	enum { NEXT = 64 };
+	struct fiemap *fm = calloc(1, sizeof(*fm) + NEXT * sizeof(struct fiemap_extent));
+	const struct fiemap_extent *e;
+	uint64_t start = 0, end;
+	int64_t written = 0;
+	unsigned int i;
+
+	if (!fm)
+		return -ENOMEM;
+	while (start < size) {
+		*fm = (struct fiemap){ .fm_start = start, .fm_length = size - start,
+				       .fm_flags = FIEMAP_FLAG_SYNC, .fm_extent_count = NEXT };
+		if (ioctl(fd, FS_IOC_FIEMAP, fm) < 0) {
+			written = -errno;
+			break;
+		}
+		if (!fm->fm_mapped_extents)
+			break;
+		for (i = 0; i < fm->fm_mapped_extents; i++) {
+			e = &fm->fm_extents[i];
+			end = e->fe_logical + e->fe_length < size ? e->fe_logical + e->fe_length : size;
+			if (!(e->fe_flags & FIEMAP_EXTENT_UNWRITTEN) && end > e->fe_logical)
+				written += (int64_t)(end - e->fe_logical);
+			start = end;
+		}
+		if (e->fe_flags & FIEMAP_EXTENT_LAST)
+			break;
+	}
+	free(fm);
+	return written;
+}
+
+static void json_census(struct json *j, int fd, uint64_t size)
+{
+	int64_t w = written_bytes(fd, size);
+
+	if (w < 0)
+		json_null(j, "written_pct");
+	else
+		json_double(j, "written_pct", 100.0 * (double)w / (double)size);
+}
+
+static void json_report(struct json *j, const struct prep_args *a)
+{
+	if (!a->lib)
+		return;
+	json_str(j, "used", prealloc_method_name(a->rep.method));
+	json_bool(j, "written", a->rep.written);
+	json_u64(j, "lib_elapsed_ns", a->rep.elapsed_ns);
+}
+
+static int cmd_prep(int argc, char **argv)
+{
+	static const struct option lopts[] = {
+		{ "qd", required_argument, NULL, 'q' },
+		{ "req", required_argument, NULL, 'r' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct prep_args a = { 0 };
+	struct cpu_mark t0, t1;
+	const char *method, *path;
+	uint64_t size, v;
+	struct json j;
+	int c, fd, ret;
+
+	while ((c = getopt_long(argc, argv, "", lopts, NULL)) != -1) {
+		if ((c != 'q' && c != 'r') || parse_size(optarg, &v))
+			return 2;
+		if (c == 'q')
+			a.qd = (uint32_t)v;
+		else
+			a.req = v;
+	}
+	if (argc - optind != 3 || parse_size(argv[optind + 1], &size) || !size)
+		return 2;
+	method = argv[optind];
+	path = argv[optind + 2];
+
+	if (unlink(path) && errno != ENOENT)
+		return fail(path);
+	mark_self(&t0);
+	fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return fail(path);
+	ret = prep_dispatch(method, fd, size, &a);
+	mark_self(&t1);
+
+	json_begin(&j, stdout);
+	json_str(&j, "op", "prep");
+	json_str(&j, "method", method);
+	json_u64(&j, "qd", a.qd);
+	json_u64(&j, "req", a.req);
+	json_i64(&j, "error", -ret);
+	json_str(&j, "error_str", ret ? strerror(-ret) : NULL);
+	json_cost(&j, size, &t0, &t1);
+	json_report(&j, &a);
+	json_census(&j, fd, size);
+	json_end(&j);
+	close(fd);
+	return ret ? 1 : 0;
+}
+
+/* ---- what the database gets afterwards ---------------------------------- */
+
+static uint64_t xorshift64(uint64_t *s)
+{
+	*s ^= *s << 13;
+	*s ^= *s >> 7;
+	*s ^= *s << 17;
+	return *s;
+}
+
+/* The first @n blocks of a random permutation of [0, nblocks). */
+static uint32_t *random_blocks(uint64_t nblocks, uint64_t n, uint64_t seed)
+{
+	uint32_t *perm = malloc(nblocks * sizeof(*perm));
+	uint64_t i, k;
+	uint32_t t;
+
+	if (!perm)
+		return NULL;
+	for (i = 0; i < nblocks; i++)
+		perm[i] = (uint32_t)i;
+	for (i = 0; i < n; i++) {
+		k = i + xorshift64(&seed) % (nblocks - i);
+		t = perm[i];
+		perm[i] = perm[k];
+		perm[k] = t;
+	}
+	return perm;
+}
+
+struct ow_args {
+	bool seq;
+	uint64_t ops;
+	double seconds;
+	uint64_t seed;
+};
+
+/* Write until @ops or @seconds; returns operations done or -errno. */
+static int64_t overwrite_loop(int fd, uint64_t nblocks, const struct ow_args *a,
+			      uint64_t *ret_ns)
+{
+	uint64_t t0 = now_ns(), limit = (uint64_t)(a->seconds * 1e9), i, blk;
+	uint32_t *perm = NULL;
+	uint64_t *buf;
+	int64_t ret = 0;
+
+	buf = zero_buffer(BLK, 0xa5);
+	if (!a->seq)
+		perm = random_blocks(nblocks, a->ops, a->seed);
+	if (!buf || (!a->seq && !perm))
+		ret = -ENOMEM;
+	for (i = 0; !ret && i < a->ops && now_ns() - t0 < limit; i++) {
+		blk = a->seq ? i : perm[i];
+		buf[0] = i;	/* a page that changes, like a database's */
+		if (pwrite(fd, buf, BLK, (off_t)(blk * BLK)) != BLK)
+			ret = errno ? -errno : -EIO;
+		else if (!a->seq && fdatasync(fd))
+			ret = -errno;
+	}
+	*ret_ns = now_ns() - t0;
+	free(perm);
+	free(buf);
+	return ret ? ret : (int64_t)i;
+}
+
+static int cmd_overwrite(int argc, char **argv)
+{
+	static const struct option lopts[] = {
+		{ "mode", required_argument, NULL, 'm' },
+		{ "ops", required_argument, NULL, 'o' },
+		{ "seconds", required_argument, NULL, 's' },
+		{ "seed", required_argument, NULL, 'S' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct ow_args a = { .ops = 2000, .seconds = 10, .seed = 0x9e3779b97f4a7c15ull };
+	uint64_t ns, nblocks;
+	struct stat st;
+	struct json j;
+	int64_t done;
+	int c, fd;
+
+	while ((c = getopt_long(argc, argv, "", lopts, NULL)) != -1) {
+		if (c == 'm')
+			a.seq = !strcmp(optarg, "seq");
+		else if (c == 'o')
+			a.ops = strtoull(optarg, NULL, 10);
+		else if (c == 's')
+			a.seconds = strtod(optarg, NULL);
+		else if (c == 'S')
+			a.seed = strtoull(optarg, NULL, 0) | 1;
+		else
+			return 2;
+	}
+	if (argc - optind != 1)
+		return 2;
+	fd = open(argv[optind], O_RDWR | O_DIRECT | O_CLOEXEC | (a.seq ? O_DSYNC : 0));
+	if (fd < 0 || fstat(fd, &st))
+		return fail(argv[optind]);
+	nblocks = (uint64_t)st.st_size / BLK;
+	if (a.ops > nblocks)
+		a.ops = nblocks;
+	done = overwrite_loop(fd, nblocks, &a, &ns);
+	close(fd);
+
+	json_begin(&j, stdout);
+	json_str(&j, "op", "overwrite");
+	json_str(&j, "mode", a.seq ? "seq" : "rand");
+	json_i64(&j, "error", done < 0 ? -done : 0);
+	json_u64(&j, "ops", done < 0 ? 0 : (uint64_t)done);
+	json_double(&j, "seconds", (double)ns / 1e9);
+	json_double(&j, "iops", done > 0 ? (double)done * 1e9 / (double)ns : 0);
+	json_end(&j);
+	return done < 0 ? 1 : 0;
+}
+
+/* ---- probe cost --------------------------------------------------------- */
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static uint64_t median(uint64_t *v, size_t n)
+{
+	qsort(v, n, sizeof(*v), cmp_u64);
+	return v[n / 2];
+}
+
+/* Time one pa_caps_get()/pa_caps_put(); 0 on failure. */
+static uint64_t time_probe(dev_t dev, int *ret_err)
+{
+	const struct pa_caps *caps;
+	uint64_t t0 = now_ns(), t;
+	int ret = pa_caps_get(dev, &caps);
+
+	t = now_ns() - t0;
+	if (ret < 0) {
+		*ret_err = ret;
+		return 0;
+	}
+	pa_caps_put(caps);
+	return t;
+}
+
+static int cmd_probe(int argc, char **argv)
+{
+	unsigned long rounds = 20, iters = 1000, i;
+	uint64_t *first, *cached, cold;
+	struct stat st;
+	struct json j;
+	int c, err = 0;
+
+	while ((c = getopt(argc, argv, "r:i:")) != -1) {
+		if (c == 'r')
+			rounds = strtoul(optarg, NULL, 10);
+		else if (c == 'i')
+			iters = strtoul(optarg, NULL, 10);
+		else
+			return 2;
+	}
+	if (argc - optind != 1 || stat(argv[optind], &st) || !rounds || !iters)
+		return 2;
+	first = calloc(rounds, sizeof(*first));
+	cached = calloc(iters, sizeof(*cached));
+	if (!first || !cached)
+		return 1;
+	pa_caps_invalidate(0);
+	cold = time_probe(st.st_dev, &err);
+	for (i = 0; i < rounds; i++) {
+		pa_caps_invalidate(0);
+		first[i] = time_probe(st.st_dev, &err);
+	}
+	for (i = 0; i < iters; i++)
+		cached[i] = time_probe(st.st_dev, &err);
+
+	json_begin(&j, stdout);
+	json_str(&j, "op", "probe");
+	json_i64(&j, "error", -err);
+	json_double(&j, "cold_us", (double)cold / 1e3);
+	json_double(&j, "first_us", (double)median(first, rounds) / 1e3);
+	json_double(&j, "cached_us", (double)median(cached, iters) / 1e3);
+	json_end(&j);
+	free(first);
+	free(cached);
+	return err ? 1 : 0;
+}
+
+static int cmd_census(int argc, char **argv)
+{
+	struct stat st;
+	struct json j;
+	int fd;
+
+	if (argc != 2)
+		return 2;
+	fd = open(argv[1], O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || fstat(fd, &st))
+		return fail(argv[1]);
+	json_begin(&j, stdout);
+	json_str(&j, "op", "census");
+	json_u64(&j, "bytes", (uint64_t)st.st_size);
+	json_census(&j, fd, (uint64_t)st.st_size);
+	json_end(&j);
+	close(fd);
+	return 0;
+}
+
+/* ---- external contenders ------------------------------------------------ */
+
+static int cmd_exec(int argc, char **argv)
+{
+	struct cpu_mark t0 = { 0 }, t1;
+	struct rusage ru;
+	uint64_t bytes = 0;
+	struct json j;
+	int status;
+	pid_t pid;
+
+	if (argc < 5 || strcmp(argv[1], "--bytes") || parse_size(argv[2], &bytes) ||
+	    strcmp(argv[3], "--"))
+		return 2;
+	t0.wall_ns = now_ns();
+	pid = fork();
+	if (pid < 0)
+		return fail("fork");
+	if (pid == 0) {
+		dup2(STDERR_FILENO, STDOUT_FILENO);	/* our stdout is JSON only */
+		execvp(argv[4], argv + 4);
+		_exit(127);
+	}
+	if (wait4(pid, &status, 0, &ru) < 0)
+		return fail("wait4");
+	t1.wall_ns = now_ns();
+	mark_rusage(&t1, &ru);
+
+	json_begin(&j, stdout);
+	json_str(&j, "op", "exec");
+	json_str(&j, "method", argv[4]);
+	json_i64(&j, "error", WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
+	json_cost(&j, bytes, &t0, &t1);
+	json_end(&j);
+	return status ? 1 : 0;
+}
+
+static const char usage[] =
+	"usage: prealloc-bench prep [--qd N] [--req SIZE] METHOD SIZE FILE\n"
+	"       prealloc-bench overwrite [--mode rand|seq] [--ops N] [--seconds S] FILE\n"
+	"       prealloc-bench probe [-r ROUNDS] [-i ITERS] FILE\n"
+	"       prealloc-bench census FILE\n"
+	"       prealloc-bench exec --bytes SIZE -- CMD [ARG...]\n"
+	"METHOD: auto write-zeroes zeroout uring buffered allocate\n"
+	"        pg-zeros posix-fallocate fallocate\n";
+
+int main(int argc, char **argv)
+{
+	int ret = 2;
+
+	if (argc >= 2 && !strcmp(argv[1], "prep"))
+		ret = cmd_prep(argc - 1, argv + 1);
+	else if (argc >= 2 && !strcmp(argv[1], "overwrite"))
+		ret = cmd_overwrite(argc - 1, argv + 1);
+	else if (argc >= 2 && !strcmp(argv[1], "probe"))
+		ret = cmd_probe(argc - 1, argv + 1);
+	else if (argc >= 2 && !strcmp(argv[1], "census"))
+		ret = cmd_census(argc - 1, argv + 1);
+	else if (argc >= 2 && !strcmp(argv[1], "exec"))
+		ret = cmd_exec(argc - 1, argv + 1);
+	if (ret == 2)
+		fputs(usage, stderr);
+	return ret;
+}

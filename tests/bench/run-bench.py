@@ -1,0 +1,560 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""Benchmark libprealloc against what databases do today.
+
+Sets up ext4 and xfs on direct-I/O loop devices (root; backing files under
+/var/tmp, in a private mount namespace so nothing outlives the script), or
+uses --dir.  Contenders run alternating (the order rotates every run) and
+medians are reported.  Sections:
+
+  zero       zeroing a fresh --size file: prealloc auto, forced methods,
+             dd, pg_pwrite_zeros loop, posix_fallocate, fallocate(0), fio
+             ceiling; then 4 KiB O_DIRECT random overwrites + fdatasync and
+             O_DSYNC sequential writes on each prepared file
+  probe      pa_caps_get(): first (after invalidate) and cached
+  scale      zeroing time at --scale-sizes (auto, dd, fio)
+  sweep      io_uring queue depth x request size (forced uring)
+
+Only the Python standard library is used.  See tests/bench/RESULTS.md.
+"""
+import argparse
+import json
+import os
+import platform
+import shlex
+import shutil
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+NS_MARK = 'PREALLOC_BENCH_NS'
+LIB_METHODS = ['auto', 'uring', 'buffered', 'write-zeroes', 'zeroout', 'allocate']
+OTHER_METHODS = ['dd', 'pg-zeros', 'posix-fallocate', 'fallocate', 'fio']
+MIB = 1 << 20
+GIB = 1 << 30
+
+
+def parse_size(s):
+    s = s.strip().upper()
+    mult = {'K': 1 << 10, 'M': MIB, 'G': GIB, 'T': 1 << 40}
+    if s and s[-1] in mult:
+        return int(s[:-1]) * mult[s[-1]]
+    return int(s)
+
+
+def fmt_size(n):
+    for unit, m in (('G', GIB), ('M', MIB), ('K', 1024)):
+        if n % m == 0:
+            return '%d%s' % (n // m, unit)
+    return str(n)
+
+
+def log(*a):
+    print(*a, file=sys.stderr, flush=True)
+
+
+def run(cmd, **kw):
+    return subprocess.run(cmd, check=True, stdout=subprocess.PIPE,
+                          stderr=subprocess.PIPE, text=True, **kw).stdout
+
+
+# ---- environment -----------------------------------------------------------
+
+def machine_info(bench):
+    mem = 0
+    with open('/proc/meminfo') as f:
+        for line in f:
+            if line.startswith('MemTotal:'):
+                mem = int(line.split()[1]) * 1024
+    cpu = ''
+    with open('/proc/cpuinfo') as f:
+        for line in f:
+            if line.startswith('model name'):
+                cpu = line.split(':', 1)[1].strip()
+                break
+    fio = shutil.which('fio')
+    return {
+        'nproc': os.cpu_count(),
+        'mem_gib': round(mem / GIB, 1),
+        'cpu': cpu,
+        'kernel': platform.release(),
+        'fio': run(['fio', '--version']).strip() if fio else None,
+        'bench': bench,
+        'date': time.strftime('%Y-%m-%d %H:%M:%S %z'),
+    }
+
+
+def fs_info(path):
+    out = run(['findmnt', '-n', '-o', 'SOURCE,FSTYPE,OPTIONS', '-T', path]).split()
+    info = {'source': out[0], 'fstype': out[1], 'options': out[2] if len(out) > 2 else ''}
+    base = os.path.basename(info['source'])
+    if base.startswith('loop'):
+        sysq = '/sys/block/%s' % base
+        for attr in ('loop/dio', 'queue/write_zeroes_max_bytes',
+                     'queue/write_zeroes_unmap_max_bytes', 'queue/logical_block_size'):
+            try:
+                with open(os.path.join(sysq, attr)) as f:
+                    info[attr.split('/')[-1]] = f.read().strip()
+            except OSError:
+                pass
+        host = run(['findmnt', '-n', '-o', 'SOURCE,FSTYPE', '-T', '/var/tmp']).split()
+        info['backing'] = '/var/tmp on %s (%s)' % (host[0], host[1])
+    return info
+
+
+class LoopFs:
+    """A filesystem on a direct-I/O loop device over a fully written image."""
+
+    def __init__(self, fstype, size):
+        self.fstype, self.size = fstype, size
+        self.image = self.dev = self.mnt = None
+        self.autoclear = False
+
+    def __enter__(self):
+        fd, self.image = tempfile.mkstemp(prefix='prealloc-bench-%s-' % self.fstype,
+                                          suffix='.img', dir='/var/tmp')
+        os.close(fd)
+        # Write the image once so the host filesystem's block allocation does
+        # not favour whichever contender runs second.
+        run(['dd', 'if=/dev/zero', 'of=' + self.image, 'bs=4M',
+             'count=%d' % (self.size // (4 * MIB)), 'oflag=direct', 'conv=fsync',
+             'status=none'])
+        self.dev = run(['losetup', '--find', '--show', '--direct-io=on', self.image]).strip()
+        if self.fstype == 'ext4':
+            # No lazy init: ext4lazyinit would write in the background while
+            # we measure.  No discard: keep the image written.
+            run(['mkfs.ext4', '-q', '-F', '-E',
+                 'nodiscard,lazy_itable_init=0,lazy_journal_init=0', self.dev])
+        elif self.fstype == 'xfs':
+            run(['mkfs.xfs', '-q', '-f', '-K', self.dev])
+        else:
+            run(['mkfs.' + self.fstype, '-q', '-f', self.dev])
+        self.mnt = tempfile.mkdtemp(prefix='prealloc-bench-mnt-')
+        run(['mount', '-t', self.fstype, self.dev, self.mnt])
+        # Detach now: the kernel marks the busy device autoclear, so it goes
+        # away with the mount even if we are killed.
+        run(['losetup', '-d', self.dev])
+        self.autoclear = True
+        os.unlink(self.image)
+        self.image = None
+        return self
+
+    def __exit__(self, *exc):
+        if self.mnt:
+            subprocess.run(['umount', self.mnt], stderr=subprocess.DEVNULL)
+            os.rmdir(self.mnt)
+        if self.dev and not self.autoclear:
+            subprocess.run(['losetup', '-d', self.dev], stderr=subprocess.DEVNULL)
+        if self.image:
+            os.unlink(self.image)
+        return False
+
+
+class DirFs:
+    """A directory given on the command line."""
+
+    def __init__(self, path):
+        self.mnt = os.path.abspath(path)
+        self.fstype = fs_info(self.mnt)['fstype']
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+
+# ---- one measurement -------------------------------------------------------
+
+class Bench:
+    def __init__(self, args):
+        self.a = args
+        self.exe = args.bench
+
+    def _json(self, cmd):
+        p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        line = p.stdout.strip().splitlines()
+        if not line:
+            return {'error': -1, 'error_str': p.stderr.strip() or 'no output'}
+        return json.loads(line[-1])
+
+    def prep(self, method, size, path, qd=0, req=0):
+        """Prepare a fresh file; returns the sample dict."""
+        if os.path.exists(path):
+            os.unlink(path)
+        if method == 'dd':
+            cmd = ['dd', 'if=/dev/zero', 'of=' + path, 'bs=2M',
+                   'count=%d' % (size // (2 * MIB)), 'oflag=direct', 'conv=fsync',
+                   'status=none']
+            r = self._json([self.exe, 'exec', '--bytes', str(size), '--'] + cmd)
+        elif method == 'fio':
+            r = self.fio(size, path)
+        else:
+            cmd = [self.exe, 'prep']
+            if qd:
+                cmd += ['--qd', str(qd)]
+            if req:
+                cmd += ['--req', str(req)]
+            r = self._json(cmd + [method, str(size), path])
+        if method in ('dd', 'fio') and r.get('error') == 0:
+            r['written_pct'] = self._json([self.exe, 'census', path]).get('written_pct')
+        r['method'] = method
+        return r
+
+    def fio(self, size, path):
+        out = path + '.fio.json'
+        cmd = ['fio', '--name=ceiling', '--filename=' + path, '--rw=write', '--bs=1M',
+               '--iodepth=16', '--ioengine=io_uring', '--direct=1', '--size=%d' % size,
+               '--end_fsync=1', '--output-format=json', '--output=' + out]
+        r = self._json([self.exe, 'exec', '--bytes', str(size), '--'] + cmd)
+        try:
+            with open(out) as f:
+                job = json.load(f)['jobs'][0]
+            r['fio_mib_s'] = job['write']['bw_bytes'] / MIB
+        except (OSError, ValueError, KeyError, IndexError):
+            r['fio_mib_s'] = None
+        if os.path.exists(out):
+            os.unlink(out)
+        return r
+
+    def overwrite(self, path, mode):
+        return self._json([self.exe, 'overwrite', '--mode', mode, '--ops', str(self.a.ops),
+                           '--seconds', str(self.a.seconds), path])
+
+    def probe(self, path):
+        return self._json([self.exe, 'probe', path])
+
+
+def med(samples, key):
+    v = [s[key] for s in samples if s.get('error') == 0 and s.get(key) is not None]
+    return statistics.median(v) if v else None
+
+
+def rotated(items, r):
+    r %= len(items)
+    return items[r:] + items[:r]
+
+
+# ---- sections --------------------------------------------------------------
+
+def section_zero(b, fs, res):
+    a = b.a
+    path = os.path.join(fs.mnt, 'prealloc-bench.dat')
+    samples = {m: [] for m in a.methods}
+    for r in range(a.runs):
+        for m in rotated(a.methods, r):
+            s = b.prep(m, a.size, path)
+            if s.get('error') == 0 and m != 'zeroout':
+                s['rand'] = b.overwrite(path, 'rand')
+                s['seq'] = b.overwrite(path, 'seq')
+            samples[m].append(s)
+            log('  [%s run %d] %-15s %s' % (fs.fstype, r + 1, m, short(s)))
+            if os.path.exists(path):
+                os.unlink(path)
+    rows = {}
+    for m, ss in samples.items():
+        ok = [s for s in ss if s.get('error') == 0]
+        row = {'runs': len(ok), 'errors': sorted({s.get('error_str') or str(s.get('error'))
+                                                  for s in ss if s.get('error') != 0})}
+        row['used'] = ok[0].get('used') if ok else None
+        for k in ('mib_s', 'cpu_s_per_gib', 'seconds', 'written_pct', 'fio_mib_s'):
+            row[k] = med(ok, k)
+        for mode in ('rand', 'seq'):
+            row[mode + '_iops'] = med([s[mode] for s in ok if mode in s], 'iops')
+        if m == 'fio':
+            # The ceiling is fio's own bandwidth; its wall time includes start-up.
+            row['wall_mib_s'], row['mib_s'] = row['mib_s'], row['fio_mib_s']
+        rows[m] = row
+    ratios(rows)
+    res['zero'] = {'size': a.size, 'runs': a.runs, 'ops': a.ops, 'rows': rows,
+                   'samples': samples}
+    return rows
+
+
+def ratio(x, y):
+    return x / y if x is not None and y else None
+
+
+def ratios(rows):
+    fio = rows.get('fio', {}).get('mib_s')
+    dd = rows.get('dd', {})
+    fa = rows.get('fallocate', {})
+    for row in rows.values():
+        row['x_fio'] = ratio(row['mib_s'], fio)
+        row['x_dd'] = ratio(row['mib_s'], dd.get('mib_s'))
+        row['cpu_x_dd'] = ratio(row['cpu_s_per_gib'], dd.get('cpu_s_per_gib'))
+        for mode in ('rand', 'seq'):
+            row[mode + '_x_dd'] = ratio(row[mode + '_iops'], dd.get(mode + '_iops'))
+            row[mode + '_x_falloc'] = ratio(row[mode + '_iops'], fa.get(mode + '_iops'))
+
+
+def short(s):
+    if s.get('error') != 0:
+        return 'error %s %s' % (s.get('error'), s.get('error_str') or '')
+    t = '%8.1f MiB/s cpu %.3f s/GiB' % (s.get('mib_s', 0), s.get('cpu_s_per_gib', 0))
+    if s.get('fio_mib_s'):
+        t += ' fio-bw %.1f' % s['fio_mib_s']
+    for mode in ('rand', 'seq'):
+        if mode in s:
+            t += ' %s %.0f' % (mode, s[mode].get('iops', 0))
+    return t
+
+
+def section_probe(b, fs, res):
+    path = os.path.join(fs.mnt, 'prealloc-bench.probe')
+    with open(path, 'w'):
+        pass
+    p = b.probe(path)
+    os.unlink(path)
+    res['probe'] = p
+    log('  [%s] probe %s' % (fs.fstype, p))
+    return p
+
+
+def section_scale(b, fs, res):
+    a = b.a
+    path = os.path.join(fs.mnt, 'prealloc-bench.dat')
+    out = {}
+    for size in a.scale_sizes:
+        samples = {m: [] for m in a.scale_methods}
+        for r in range(a.scale_runs):
+            for m in rotated(a.scale_methods, r):
+                s = b.prep(m, size, path)
+                samples[m].append(s)
+                log('  [%s scale %s run %d] %-6s %s' % (fs.fstype, fmt_size(size), r + 1,
+                                                       m, short(s)))
+                if os.path.exists(path):
+                    os.unlink(path)
+        out[fmt_size(size)] = {m: {'seconds': med(ss, 'seconds'), 'mib_s': med(ss, 'mib_s'),
+                                   'fio_mib_s': med(ss, 'fio_mib_s'),
+                                   'cpu_s_per_gib': med(ss, 'cpu_s_per_gib')}
+                               for m, ss in samples.items()}
+    res['scale'] = out
+    return out
+
+
+def section_sweep(b, fs, res):
+    a = b.a
+    path = os.path.join(fs.mnt, 'prealloc-bench.dat')
+    combos = [(qd, req) for qd in a.sweep_qd for req in a.sweep_req]
+    samples = {c: [] for c in combos}
+    for r in range(a.sweep_runs):
+        for qd, req in rotated(combos, r * 7):
+            s = b.prep('uring', a.sweep_size, path, qd=qd, req=req)
+            samples[(qd, req)].append(s)
+            log('  [%s sweep run %d] qd %2d req %-4s %s' % (fs.fstype, r + 1, qd,
+                                                           fmt_size(req), short(s)))
+            if os.path.exists(path):
+                os.unlink(path)
+    grid = {'%d/%s' % (qd, fmt_size(req)): {'mib_s': med(ss, 'mib_s'),
+                                            'cpu_s_per_gib': med(ss, 'cpu_s_per_gib')}
+            for (qd, req), ss in samples.items()}
+    res['sweep'] = {'size': a.sweep_size, 'runs': a.sweep_runs, 'grid': grid}
+    return grid
+
+
+# ---- output ----------------------------------------------------------------
+
+def f(v, fmt='%.1f'):
+    return '-' if v is None else fmt % v
+
+
+def table(header, rows):
+    lines = ['| ' + ' | '.join(header) + ' |', '|' + '---|' * len(header)]
+    lines += ['| ' + ' | '.join(r) + ' |' for r in rows]
+    return '\n'.join(lines)
+
+
+def zero_table(rows):
+    hdr = ['method', 'used', 'MiB/s', '×fio', '×dd', 'CPU s/GiB', 'CPU ×dd', 'written %',
+           'rand IOPS', '×dd', '×fallocate', 'seq IOPS', '×dd', '×fallocate']
+    out = []
+    for m, r in rows.items():
+        if not r['runs']:
+            out.append([m, 'n/a: ' + ', '.join(r['errors'])] + [''] * (len(hdr) - 2))
+            continue
+        out.append([m, r['used'] or '', f(r['mib_s']), f(r['x_fio'], '%.2f'),
+                    f(r['x_dd'], '%.2f'),
+                    f(r['cpu_s_per_gib'], '%.3f'), f(r['cpu_x_dd'], '%.2f'),
+                    f(r['written_pct'], '%.0f'), f(r['rand_iops'], '%.0f'),
+                    f(r['rand_x_dd'], '%.2f'), f(r['rand_x_falloc'], '%.2f'),
+                    f(r['seq_iops'], '%.0f'), f(r['seq_x_dd'], '%.2f'),
+                    f(r['seq_x_falloc'], '%.2f')])
+    return table(hdr, out)
+
+
+def targets(fstype, rows):
+    p = rows.get('auto', {})
+    checks = []
+    if fstype == 'ext4':
+        checks += [('zeroing >= 0.9x fio ceiling', p.get('x_fio'), 0.9, True),
+                   ('zeroing >= 1.0x dd', p.get('x_dd'), 1.0, True),
+                   ('CPU/GiB <= 0.5x dd', p.get('cpu_x_dd'), 0.5, False)]
+    checks += [('rand overwrite IOPS >= 0.9x dd-zeroed', p.get('rand_x_dd'), 0.9, True),
+               ('rand overwrite IOPS >= 1.8x fallocate(0)', p.get('rand_x_falloc'), 1.8, True)]
+    out = []
+    for name, v, lim, ge in checks:
+        ok = v is not None and (v >= lim if ge else v <= lim)
+        out.append('- %s %s: %s' % (fstype, name, ('%.2f' % v if v is not None else 'n/a')
+                                    + (' PASS' if ok else ' MISS')))
+    return out
+
+
+def scale_table(scale):
+    methods = list(next(iter(scale.values())).keys()) if scale else []
+    hdr = ['size'] + ['%s s' % m for m in methods] + ['%s MiB/s' % m for m in methods]
+    out = []
+    for size, row in scale.items():
+        out.append([size] + [f(row[m]['seconds'], '%.3f') for m in methods] +
+                   [f(row[m]['fio_mib_s'] if m == 'fio' else row[m]['mib_s']) for m in methods])
+    return table(hdr, out)
+
+
+def sweep_table(a, grid):
+    hdr = ['qd \\ req'] + [fmt_size(r) for r in a.sweep_req]
+    out = []
+    for qd in a.sweep_qd:
+        out.append([str(qd)] + [f(grid['%d/%s' % (qd, fmt_size(r))]['mib_s'], '%.0f')
+                                for r in a.sweep_req])
+    return table(hdr, out)
+
+
+def report(a, results):
+    m = results['machine']
+    lines = ['# prealloc-bench %s' % m['date'], '',
+             'Command: `%s`' % results['command'], '',
+             'Machine: %d CPUs (%s), %.1f GiB RAM, kernel %s, %s.' % (
+                 m['nproc'], m['cpu'], m['mem_gib'], m['kernel'], m['fio'] or 'no fio'), '']
+    for fs in results['fs']:
+        info = fs['info']
+        lines += ['## %s on %s' % (fs['fstype'], info['source']), '',
+                  'Mount options `%s`; %s' % (info['options'], ', '.join(
+                      '%s=%s' % (k, v) for k, v in info.items()
+                      if k not in ('source', 'fstype', 'options'))), '']
+        if 'zero' in fs:
+            z = fs['zero']
+            lines += ['### Zeroing a fresh %s file, then overwrites (median of %d runs, '
+                      '%d overwrite ops)' % (fmt_size(z['size']), z['runs'], z['ops']), '',
+                      zero_table(z['rows']), ''] + targets(fs['fstype'], z['rows']) + ['']
+        if 'probe' in fs:
+            p = fs['probe']
+            lines += ['### Probe cost', '',
+                      'pa_caps_get(): cold %s µs, first after invalidate %s µs (median), '
+                      'cached %s µs (median).' % (f(p.get('cold_us')), f(p.get('first_us')),
+                                                   f(p.get('cached_us'), '%.2f')), '']
+        if 'scale' in fs:
+            lines += ['### Scaling (median of %d runs)' % a.scale_runs, '',
+                      scale_table(fs['scale']), '']
+        if 'sweep' in fs:
+            lines += ['### io_uring queue depth × request size, %s file, MiB/s '
+                      '(median of %d runs)' % (fmt_size(a.sweep_size), a.sweep_runs), '',
+                      sweep_table(a, fs['sweep']['grid']), '']
+    return '\n'.join(lines)
+
+
+# ---- main ------------------------------------------------------------------
+
+def parse_args():
+    here = os.path.dirname(os.path.abspath(__file__))
+    p = argparse.ArgumentParser(description=__doc__.split('\n')[0])
+    p.add_argument('--bench', default=os.path.join(here, '../../build-bench/tests/bench/prealloc-bench'),
+                   help='the prealloc-bench executable')
+    p.add_argument('--dir', help='use this directory instead of loop filesystems')
+    p.add_argument('--fs', default='ext4,xfs', help='loop filesystems (default ext4,xfs)')
+    p.add_argument('--sections', default='zero,probe,scale,sweep')
+    p.add_argument('--scale-fs', default='ext4', help='filesystems for scale and sweep')
+    p.add_argument('--size', default='1G', help='file size for the zero section')
+    p.add_argument('--runs', type=int, default=5)
+    p.add_argument('--methods', default=','.join(LIB_METHODS + OTHER_METHODS))
+    p.add_argument('--ops', type=int, default=2000, help='overwrite operations per test')
+    p.add_argument('--seconds', type=float, default=5, help='cap per overwrite test')
+    p.add_argument('--scale-sizes', default='256M,1G,4G')
+    p.add_argument('--scale-methods', default='auto,dd,fio')
+    p.add_argument('--scale-runs', type=int, default=3)
+    p.add_argument('--sweep-size', default='1G')
+    p.add_argument('--sweep-qd', default='1,2,4,8,16')
+    p.add_argument('--sweep-req', default='1M,2M,4M,8M,16M')
+    p.add_argument('--sweep-runs', type=int, default=3)
+    p.add_argument('--json', default='bench.json', help='write all results here')
+    p.add_argument('--md', help='also write the markdown report here')
+    a = p.parse_args()
+    a.bench = os.path.abspath(a.bench)
+    a.json = os.path.abspath(a.json)
+    a.md = os.path.abspath(a.md) if a.md else None
+    a.size = parse_size(a.size)
+    a.sweep_size = parse_size(a.sweep_size)
+    a.methods = a.methods.split(',')
+    a.sections = a.sections.split(',')
+    a.scale_methods = a.scale_methods.split(',')
+    a.scale_sizes = [parse_size(s) for s in a.scale_sizes.split(',')]
+    a.sweep_qd = [int(x) for x in a.sweep_qd.split(',')]
+    a.sweep_req = [parse_size(x) for x in a.sweep_req.split(',')]
+    for s in [a.size, a.sweep_size] + a.scale_sizes:
+        if s % (2 * MIB):
+            p.error('sizes must be multiples of 2 MiB (dd bs=2M)')
+    return a
+
+
+def enter_namespace():
+    """Re-exec in a private mount namespace: our mounts die with us."""
+    if os.environ.get(NS_MARK):
+        return
+    os.environ[NS_MARK] = '1'
+    os.execvp('unshare', ['unshare', '--mount', '--propagation', 'private',
+                          sys.executable] + sys.argv)
+
+
+def bench_fs(b, fs, results):
+    a = b.a
+    entry = {'fstype': fs.fstype, 'info': fs_info(fs.mnt)}
+    results['fs'].append(entry)
+    log('== %s at %s: %s' % (fs.fstype, fs.mnt, entry['info']))
+    if 'zero' in a.sections:
+        entry['zero'] = {}
+        section_zero(b, fs, entry)
+    if 'probe' in a.sections:
+        section_probe(b, fs, entry)
+    scale_here = a.dir or fs.fstype in a.scale_fs.split(',')
+    if 'scale' in a.sections and scale_here:
+        section_scale(b, fs, entry)
+    if 'sweep' in a.sections and scale_here:
+        section_sweep(b, fs, entry)
+
+
+def main():
+    a = parse_args()
+    if not os.access(a.bench, os.X_OK):
+        sys.exit('run-bench: %s: not found; build it: ninja -C build-bench' % a.bench)
+    if not a.dir:
+        if os.geteuid() != 0:
+            sys.exit('run-bench: loop filesystems need root (or use --dir DIR)')
+        enter_namespace()
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
+    signal.signal(signal.SIGHUP, lambda *_: sys.exit(129))
+    b = Bench(a)
+    results = {'command': ' '.join(shlex.quote(x) for x in sys.argv),
+               'machine': machine_info(a.bench), 'fs': []}
+    log('machine: %s' % results['machine'])
+    fs_size = max([a.size, a.sweep_size] + a.scale_sizes) + 2 * GIB
+    if a.dir:
+        with DirFs(a.dir) as fs:
+            bench_fs(b, fs, results)
+    else:
+        for fstype in a.fs.split(','):
+            with LoopFs(fstype, fs_size) as fs:
+                bench_fs(b, fs, results)
+    with open(a.json, 'w') as fj:
+        json.dump(results, fj, indent=1, default=str)
+    md = report(a, results)
+    print(md)
+    if a.md:
+        with open(a.md, 'w') as fm:
+            fm.write(md + '\n')
+    log('raw results: %s' % a.json)
+
+
+if __name__ == '__main__':
+    main()

@@ -1,0 +1,162 @@
+/* SPDX-License-Identifier: MIT */
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <linux/loop.h>
+#include <sys/ioctl.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+#include "tfs.h"
+
+void tfs_enter(void)
+{
+	if (geteuid() != 0) {
+		fprintf(stderr, "skip: needs root\n");
+		exit(TFS_SKIP);
+	}
+	if (access("/dev/loop-control", W_OK) < 0) {
+		fprintf(stderr, "skip: no /dev/loop-control\n");
+		exit(TFS_SKIP);
+	}
+	if (unshare(CLONE_NEWNS) < 0 ||
+	    mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0) {
+		fprintf(stderr, "skip: no private mount namespace: %s\n", strerror(errno));
+		exit(TFS_SKIP);
+	}
+}
+
+static int run(const char *cmd)
+{
+	int st = system(cmd);
+
+	if (st == -1)
+		return -errno;
+	return WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : -EIO;
+}
+
+bool tfs_supported(const char *type)
+{
+	char cmd[128];
+
+	if (strcmp(type, "tmpfs") == 0)
+		return true;
+	snprintf(cmd, sizeof(cmd), "command -v mkfs.%s >/dev/null 2>&1 && grep -qw %s /proc/filesystems",
+		 type, type);
+	return run(cmd) == 0;
+}
+
+int tfs_loop(struct tfs *t, uint64_t size_mb, bool direct)
+{
+	struct loop_config cfg = { 0 };
+	char img[] = "/var/tmp/prealloc-img-XXXXXX";
+	int ctl, nr, ifd, ret;
+
+	memset(t, 0, sizeof(*t));
+	t->loop_fd = -1;
+	ifd = mkstemp(img);
+	if (ifd < 0)
+		return -errno;
+	unlink(img);	/* the loop device keeps the file alive */
+	if (ftruncate(ifd, (off_t)(size_mb << 20)) < 0)
+		goto err_errno;
+	ctl = open("/dev/loop-control", O_RDWR | O_CLOEXEC);
+	if (ctl < 0)
+		goto err_errno;
+	for (int tries = 0; tries < 64; tries++) {
+		nr = ioctl(ctl, LOOP_CTL_GET_FREE);
+		if (nr < 0)
+			break;
+		snprintf(t->dev, sizeof(t->dev), "/dev/loop%d", nr);
+		t->loop_fd = open(t->dev, O_RDWR | O_CLOEXEC);
+		if (t->loop_fd < 0)
+			break;
+		cfg.fd = (uint32_t)ifd;
+		cfg.info.lo_flags = LO_FLAGS_AUTOCLEAR | (direct ? LO_FLAGS_DIRECT_IO : 0);
+		if (ioctl(t->loop_fd, LOOP_CONFIGURE, &cfg) == 0) {
+			close(ctl);
+			close(ifd);
+			return 0;
+		}
+		/* Another test took this device between GET_FREE and CONFIGURE. */
+		close(t->loop_fd);
+		t->loop_fd = -1;
+		if (errno != EBUSY)
+			break;
+	}
+	ret = errno ? -errno : -EBUSY;
+	close(ctl);
+	close(ifd);
+	t->dev[0] = 0;
+	return ret;
+err_errno:
+	ret = -errno;
+	close(ifd);
+	return ret;
+}
+
+int tfs_create(struct tfs *t, const char *type, uint64_t size_mb, const char *mkfs_opts)
+{
+	char cmd[512];
+	int ret;
+
+	if (strcmp(type, "tmpfs") == 0) {
+		memset(t, 0, sizeof(*t));
+		t->loop_fd = -1;
+	} else {
+		ret = tfs_loop(t, size_mb, true);
+		if (ret)
+			return ret;
+		snprintf(cmd, sizeof(cmd), "mkfs.%s %s %s %s >/dev/null 2>&1", type,
+			 strcmp(type, "ext4") == 0 ? "-q -F" : "-q -f",
+			 mkfs_opts ? mkfs_opts : "", t->dev);
+		ret = run(cmd);
+		if (ret)
+			goto err;
+	}
+	snprintf(t->type, sizeof(t->type), "%s", type);
+	strcpy(t->dir, "/tmp/prealloc-mnt-XXXXXX");
+	if (!mkdtemp(t->dir)) {
+		ret = -errno;
+		t->dir[0] = 0;
+		goto err;
+	}
+	if (strcmp(type, "tmpfs") == 0) {
+		snprintf(cmd, sizeof(cmd), "size=%llum", (unsigned long long)size_mb);
+		ret = mount("tmpfs", t->dir, "tmpfs", 0, cmd);
+	} else {
+		ret = mount(t->dev, t->dir, type, 0, NULL);
+	}
+	if (ret < 0) {
+		ret = -errno;
+		goto err;
+	}
+	return 0;
+err:
+	tfs_destroy(t);
+	return ret;
+}
+
+void tfs_destroy(struct tfs *t)
+{
+	if (t->dir[0]) {
+		umount2(t->dir, 0);
+		rmdir(t->dir);
+		t->dir[0] = 0;
+	}
+	if (t->dev[0]) {
+		close(t->loop_fd);	/* autoclear detaches the device */
+		t->dev[0] = 0;
+	}
+}
+
+const char *tfs_path(const struct tfs *t, const char *name, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s/%s", t->dir, name);
+	return buf;
+}

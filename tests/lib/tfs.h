@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Test filesystems on loop devices.
+ *
+ * tfs_enter() puts the test process in a private mount namespace, so every
+ * mount it makes disappears when it exits, however it exits; loop devices are
+ * created with LO_FLAGS_AUTOCLEAR over an already-unlinked image file, so they
+ * detach when the last user (the mount) goes.  Tests therefore clean up even
+ * when they crash, and parallel tests never share a device or a directory.
+ */
+#ifndef PREALLOC_TFS_H
+#define PREALLOC_TFS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define TFS_SKIP 77
+
+struct tfs {
+	char dir[64];		/* mount point (a fresh mkdtemp directory) */
+	char dev[32];		/* /dev/loopN, or "" for tmpfs */
+	char type[16];
+	int loop_fd;		/* held until tfs_destroy(); valid when dev[0] */
+};
+
+/* Root, a private mount namespace and /dev/loop-control: or exit(77).
+ * Call first in main(), before any thread exists. */
+void tfs_enter(void);
+
+/* Is mkfs for @type installed and the filesystem known to the kernel? */
+bool tfs_supported(const char *type);
+
+/* A loop device of @size_mb MiB over a sparse image (direct I/O when
+ * @direct), with no filesystem; the path lands in t->dev.  0 or -errno. */
+int tfs_loop(struct tfs *t, uint64_t size_mb, bool direct);
+
+/* A mounted @type ("ext4", "xfs", "btrfs" or "tmpfs") of @size_mb MiB.
+ * @mkfs_opts are extra mkfs arguments (may be NULL). 0 or -errno. */
+int tfs_create(struct tfs *t, const char *type, uint64_t size_mb, const char *mkfs_opts);
+
+/* Unmount, detach, remove the mount point.  Safe on a zeroed struct. */
+void tfs_destroy(struct tfs *t);
+
+/* Path of @name inside the filesystem, in a static-free caller buffer. */
+const char *tfs_path(const struct tfs *t, const char *name, char *buf, size_t len);
+
+#endif

@@ -1,0 +1,372 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+#
+# Run a test binary inside a QEMU guest booted from a stock Debian kernel, with
+# a chosen set of storage devices, and return the binary's exit status.
+#
+#   vm.sh fetch [SERIES...]                 download and cache kernels only
+#   vm.sh run [options] -- BINARY [ARGS...] boot, run BINARY as root, power off
+#
+# run options:
+#   --kernel SERIES     6.1 (bookworm), 6.12 (bookworm-security) or 6.18
+#                       (trixie-backports); default 6.18
+#   --devices LIST      comma-separated: nvme512 nvme4k intelid scsihd sdebug
+#                       nloop (see README.md); default nvme512
+#   --sdebug PARAMS     scsi_debug module parameters (space separated), used
+#                       when LIST has sdebug or nloop
+#   --timeout SECONDS   kill the guest after this long (default 300)
+#   --log FILE          keep the serial console log there as well
+#
+# Environment: PREALLOC_VM_CACHE (cache directory, default tests/vm/.cache),
+# PREALLOC_VM_OFFLINE=1 (never touch the network), PREALLOC_VM_KVER_<series>
+# (exact kernel ABI name, e.g. PREALLOC_VM_KVER_6_18=6.18.15+deb13-amd64).
+#
+# Exit: the guest binary's status (0 pass, 77 skip, other fail), 77 when this
+# machine cannot run guests (no QEMU and no way to install it, or no kernel in
+# the cache and no route to the Debian archive), 99 on harness errors.  A
+# status counts only when the isa-debug-exit code and the marker line on the
+# serial console agree.
+
+set -euo pipefail
+
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+CACHE=${PREALLOC_VM_CACHE:-$HERE/.cache}
+MIRROR=${PREALLOC_VM_MIRROR:-http://deb.debian.org}
+KEYRING=/usr/share/keyrings/debian-archive-keyring.gpg
+MARKER=PREALLOC-VM-RESULT
+SKIP=77
+HARD=99
+
+# Kernel ABI names captured in /work/shared/fixtures; the newest of the series
+# is used when the archive no longer has them.
+declare -A PIN=([6.1]=6.1.0-56-amd64 [6.12]=6.12.117+deb12-amd64 [6.18]=6.18.15+deb13-amd64)
+declare -A PATTERN=(
+	[6.1]='^linux-image-6\.1\.0-[0-9]+-amd64$'
+	[6.12]='^linux-image-6\.12\.[0-9]+\+deb12-amd64$'
+	[6.18]='^linux-image-6\.18\.[0-9]+\+deb13-amd64$'
+)
+
+# Modules wanted in every guest; dependencies come from modules.dep.  Names
+# that are built in or absent on a kernel are skipped.
+MODULES="virtio_pci virtio_scsi sd_mod sg nvme configfs nvmet nvme-loop
+	 crc32c_generic crc32c-intel crc32c-cryptoapi ext4 loop"
+
+log() { printf 'vm.sh: %s\n' "$*" >&2; }
+die() { log "error: $*"; exit "$HARD"; }
+skip() { log "skip: $*"; exit "$SKIP"; }
+
+# ---------------------------------------------------------------- host tools
+
+need_host_tools() {
+	local missing=()
+	command -v qemu-system-x86_64 >/dev/null || missing+=(qemu-system-x86)
+	command -v depmod >/dev/null || missing+=(kmod)
+	[ -x /bin/busybox ] && file -L /bin/busybox | grep -q 'statically linked' ||
+		missing+=(busybox-static)
+	[ ${#missing[@]} -eq 0 ] && return 0
+	[ "${PREALLOC_VM_OFFLINE:-0}" = 1 ] && skip "missing ${missing[*]} (offline)"
+	[ "$(id -u)" = 0 ] || skip "missing ${missing[*]} and not root to install them"
+	log "installing ${missing[*]}"
+	(flock 9; DEBIAN_FRONTEND=noninteractive apt-get install -y -q \
+		--no-install-recommends "${missing[@]}" >&2) 9>"$CACHE/.apt-install.lock" ||
+		skip "cannot install ${missing[*]}"
+}
+
+# ------------------------------------------------------------ private apt
+
+APTDIR=$CACHE/apt
+apt_opts() {
+	printf '%s\n' \
+		-o "Dir::Etc::SourceList=$APTDIR/sources.list" \
+		-o "Dir::Etc::SourceParts=$APTDIR/empty" \
+		-o "Dir::Etc::Preferences=$APTDIR/empty/none" \
+		-o "Dir::Etc::PreferencesParts=$APTDIR/empty" \
+		-o "Dir::State=$APTDIR/state" \
+		-o "Dir::State::status=$APTDIR/state/status" \
+		-o "Dir::Cache=$APTDIR/cache" \
+		-o "APT::Architecture=amd64" \
+		-o "APT::Architectures::=amd64" \
+		-o "Acquire::Languages=none" \
+		-o "Acquire::IndexTargets::deb::DEP-11::DefaultEnabled=false" \
+		-o "Acquire::IndexTargets::deb::DEP-11-icons::DefaultEnabled=false" \
+		-o "Acquire::IndexTargets::deb::DEP-11-icons-small::DefaultEnabled=false" \
+		-o "Acquire::IndexTargets::deb::Contents-deb::DefaultEnabled=false" \
+		-o "Acquire::Retries=2" \
+		-o "APT::Sandbox::User=root" \
+		-o "Acquire::http::Timeout=20"
+}
+
+apt_private() {
+	local cmd=$1; shift
+	local -a o; mapfile -t o < <(apt_opts)
+	"$cmd" "${o[@]}" "$@"
+}
+
+apt_update() {
+	mkdir -p "$APTDIR/empty" "$APTDIR/state/lists/partial" "$APTDIR/cache/archives/partial"
+	touch "$APTDIR/state/status"
+	cat >"$APTDIR/sources.list" <<-EOF
+	deb [signed-by=$KEYRING] $MIRROR/debian bookworm main
+	deb [signed-by=$KEYRING] $MIRROR/debian-security bookworm-security main
+	deb [signed-by=$KEYRING] $MIRROR/debian trixie-backports main
+	EOF
+	# Refresh at most once a day; kernels already cached never need it.
+	if [ -n "$(find "$APTDIR/state/lists" -maxdepth 1 -name '*_Packages*' -mmin -1440 2>/dev/null)" ]; then
+		return 0
+	fi
+	[ "${PREALLOC_VM_OFFLINE:-0}" = 1 ] && return 1
+	[ -r "$KEYRING" ] || { log "no $KEYRING (package debian-archive-keyring)"; return 1; }
+	log "apt-get update (private lists in $APTDIR)"
+	apt_private apt-get -q update >&2
+}
+
+# Pick the kernel package: the pinned ABI if the archive still has it, else
+# the newest of the series.
+resolve_kver() {
+	local series=$1 var=PREALLOC_VM_KVER_${1//./_} want names
+	want=${!var:-${PIN[$series]}}
+	names=$(apt_private apt-cache pkgnames linux-image- 2>/dev/null | grep -E "${PATTERN[$series]}" || true)
+	if grep -qx "linux-image-$want" <<<"$names"; then
+		echo "$want"
+		return 0
+	fi
+	[ -n "$names" ] || return 1
+	log "linux-image-$want is gone from the archive; using the newest $series"
+	sort -V <<<"$names" | tail -n1 | sed 's/^linux-image-//'
+}
+
+# ------------------------------------------------------------ kernels
+
+kdir() { echo "$CACHE/kernel-$1"; }
+
+fetch_kernel() {
+	local series=$1 dir tmp kver deb moddir
+	dir=$(kdir "$series")
+	[ -f "$dir/ready" ] && return 0
+	rm -rf "$CACHE"/.fetch.* "$CACHE"/.stage.*	# left by an interrupted run
+	[ -n "${PATTERN[$series]:-}" ] || die "unknown kernel series '$series' (6.1, 6.12, 6.18)"
+	apt_update || { log "cannot reach $MIRROR for the kernel lists"; return 1; }
+	kver=$(resolve_kver "$series") || { log "no $series kernel in the archive lists"; return 1; }
+	log "fetching linux-image-$kver"
+	rm -rf "$dir"
+	tmp=$(mktemp -d "$CACHE/.fetch.XXXXXX")
+	if ! (cd "$tmp" && apt_private apt-get -q download "linux-image-$kver" >&2); then
+		rm -rf "$tmp"
+		log "apt-get download linux-image-$kver failed"
+		return 1
+	fi
+	deb=$(ls "$tmp"/*.deb) && mkdir -p "$tmp/root" && dpkg-deb -x "$deb" "$tmp/root" ||
+		{ rm -rf "$tmp"; log "cannot unpack linux-image-$kver"; return 1; }
+	rm -f "$deb"
+	# 6.18 ships modules under usr/lib; depmod -b wants lib/modules.
+	if [ ! -d "$tmp/root/lib/modules/$kver" ]; then
+		moddir=$tmp/root/usr/lib/modules/$kver
+		[ -d "$moddir" ] || die "no modules directory in linux-image-$kver"
+		mkdir -p "$tmp/root/lib" && ln -s ../usr/lib/modules "$tmp/root/lib/modules" ||
+			die "cannot link the modules of linux-image-$kver"
+	fi
+	depmod -b "$tmp/root" "$kver" || die "depmod failed for $kver"
+	[ -f "$tmp/root/boot/vmlinuz-$kver" ] || die "no vmlinuz in linux-image-$kver"
+	echo "$kver" >"$tmp/kver"
+	touch "$tmp/ready"
+	mv "$tmp" "$dir"
+}
+
+# Under a lock: parallel runs share the cache.
+with_cache_lock() {
+	mkdir -p "$CACHE"
+	(flock 9; "$@") 9>"$CACHE/.lock"
+}
+
+get_kernel() {
+	local series=$1 rc=0
+	with_cache_lock fetch_kernel "$series" || rc=$?
+	[ $rc = 0 ] && return 0
+	[ $rc = "$HARD" ] && exit "$HARD"
+	skip "kernel $series is neither cached in $CACHE nor downloadable"
+}
+
+# ------------------------------------------------------------ initramfs
+
+# Module files (relative to the modules dir) for the wanted names, in load
+# order: dependencies first.
+module_order() {
+	local mdir=$1; shift
+	awk -v want="$*" '
+		function norm(s) { gsub(/-/, "_", s); return s }
+		function base(p,  n) { n = split(p, a, "/"); p = a[n]; sub(/\.ko(\.(xz|zst|gz))?$/, "", p); return norm(p) }
+		function visit(p,  n, i, d) {
+			if (p in done) return
+			done[p] = 1
+			n = split(deps[p], d, " ")
+			for (i = n; i >= 1; i--) visit(d[i])
+			print p
+		}
+		{ p = $1; sub(/:$/, "", p); deps[p] = ""; for (i = 2; i <= NF; i++) deps[p] = deps[p] " " $i; byname[base(p)] = p }
+		END { n = split(want, w, " "); for (i = 1; i <= n; i++) if (norm(w[i]) in byname) visit(byname[norm(w[i])]) }
+	' "$mdir/modules.dep"
+}
+
+copy_with_libs() {	# FILE STAGE: FILE at its own path, plus its shared libraries
+	local f=$1 stage=$2 lib
+	mkdir -p "$stage$(dirname "$f")"
+	cp -L "$f" "$stage$f"
+	for lib in $(ldd "$f" 2>/dev/null | grep -o '/[^ ]*' || true); do
+		[ -e "$stage$lib" ] && continue
+		mkdir -p "$stage$(dirname "$lib")"
+		cp -L "$lib" "$stage$lib"
+	done
+}
+
+mkcpio() {	# STAGE OUT
+	(cd "$1" && find . | LC_ALL=C sort | busybox cpio -o -H newc -R 0:0 2>/dev/null) >"$2"
+}
+
+# The per-kernel part of the initramfs: busybox, /init, modules, mke2fs.
+build_base() {
+	local series=$1 dir kver mdir stage m
+	dir=$(kdir "$series")
+	kver=$(cat "$dir/kver")
+	local out=$dir/base.cpio stamp
+	stamp=$(cat "$HERE/init.sh" "${BASH_SOURCE[0]}" /bin/busybox /sbin/mke2fs | md5sum | cut -c1-16)
+	[ -f "$out" ] && [ "$(cat "$out.stamp" 2>/dev/null)" = "$stamp" ] && return 0
+	log "building the $series initramfs base"
+	mdir=$dir/root/lib/modules/$kver
+	stage=$(mktemp -d "$CACHE/.stage.XXXXXX")
+	mkdir -p "$stage"/{bin,sbin,etc,proc,sys,dev,tmp,mnt,run,lib/modules}
+	cp /bin/busybox "$stage/bin/busybox"
+	cp "$HERE/init.sh" "$stage/init"
+	chmod 755 "$stage/init"
+	: >"$stage/lib/modules/order"
+	for m in $(module_order "$mdir" $MODULES scsi_debug); do
+		local name; name=$(basename "$m"); name=${name%.xz}; name=${name%.zst}
+		case $m in
+		*.xz) xz -dc "$mdir/$m" >"$stage/lib/modules/$name" ;;
+		*.zst) zstd -qdc "$mdir/$m" >"$stage/lib/modules/$name" ;;
+		*) cp "$mdir/$m" "$stage/lib/modules/$name" ;;
+		esac
+		# scsi_debug is loaded by /init with the run's parameters.
+		[ "$name" = scsi_debug.ko ] || echo "$name" >>"$stage/lib/modules/order"
+	done
+	[ -f "$stage/lib/modules/scsi_debug.ko" ] || die "no scsi_debug module in $kver"
+	copy_with_libs /sbin/mke2fs "$stage"
+	cp /etc/mke2fs.conf "$stage/etc/"
+	printf 'root:x:0:0::/:/bin/sh\nnobody:x:65534:65534::/:/bin/false\n' >"$stage/etc/passwd"
+	printf 'root:x:0:\nnogroup:x:65534:\n' >"$stage/etc/group"
+	mkcpio "$stage" "$out.tmp"
+	rm -rf "$stage"
+	mv "$out.tmp" "$out"
+	echo "$stamp" >"$out.stamp"
+}
+
+# ------------------------------------------------------------ run
+
+qemu_devices() {	# RUNDIR DEVICE...: print QEMU arguments, one per line
+	local run=$1 d scsi=0; shift
+	local drive="format=raw,discard=unmap,cache=none,aio=threads"
+	for d in "$@"; do
+		case $d in
+		nvme512|nvme4k|intelid)
+			truncate -s 256M "$run/$d.img"
+			printf '%s\n' -drive "if=none,id=$d,file=$run/$d.img,$drive"
+			case $d in
+			nvme512) printf '%s\n' -device "nvme,serial=$d,drive=$d" ;;
+			nvme4k) printf '%s\n' -device "nvme,serial=$d,drive=$d,logical_block_size=4096,physical_block_size=4096" ;;
+			intelid) printf '%s\n' -device "nvme,serial=$d,drive=$d,use-intel-id=on" ;;
+			esac ;;
+		scsihd)
+			truncate -s 256M "$run/$d.img"
+			[ $scsi = 1 ] || printf '%s\n' -device virtio-scsi-pci,id=scsi0
+			scsi=1
+			printf '%s\n' -drive "if=none,id=$d,file=$run/$d.img,$drive" \
+				-device "scsi-hd,bus=scsi0.0,drive=$d,serial=$d" ;;
+		sdebug|nloop) ;;	# created in the guest
+		*) die "unknown device '$d'" ;;
+		esac
+	done
+}
+
+cmd_run() {
+	local series=6.18 devices=nvme512 sdebug="dev_size_mb=64 lbpu=1 lbpws=1 lbprz=1"
+	local timeout=300 logfile=""
+	while [ $# -gt 0 ]; do
+		case $1 in
+		--kernel) series=$2; shift 2 ;;
+		--devices) devices=$2; shift 2 ;;
+		--sdebug) sdebug=$2; shift 2 ;;
+		--timeout) timeout=$2; shift 2 ;;
+		--log) logfile=$2; shift 2 ;;
+		--) shift; break ;;
+		*) die "unknown option '$1'" ;;
+		esac
+	done
+	[ $# -ge 1 ] || die "no binary to run (vm.sh run [options] -- BINARY [ARGS...])"
+	local bin=$1; shift
+	[ -x "$bin" ] || die "$bin is not an executable"
+	[ -n "${PATTERN[$series]:-}" ] || die "unknown kernel series '$series' (6.1, 6.12, 6.18)"
+
+	mkdir -p "$CACHE"
+	need_host_tools
+	get_kernel "$series"
+	with_cache_lock build_base "$series"
+
+	local dir kver run
+	dir=$(kdir "$series")
+	kver=$(cat "$dir/kver")
+	run=$(mktemp -d "${TMPDIR:-/tmp}/prealloc-vm.XXXXXX")
+	trap 'rm -rf "$run"' EXIT
+
+	# Per-run payload: the binary, its libraries, the run's configuration.
+	local stage=$run/stage a
+	mkdir -p "$stage/bin" "$stage/etc"
+	copy_with_libs "$(readlink -f "$bin")" "$stage"
+	ln -s "$(readlink -f "$bin")" "$stage/bin/vm-test"
+	{
+		echo "VM_DEVICES='${devices//,/ }'"
+		echo "VM_SDEBUG='$sdebug'"
+		printf 'VM_ARGS='; for a in "$@"; do printf "%q " "$a"; done; echo
+	} >"$stage/etc/vm.conf"
+	mkcpio "$stage" "$run/payload.cpio"
+	cat "$dir/base.cpio" "$run/payload.cpio" >"$run/initrd"
+
+	local -a qargs
+	mapfile -t qargs < <(qemu_devices "$run" ${devices//,/ })
+	local rc=0 t0=$SECONDS
+	log "booting $kver with ${devices} (log: ${logfile:-stdout})"
+	set +e
+	timeout --foreground -k 10 "$timeout" qemu-system-x86_64 \
+		-accel tcg -smp 1 -m 1024 -nographic -nodefaults -no-user-config \
+		-serial stdio -monitor none -no-reboot \
+		-device isa-debug-exit,iobase=0xf4,iosize=0x04 \
+		-kernel "$dir/root/boot/vmlinuz-$kver" -initrd "$run/initrd" \
+		-append "console=ttyS0 panic=-1 quiet loglevel=4 rdinit=/init" \
+		"${qargs[@]}" </dev/null | tee "$run/console.log"
+	rc=${PIPESTATUS[0]}
+	set -e
+	[ -n "$logfile" ] && cp "$run/console.log" "$logfile"
+	log "guest ran $((SECONDS - t0)) s, qemu status $rc"
+
+	# isa-debug-exit makes QEMU exit with (v << 1) | 1; /init writes v = rc + 1.
+	local marker qrc
+	marker=$(tr -d '\r' <"$run/console.log" | sed -n "s/^$MARKER rc=\([0-9]*\)$/\1/p" | tail -n1)
+	[ "$rc" = 124 ] || [ "$rc" = 137 ] && die "guest timed out after $timeout s"
+	[ -n "$marker" ] || die "no '$MARKER' line on the console (qemu status $rc)"
+	[ $((rc & 1)) = 1 ] && [ "$rc" -ge 3 ] || die "qemu status $rc is not an isa-debug-exit code (marker says $marker)"
+	qrc=$(((rc >> 1) - 1))
+	[ "$qrc" = "$marker" ] || die "isa-debug-exit says $qrc but the console says $marker"
+	return "$marker"
+}
+
+cmd_fetch() {
+	local s
+	mkdir -p "$CACHE"
+	[ $# -gt 0 ] || set -- 6.1 6.12 6.18
+	need_host_tools
+	for s in "$@"; do get_kernel "$s"; log "kernel $s: $(cat "$(kdir "$s")/kver")"; done
+}
+
+case ${1:-} in
+fetch) shift; cmd_fetch "$@" ;;
+run) shift; cmd_run "$@" ;;
+*) sed -n '4,27p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
+esac
