@@ -27,7 +27,7 @@ void cli_fail(const char *path, int err, const char *fmt, ...)
 
 int cli_parse_size(const char *s, uint64_t *ret)
 {
-	static const char units[] = "KMGTP";
+	static const char units[] = "KMGTPE";
 	unsigned long long v = 0;
 	const char *p = s, *u;
 	unsigned int shift = 0;

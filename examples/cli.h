@@ -12,7 +12,7 @@
 void cli_fail(const char *path, int err, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
-/* Parse a size with an optional binary suffix (K, M, G, T, P). */
+/* Parse a size with an optional binary suffix (K, M, G, T, P, E). */
 int cli_parse_size(const char *s, uint64_t *ret);
 
 int cmd_run(int argc, char **argv);

@@ -223,9 +223,9 @@ static const char *yes_no(int tri)
 
 static void text_queue(const struct pa_device *d)
 {
-	int col = 4;
+	int ind = 4 + d->depth * 2, col = ind + 6;
 
-	printf("    queue:");
+	printf("%*squeue:", ind, "");
 	for (int i = 0; i < PA_Q_NR; i++) {
 		char v[48];
 
@@ -237,8 +237,8 @@ static void text_queue(const struct pa_device *d)
 			snprintf(v, sizeof(v), "%llu", (unsigned long long)d->queue[i]);
 		col += (int)(strlen(pa_queue_attr_names[i]) + strlen(v) + 2);
 		if (col > 100) {
-			printf("\n          ");
-			col = 10 + (int)(strlen(pa_queue_attr_names[i]) + strlen(v) + 2);
+			printf("\n%*s", ind + 6, "");
+			col = ind + 6 + (int)(strlen(pa_queue_attr_names[i]) + strlen(v) + 2);
 		}
 		printf(" %s=%s", pa_queue_attr_names[i], v);
 	}

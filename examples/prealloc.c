@@ -33,7 +33,7 @@ static void usage(FILE *f)
 	      "  prealloc verify [--offset N] [--length N] [--json] PATH\n"
 	      "  prealloc probe [--json] PATH\n"
 	      "  prealloc --version\n"
-	      "Sizes take binary suffixes K, M, G, T, P.\n", f);
+	      "Sizes take binary suffixes K, M, G, T, P, E.\n", f);
 }
 
 static int bad_usage(const char *what, const char *arg)

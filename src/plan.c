@@ -82,8 +82,8 @@ int pa_plan(const struct pa_plan_input *in, struct pa_plan *p)
 			    in->zeroout ? why : "no BLKZEROOUT: direct zero writes";
 		return 0;
 	}
-	if (!in->no_fallocate)
-		p->reserve = true;
+	/* Write-zeroes allocates by itself; writes go into reserved space. */
+	p->reserve = !wz && !in->no_fallocate;
 	add(p, PREALLOC_METHOD_URING);
 	add(p, PREALLOC_METHOD_BUFFERED);
 	p->reason = wz ? "every device under the file can zero by unmapping" : why;

@@ -79,6 +79,6 @@ for d in "$@"; do
 done
 
 mkdir -p "$out"
-name="$out/sysfs-$(uname -r).tar"
-tar -C "$tmp" -cf "$name" --sort=name --owner=0 --group=0 sys
+name="$out/sysfs-$(uname -r).tar.xz"
+tar -C "$tmp" -cJf "$name" --sort=name --owner=0 --group=0 sys
 echo "$name: $*"

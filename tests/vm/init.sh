@@ -14,6 +14,7 @@ mount -t devtmpfs devtmpfs /dev
 mount -t tmpfs tmpfs /tmp
 mount -t tmpfs tmpfs /run
 ln -sf mke2fs /sbin/mkfs.ext4
+ln -sf /proc/mounts /etc/mtab
 . /etc/vm.conf
 
 finish() {
@@ -117,7 +118,7 @@ for n in $VM_DEVICES; do
 	export $v=$d
 	echo "init: $n = $d"
 done
-export PA_VM_DEVICES="$VM_DEVICES" PA_VM_SDEBUG="$VM_SDEBUG" PA_VM_KERNEL=$(uname -r)
+export PA_VM_DEVICES="$VM_DEVICES" PA_VM_SDEBUG_PARAMS="$VM_SDEBUG" PA_VM_KERNEL=$(uname -r)
 
 cd /tmp
 eval "/bin/vm-test $VM_ARGS"

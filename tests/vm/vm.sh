@@ -233,7 +233,7 @@ build_base() {
 	log "building the $series initramfs base"
 	mdir=$dir/root/lib/modules/$kver
 	stage=$(mktemp -d "$CACHE/.stage.XXXXXX")
-	mkdir -p "$stage"/{bin,sbin,etc,proc,sys,dev,tmp,mnt,run,lib/modules}
+	mkdir -p "$stage"/{bin,sbin,usr/bin,usr/sbin,etc,proc,sys,dev,tmp,mnt,run,lib/modules}
 	cp /bin/busybox "$stage/bin/busybox"
 	cp "$HERE/init.sh" "$stage/init"
 	chmod 755 "$stage/init"
@@ -310,7 +310,7 @@ cmd_run() {
 	get_kernel "$series"
 	with_cache_lock build_base "$series"
 
-	local dir kver run
+	local dir kver
 	dir=$(kdir "$series")
 	kver=$(cat "$dir/kver")
 	run=$(mktemp -d "${TMPDIR:-/tmp}/prealloc-vm.XXXXXX")
@@ -320,7 +320,8 @@ cmd_run() {
 	local stage=$run/stage a
 	mkdir -p "$stage/bin" "$stage/etc"
 	copy_with_libs "$(readlink -f "$bin")" "$stage"
-	ln -s "$(readlink -f "$bin")" "$stage/bin/vm-test"
+	rm "$stage$(readlink -f "$bin")"
+	cp -L "$bin" "$stage/bin/vm-test"
 	{
 		echo "VM_DEVICES='${devices//,/ }'"
 		echo "VM_SDEBUG='$sdebug'"
