@@ -206,6 +206,11 @@ static void print_run(const char *path, const struct run_args *a,
 	for (unsigned int m = 1; m < PREALLOC_METHOD_NR; m++)
 		json_u64(&j, prealloc_method_name(m), r->bytes_by_method[m]);
 	json_object_end(&j);
+	json_array(&j, "refused");
+	for (unsigned int m = 1; m < PREALLOC_METHOD_NR; m++)
+		if (r->refused & (1u << m))
+			json_str(&j, NULL, prealloc_method_name(m));
+	json_array_end(&j);
 	json_u64(&j, "bytes_zeroed", r->bytes_zeroed);
 	json_u64(&j, "bytes_kept", r->bytes_kept);
 	json_u64(&j, "bytes_reserved", r->bytes_reserved);

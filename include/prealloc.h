@@ -122,6 +122,8 @@ struct prealloc_options {
  * @bytes_kept: bytes of existing data left untouched.
  * @bytes_reserved: bytes only reserved (allocated but not written).
  * @elapsed_ns: wall-clock time of the call.
+ * @refused: methods tried and refused by the kernel or device before the call
+ *	fell back to the next one, as a bit mask of (1 << &enum prealloc_method).
  */
 struct prealloc_report {
 	uint32_t size;
@@ -133,6 +135,7 @@ struct prealloc_report {
 	uint64_t bytes_kept;
 	uint64_t bytes_reserved;
 	uint64_t elapsed_ns;
+	uint32_t refused;
 };
 
 /**

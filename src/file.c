@@ -237,6 +237,7 @@ static int run_plan(struct file_job *j, const struct pa_plan *plan)
 		ret = run_method(j, m);
 		if (ret != -EOPNOTSUPP || c->opts.method != PREALLOC_METHOD_AUTO)
 			return ret;
+		c->rep.refused |= 1u << m;
 		if (m == PREALLOC_METHOD_WRITE_ZEROES)
 			pa_wz_set_refused(c->target.dev, c->target.fs_type);
 	}

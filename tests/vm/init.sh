@@ -7,13 +7,12 @@
 # isa-debug-exit with N + 1.
 
 /bin/busybox --install -s
-export PATH=/sbin:/bin:/usr/sbin:/usr/bin
+export PATH=/usr/local/sbin:/sbin:/bin:/usr/sbin:/usr/bin
 mount -t proc proc /proc
 mount -t sysfs sysfs /sys
 mount -t devtmpfs devtmpfs /dev
 mount -t tmpfs tmpfs /tmp
 mount -t tmpfs tmpfs /run
-ln -sf mke2fs /sbin/mkfs.ext4
 ln -sf /proc/mounts /etc/mtab
 . /etc/vm.conf
 

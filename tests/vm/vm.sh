@@ -249,7 +249,11 @@ build_base() {
 		[ "$name" = scsi_debug.ko ] || echo "$name" >>"$stage/lib/modules/order"
 	done
 	[ -f "$stage/lib/modules/scsi_debug.ko" ] || die "no scsi_debug module in $kver"
-	copy_with_libs /sbin/mke2fs "$stage"
+	# e2fsprogs' mke2fs (busybox's has no -t/-E), out of busybox's way.
+	copy_with_libs "$(readlink -f /sbin/mke2fs)" "$stage"
+	mkdir -p "$stage/usr/local/sbin"
+	mv "$stage$(readlink -f /sbin/mke2fs)" "$stage/usr/local/sbin/mke2fs"
+	ln -s mke2fs "$stage/usr/local/sbin/mkfs.ext4"
 	cp /etc/mke2fs.conf "$stage/etc/"
 	printf 'root:x:0:0::/:/bin/sh\nnobody:x:65534:65534::/:/bin/false\n' >"$stage/etc/passwd"
 	printf 'root:x:0:\nnogroup:x:65534:\n' >"$stage/etc/group"
