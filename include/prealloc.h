@@ -173,6 +173,12 @@ struct prealloc_census {
  *
  * On a block device the range must be logical-block aligned and inside the
  * device, and %PREALLOC_ZERO_DATA is required because every byte is zeroed.
+ * The call claims the device with O_EXCL for its duration, so a device that is
+ * mounted or held with O_EXCL by anyone, the caller included, is refused with
+ * -EBUSY.  A library built without libblkid cannot look for signatures and
+ * requires %PREALLOC_FORCE for every device.  A failed or cancelled call on a
+ * block device leaves the part already zeroed zeroed: there is nothing to
+ * restore.
  *
  * The descriptor's file offset and status flags are not changed.
  *

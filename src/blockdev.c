@@ -144,14 +144,10 @@ static int direct_writes(struct pa_call *c, const struct bdev *b, uint64_t start
 static int run_method(struct pa_call *c, const struct bdev *b, unsigned int m,
 		      uint64_t start, uint64_t len)
 {
-	int ret;
 
 	switch (m) {
 	case PREALLOC_METHOD_WRITE_ZEROES:
-		ret = pa_zero_write_zeroes(c, start, len, b->chunk);
-		if (ret == -EOPNOTSUPP)
-			pa_wz_set_refused(c->st.st_rdev, 0);
-		return ret;
+		return pa_zero_write_zeroes(c, start, len, b->chunk);
 	case PREALLOC_METHOD_ZEROOUT:
 		return zeroout(c, b, start, len);
 	case PREALLOC_METHOD_URING:
@@ -172,7 +168,9 @@ static bool refused(int err)
 /*
  * Run the plan's methods in order; a refused method hands what is left of
  * the range to the next one.  Methods count their bytes through
- * pa_advance(), so c->done tells where a refused method stopped.
+ * pa_advance(), so c->done tells where a refused method stopped: fallocate
+ * and BLKZEROOUT go in order, and the io_uring writer (whose completions do
+ * not) is refused only before its first write (O_DIRECT open, ring setup).
  */
 static int run_plan(struct pa_call *c, const struct bdev *b, const struct pa_plan *p,
 		    uint64_t off, uint64_t len)
@@ -186,6 +184,7 @@ static int run_plan(struct pa_call *c, const struct bdev *b, const struct pa_pla
 		ret = run_method(c, b, p->methods[i], off + done, len - done);
 		if (!refused(ret))
 			break;
+		pa_method_refused(c, p->methods[i]);
 	}
 	if (refused(ret) && c->opts.method != PREALLOC_METHOD_AUTO)
 		return -EOPNOTSUPP;

@@ -61,6 +61,10 @@ struct pa_call {
  * if it asks to stop. */
 int pa_advance(struct pa_call *c, unsigned int method, uint64_t bytes);
 
+/* Note that @method was refused here (EOPNOTSUPP) before falling back: in
+ * the report, and for write-zeroes in the per-(device, fs) memory. */
+void pa_method_refused(struct pa_call *c, unsigned int method);
+
 /* Open c->dfd: the same file with O_DIRECT, through /proc/self/fd, and learn
  * the alignment (statx STATX_DIOALIGN, else the logical block size).
  * -EINVAL when the filesystem refuses O_DIRECT. */

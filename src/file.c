@@ -117,23 +117,13 @@ static int run_allocate(struct file_job *j)
 	return ret;
 }
 
-static int run_write_zeroes(struct file_job *j)
+static int write_zeroes(struct pa_call *c, uint64_t start, uint64_t len)
 {
-	for (size_t i = 0; i < j->segs.n; i++) {
-		const struct pa_seg *s = &j->segs.v[i];
-		int ret;
-
-		if (!seg_zeroed(j, s))
-			continue;
-		j->touched = true;
-		ret = pa_zero_write_zeroes(j->c, s->start, s->len, WZ_CHUNK);
-		if (ret)
-			return ret;
-	}
-	return 0;
+	return pa_zero_write_zeroes(c, start, len, WZ_CHUNK);
 }
 
-static int run_buffered(struct file_job *j)
+/* Zero every segment that gets zeroed with one method. */
+static int zero_each(struct file_job *j, int (*zero)(struct pa_call *, uint64_t, uint64_t))
 {
 	for (size_t i = 0; i < j->segs.n; i++) {
 		const struct pa_seg *s = &j->segs.v[i];
@@ -142,7 +132,7 @@ static int run_buffered(struct file_job *j)
 		if (!seg_zeroed(j, s))
 			continue;
 		j->touched = true;
-		ret = pa_zero_buffered(j->c, s->start, s->len);
+		ret = zero(j->c, s->start, s->len);
 		if (ret)
 			return ret;
 	}
@@ -199,11 +189,11 @@ static int run_method(struct file_job *j, unsigned int m)
 
 	switch (m) {
 	case PREALLOC_METHOD_WRITE_ZEROES:
-		return run_write_zeroes(j);
+		return zero_each(j, write_zeroes);
 	case PREALLOC_METHOD_URING:
 		return run_uring(j, caps ? caps->logical_block_size : 512);
 	case PREALLOC_METHOD_BUFFERED:
-		return run_buffered(j);
+		return zero_each(j, pa_zero_buffered);
 	case PREALLOC_METHOD_ALLOCATE:
 		return run_allocate(j);
 	default:
@@ -237,9 +227,7 @@ static int run_plan(struct file_job *j, const struct pa_plan *plan)
 		ret = run_method(j, m);
 		if (ret != -EOPNOTSUPP || c->opts.method != PREALLOC_METHOD_AUTO)
 			return ret;
-		c->rep.refused |= 1u << m;
-		if (m == PREALLOC_METHOD_WRITE_ZEROES)
-			pa_wz_set_refused(c->target.dev, c->target.fs_type);
+		pa_method_refused(c, m);
 	}
 	return ret;
 }

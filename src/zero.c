@@ -26,6 +26,13 @@ int pa_advance(struct pa_call *c, unsigned int method, uint64_t bytes)
 	return 0;
 }
 
+void pa_method_refused(struct pa_call *c, unsigned int method)
+{
+	c->rep.refused |= 1u << method;
+	if (method == PREALLOC_METHOD_WRITE_ZEROES)
+		pa_wz_set_refused(c->target.dev, c->target.fs_type);
+}
+
 int pa_zero_buffered(struct pa_call *c, uint64_t start, uint64_t len)
 {
 	struct iovec iov[ZIOV];
@@ -60,7 +67,7 @@ int pa_zero_write_zeroes(struct pa_call *c, uint64_t start, uint64_t len, uint64
 	while (start < end) {
 		uint64_t n = chunk ? PA_MIN(end - start, chunk) : end - start;
 
-		if (PA_RETRY_EINTR(fallocate(c->fd, FALLOC_FL_WRITE_ZEROES, (off_t)start,
+		if (PA_RETRY_EINTR(fallocate(c->wfd, FALLOC_FL_WRITE_ZEROES, (off_t)start,
 					     (off_t)n)) < 0)
 			return -errno;
 		start += n;

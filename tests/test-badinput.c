@@ -194,14 +194,26 @@ static void test_immutable_append_only(void **state)
 	set_attr(fd, FS_IMMUTABLE_FL, false);
 	close(fd);
 
+	/* fallocate(0) works on an append-only file but nothing could undo
+	 * it; a descriptor opened before chattr +a could punch nothing. */
 	fd = make_file(&ext4, "append-only", RW);
 	set_attr(fd, FS_APPEND_FL, true);
 	refused(fd, ext4.dir, 0, 4 * MiB, 0, -EPERM);
 	refused(fd, ext4.dir, 1000000, 4096, PREALLOC_KEEP_SIZE, -EPERM);
-	close(fd);
-	/* Even through an O_APPEND descriptor, the only kind it allows. */
-	fd = make_file(&ext4, "append-only", O_WRONLY | O_APPEND);
-	refused(fd, ext4.dir, 0, 4 * MiB, 0, -EPERM);
+	{
+		/* Also through an O_APPEND descriptor, the only kind it allows. */
+		char path[128];
+		int afd = open(tfs_path(&ext4, "append-only", path, sizeof(path)),
+			       O_WRONLY | O_APPEND | O_CLOEXEC);
+
+		struct before b;
+
+		assert_true(afd >= 0);
+		take(&b, fd, ext4.dir);
+		assert_int_equal(prealloc_file(afd, 0, 4 * MiB, 0), -EPERM);
+		unchanged(&b, fd);
+		close(afd);
+	}
 	set_attr(fd, FS_APPEND_FL, false);
 	close(fd);
 }
@@ -426,7 +438,7 @@ static bool exists(const char *path)
 static void test_tool_usage(void **state)
 {
 	static const char *const bad_sizes[] = {
-		"", "abc", "-5", "+5", " 5", "5 ", "1Q", "1E", "1.5M", "0x10", "1MiBx", "1KK",
+		"", "abc", "-5", "+5", " 5", "5 ", "1Q", "1Z", "1EB0", "1.5M", "0x10", "1MiBx", "1KK",
 		"18446744073709551616", "99999999999999999999999", "16777216T", "16P0",
 		"1iB", "M", "5KiBB",
 	};

@@ -25,11 +25,16 @@
 #include <cmocka.h>
 
 #include "blkid.h"
+#include "config.h"
 #include "prealloc.h"
 #include "tfs.h"
 
 #define MiB (1ull << 20)
 #define IOBUF MiB
+
+/* Without libblkid no device can be shown to be blank: all zeroing needs
+ * force, so the tests not about signatures add it. */
+#define BLANK_FORCE (HAVE_BLKID ? 0u : (uint32_t)PREALLOC_FORCE)
 
 struct dev {
 	struct tfs t;
@@ -149,7 +154,9 @@ static uint64_t dev_hash(const char *path)
 static int zero_fd(int fd, uint64_t off, uint64_t len, uint32_t flags, uint32_t method,
 		   struct prealloc_report *rep)
 {
-	struct prealloc_options o = { .size = sizeof(o), .flags = flags, .method = method };
+	struct prealloc_options o = {
+		.size = sizeof(o), .flags = flags | BLANK_FORCE, .method = method,
+	};
 	struct prealloc_report r;
 
 	if (!rep)
@@ -308,7 +315,7 @@ static void test_forced_write_zeroes(void **state)
 		skip();		/* this loop device can: nothing refuses */
 	}
 	fill(&d, 0, d.size);
-	/* Twice: the second time the refusal comes from the cached verdict. */
+	/* Twice: the verdict the first refusal cached must not change the answer. */
 	for (int i = 0; i < 2; i++)
 		assert_int_equal(zero(&d, 0, MiB, PREALLOC_ZERO_DATA, PREALLOC_METHOD_WRITE_ZEROES,
 				      NULL), -EOPNOTSUPP);
@@ -323,6 +330,14 @@ static void test_signature(void **state)
 	struct dev d;
 
 	(void)state;
+	if (!HAVE_BLKID) {	/* then even a blank device counts as signed */
+		dev_open(&d, 16);
+		fill(&d, 0, d.size);
+		assert_int_equal(prealloc_file(d.fd, 0, MiB, PREALLOC_ZERO_DATA), -EEXIST);
+		assert_true(holds(&d, 0, d.size, false));
+		dev_close(&d);
+		return;
+	}
 	if (!have_mkfs_ext4())
 		skip();
 	dev_open(&d, 64);
@@ -418,7 +433,8 @@ static void test_partitions(void **state)
 	assert_non_null(mkdtemp(dir));
 	assert_int_equal(mount(part[0], dir, "ext4", MS_RDONLY, NULL), 0);
 	/* The ext4 lives inside p1: the disk itself carries no signature. */
-	assert_int_equal(pa_blkid_signatures(d.t.dev, NULL, 0), 0);
+	if (HAVE_BLKID)
+		assert_int_equal(pa_blkid_signatures(d.t.dev, NULL, 0), 0);
 
 	assert_int_equal(zero(&d, 0, d.size, f, 0, NULL), -EBUSY);
 	assert_int_equal(zero(&d, 0, MiB, f, 0, NULL), -EBUSY);
@@ -440,7 +456,8 @@ static void test_partitions(void **state)
 	assert_int_equal(umount(dir), 0);
 	rmdir(dir);
 	/* Unmounted, p1's ext4 is a signature like any other. */
-	assert_int_equal(zero_fd(pfd[0], 0, MiB, PREALLOC_ZERO_DATA, 0, NULL), -EEXIST);
+	if (HAVE_BLKID)
+		assert_int_equal(zero_fd(pfd[0], 0, MiB, PREALLOC_ZERO_DATA, 0, NULL), -EEXIST);
 	for (int i = 0; i < 2; i++) {
 		close(pfd[i]);
 		assert_int_equal(blkpg(d.fd, BLKPG_DEL_PARTITION, i + 1, 0, 0), 0);
@@ -519,7 +536,7 @@ static void test_cancel_uring(void **state)
 	struct prealloc_report rep = { .size = sizeof(rep) };
 	uint64_t calls = 0;
 	struct prealloc_options o = {
-		.size = sizeof(o), .flags = PREALLOC_ZERO_DATA,
+		.size = sizeof(o), .flags = PREALLOC_ZERO_DATA | BLANK_FORCE,
 		.method = PREALLOC_METHOD_URING, .queue_depth = 1, .request_bytes = MiB,
 		.progress = cancel_at, .progress_data = &calls,
 	};
@@ -546,7 +563,7 @@ static void test_cancel_zeroout(void **state)
 	struct prealloc_report rep = { .size = sizeof(rep) };
 	uint64_t calls = 0;
 	struct prealloc_options o = {
-		.size = sizeof(o), .flags = PREALLOC_ZERO_DATA,
+		.size = sizeof(o), .flags = PREALLOC_ZERO_DATA | BLANK_FORCE,
 		.method = PREALLOC_METHOD_ZEROOUT, .progress = cancel_at, .progress_data = &calls,
 	};
 	struct dev d;
@@ -595,7 +612,8 @@ static void test_tool(void **state)
 	assert_int_equal(tool(args, out, sizeof(out)), 1);
 	assert_non_null(strstr(out, "zero-data"));
 	assert_true(holds(&d, 0, d.size, false));
-	snprintf(args, sizeof(args), "run --zero-data --offset 1M --length 2M %s", d.t.dev);
+	snprintf(args, sizeof(args), "run --zero-data%s --offset 1M --length 2M %s",
+		 HAVE_BLKID ? "" : " --force", d.t.dev);
 	assert_int_equal(tool(args, out, sizeof(out)), 0);
 	assert_zeroed_only(&d, MiB, 2 * MiB);
 	dev_close(&d);

@@ -94,6 +94,7 @@ wait_for() {	# NAME: poll until the device appears (TCG probes slowly)
 }
 
 if has nloop; then
+	[ -f /lib/modules/nvme-loop.ko ] || { echo "init: this kernel has no nvme-loop module"; finish 99; }
 	backing=/dev/$(sdebug_disks | tail -n1)
 	i=0
 	while [ "$(sdebug_disks | wc -l)" -lt $ndebug ] && [ $i -lt 300 ]; do

@@ -408,7 +408,7 @@ static const char *mkfs_mount(const char *devpath, char *mnt, size_t len)
 
 	assert_true(pid >= 0);
 	if (pid == 0) {
-		execlp("mke2fs", "mke2fs", "-q", "-F", "-t", "ext4", "-E",
+		execlp("mke2fs", "mke2fs", "-q", "-F", "-t", "ext4", "-b", "4096", "-E",
 		       "lazy_itable_init=0,lazy_journal_init=0", devpath, "48M", (char *)NULL);
 		_exit(127);
 	}
@@ -633,6 +633,27 @@ static void test_speed(void **state)
 	assert_int_equal(umount(mnt), 0);
 }
 
+/* Unmount what a failed test left mounted, so later tests can open the
+ * devices exclusively. */
+static int unmount_all(void **state)
+{
+	static const char *const names[] = { "nvme512", "nvme4k", "intelid", "scsihd",
+					     "sdebug", "nloop" };
+	char mnt[64];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		const char *p = vm_dev(names[i]);
+
+		if (!p)
+			continue;
+		snprintf(mnt, sizeof(mnt), "/mnt/%s", strrchr(p, '/') + 1);
+		if (umount(mnt) && errno == EBUSY)
+			umount2(mnt, MNT_DETACH);
+	}
+	return 0;
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -649,13 +670,13 @@ int main(void)
 		cmocka_unit_test(test_raw_scsihd),
 		cmocka_unit_test(test_raw_sdebug),
 		cmocka_unit_test(test_raw_nloop),
-		cmocka_unit_test(test_ext4_nvme512),
-		cmocka_unit_test(test_ext4_intelid),
-		cmocka_unit_test(test_ext4_scsihd),
-		cmocka_unit_test(test_ext4_sdebug),
-		cmocka_unit_test(test_ext4_nloop),
-		cmocka_unit_test(test_speed),
+		cmocka_unit_test_teardown(test_speed, unmount_all),
+		cmocka_unit_test_teardown(test_ext4_nvme512, unmount_all),
+		cmocka_unit_test_teardown(test_ext4_intelid, unmount_all),
+		cmocka_unit_test_teardown(test_ext4_scsihd, unmount_all),
+		cmocka_unit_test_teardown(test_ext4_sdebug, unmount_all),
+		cmocka_unit_test_teardown(test_ext4_nloop, unmount_all),
 	};
 
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return cmocka_run_group_tests(tests, NULL, unmount_all);
 }

@@ -48,7 +48,7 @@ declare -A PATTERN=(
 
 # Modules wanted in every guest; dependencies come from modules.dep.  Names
 # that are built in or absent on a kernel are skipped.
-MODULES="virtio_pci virtio_scsi sd_mod sg nvme configfs nvmet nvme-loop
+MODULES="virtio_pci virtio_scsi sd_mod sg nvme configfs nvme-fabrics nvmet nvme-loop
 	 crc32c_generic crc32c-intel crc32c-cryptoapi ext4 loop"
 
 log() { printf 'vm.sh: %s\n' "$*" >&2; }
