@@ -144,7 +144,6 @@ static int direct_writes(struct pa_call *c, const struct bdev *b, uint64_t start
 static int run_method(struct pa_call *c, const struct bdev *b, unsigned int m,
 		      uint64_t start, uint64_t len)
 {
-
 	switch (m) {
 	case PREALLOC_METHOD_WRITE_ZEROES:
 		return pa_zero_write_zeroes(c, start, len, b->chunk);
