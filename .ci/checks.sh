@@ -62,11 +62,21 @@ run_valgrind() {
 		echo "valgrind not installed: skipped"
 		return 0
 	fi
-	setup build-rel -Dwerror=true &&
-	ninja -C build-rel >/dev/null &&
-	meson test -C build-rel --no-rebuild --suite unit --timeout-multiplier 10 \
+	local tests
+	setup build-rel -Dwerror=true && ninja -C build-rel >/dev/null || return 1
+	# The unit tests that are our executables (not scripts: memcheck would
+	# check the shell).
+	tests=$(meson introspect build-rel --tests | python3 -c '
+import json, sys
+for t in json.load(sys.stdin):
+    if any(s.endswith(":unit") for s in t["suite"]):
+        with open(t["cmd"][0], "rb") as f:
+            if f.read(4) == b"\x7fELF":
+                print(t["name"])')
+	# shellcheck disable=SC2086
+	meson test -C build-rel --no-rebuild --timeout-multiplier 10 \
 		--wrap='valgrind --error-exitcode=1 --leak-check=full --errors-for-leak-kinds=definite,indirect --quiet' \
-		--print-errorlogs
+		--print-errorlogs $tests
 }
 
 # The corpus of a target: the fixtures its decoder reads (fuzz/meson.build).

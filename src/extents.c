@@ -39,7 +39,7 @@ static int read_fiemap(int fd, uint64_t off, uint64_t end, struct pa_extlist *ou
 	if (!fm)
 		return -ENOMEM;
 	while (pos < end) {
-		memset(fm, 0, sizeof(*fm));
+		memset(fm, 0, sz);	/* all of it: memcheck cannot see the kernel fill extents */
 		fm->fm_start = pos;
 		fm->fm_length = end - pos;
 		/* Sync once: resolves delayed allocation and dirty unwritten pages. */

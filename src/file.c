@@ -117,11 +117,6 @@ static int run_allocate(struct file_job *j)
 	return ret;
 }
 
-static int write_zeroes(struct pa_call *c, uint64_t start, uint64_t len)
-{
-	return pa_zero_write_zeroes(c, start, len, WZ_CHUNK);
-}
-
 /* Zero every segment that gets zeroed with one method. */
 static int zero_each(struct file_job *j, int (*zero)(struct pa_call *, uint64_t, uint64_t))
 {
@@ -139,59 +134,80 @@ static int zero_each(struct file_job *j, int (*zero)(struct pa_call *, uint64_t,
 	return 0;
 }
 
-/*
- * Direct writes for the block-aligned middle of each segment, ordinary
- * writes for unaligned edges.  Aligning to the filesystem block as well as
- * the direct-I/O alignment keeps buffered and direct writes out of each
- * other's blocks.
- */
-static int run_uring(struct file_job *j, uint32_t lbs)
+/* The @a-aligned middle of segment @s, or false if it has none. */
+static bool middle(const struct pa_seg *s, uint64_t a, struct pa_range *ret)
 {
-	struct pa_call *c = j->c;
-	struct pa_range *mid;
-	size_t n = 0;
-	uint64_t a;
-	int ret = pa_open_direct(c, lbs);
+	uint64_t ms = PA_ROUND_UP(s->start, a), me = PA_ROUND_DOWN(s->start + s->len, a);
 
-	if (ret)
-		return ret == -EINVAL ? -EOPNOTSUPP : ret;
-	a = PA_MAX((uint64_t)c->dio_align, j->bs);
-	mid = calloc(j->segs.n ? j->segs.n : 1, sizeof(*mid));
-	if (!mid)
-		return -ENOMEM;
-	for (size_t i = 0; i < j->segs.n; i++) {
+	*ret = (struct pa_range){ ms, me > ms ? me - ms : 0 };
+	return me > ms;
+}
+
+/* pwrite() zeros to what middle() leaves of each zeroed segment. */
+static int write_edges(struct file_job *j, uint64_t a)
+{
+	int ret = 0;
+
+	for (size_t i = 0; i < j->segs.n && !ret; i++) {
 		const struct pa_seg *s = &j->segs.v[i];
-		uint64_t ms = PA_ROUND_UP(s->start, a), me = PA_ROUND_DOWN(s->start + s->len, a);
+		uint64_t end = s->start + s->len;
+		struct pa_range m;
 
 		if (!seg_zeroed(j, s))
 			continue;
-		j->touched = true;
-		if (ms >= me) {
-			ret = pa_zero_buffered(c, s->start, s->len);
-		} else {
-			ret = pa_zero_buffered(c, s->start, ms - s->start);
-			if (!ret)
-				ret = pa_zero_buffered(c, me, s->start + s->len - me);
-			mid[n++] = (struct pa_range){ ms, me - ms };
-		}
-		if (ret)
-			goto out;
+		if (!middle(s, a, &m))
+			ret = pa_zero_buffered(j->c, s->start, s->len);
+		else if (!(ret = pa_zero_buffered(j->c, s->start, m.start - s->start)))
+			ret = pa_zero_buffered(j->c, m.start + m.len, end - m.start - m.len);
 	}
-	ret = pa_zero_uring(c, mid, n);
-out:
+	return ret;
+}
+
+/*
+ * Methods that need whole aligned blocks: the kernel flag (ext4 leaves
+ * partial blocks unwritten) and io_uring direct writes (also aligned to
+ * the filesystem block, which keeps buffered and direct writes out of each
+ * other's blocks).  The middles go first, so a refused method has written
+ * nothing; the unaligned edges follow with pwrite().
+ */
+static int run_aligned(struct file_job *j, unsigned int m)
+{
+	struct pa_call *c = j->c;
+	const struct pa_caps *caps = c->target.caps;
+	struct pa_range *mid;
+	uint64_t a = j->bs;
+	size_t n = 0;
+	int ret = 0;
+
+	if (m == PREALLOC_METHOD_URING) {
+		ret = pa_open_direct(c, caps ? caps->logical_block_size : 512);
+		if (ret)
+			return ret == -EINVAL ? -EOPNOTSUPP : ret;
+		a = PA_MAX((uint64_t)c->dio_align, j->bs);
+	}
+	mid = calloc(j->segs.n ? j->segs.n : 1, sizeof(*mid));
+	if (!mid)
+		return -ENOMEM;
+	for (size_t i = 0; i < j->segs.n; i++)
+		if (seg_zeroed(j, &j->segs.v[i]) && middle(&j->segs.v[i], a, &mid[n]))
+			n++;
+	j->touched = true;
+	if (m == PREALLOC_METHOD_URING)
+		ret = pa_zero_uring(c, mid, n);
+	for (size_t i = 0; i < n && !ret && m == PREALLOC_METHOD_WRITE_ZEROES; i++)
+		ret = pa_zero_write_zeroes(c, mid[i].start, mid[i].len, WZ_CHUNK);
+	if (!ret)
+		ret = write_edges(j, a);
 	free(mid);
 	return ret;
 }
 
 static int run_method(struct file_job *j, unsigned int m)
 {
-	const struct pa_caps *caps = j->c->target.caps;
-
 	switch (m) {
 	case PREALLOC_METHOD_WRITE_ZEROES:
-		return zero_each(j, write_zeroes);
 	case PREALLOC_METHOD_URING:
-		return run_uring(j, caps ? caps->logical_block_size : 512);
+		return run_aligned(j, m);
 	case PREALLOC_METHOD_BUFFERED:
 		return zero_each(j, pa_zero_buffered);
 	case PREALLOC_METHOD_ALLOCATE:

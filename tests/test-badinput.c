@@ -450,10 +450,17 @@ static void test_tool_usage(void **state)
 		skip();
 	tfs_path(&ext4, "tool-new", path, sizeof(path));
 	for (size_t i = 0; i < sizeof(bad_sizes) / sizeof(bad_sizes[0]); i++) {
-		print_message("size '%s'\n", bad_sizes[i]);
-		assert_int_equal(TOOL(err, "run", "--length", bad_sizes[i], path), 2);
-		assert_int_equal(TOOL(err, "run", "--length", "1M", "--offset", bad_sizes[i], path), 2);
-		assert_int_equal(TOOL(err, "verify", "--length", bad_sizes[i], path), 2);
+		const char *z = bad_sizes[i];
+		int rc[3] = {
+			TOOL(err, "run", "--length", z, path),
+			TOOL(err, "run", "--length", "1M", "--offset", z, path),
+			TOOL(err, "verify", "--length", z, path),
+		};
+
+		if (rc[0] != 2 || rc[1] != 2 || rc[2] != 2) {
+			print_error("size '%s': exit %d %d %d, want 2\n", z, rc[0], rc[1], rc[2]);
+			fail();
+		}
 	}
 	assert_int_equal(TOOL(err, "run", "--length", "0", path), 2);
 	assert_int_equal(TOOL(err, "run", path), 2);

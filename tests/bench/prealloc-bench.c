@@ -8,9 +8,11 @@
  *	auto and the library's forced methods (prealloc_file_ex()),
  *	pg-zeros (PostgreSQL pg_pwrite_zeros + fdatasync), posix-fallocate,
  *	fallocate (mode 0; not written, for reference).
- *   prealloc-bench overwrite [--mode rand|seq] [--ops N] [--seconds S] FILE
- *	4 KiB O_DIRECT overwrites: rand = distinct random blocks, fdatasync
- *	after each; seq = O_DSYNC sequential from offset 0.
+ *   prealloc-bench overwrite [--mode rand|seq] [--ops N] [--rounds R] FILE...
+ *	4 KiB O_DIRECT overwrites, N per file: rand = distinct random blocks,
+ *	fdatasync after each; seq = O_DSYNC sequential from offset 0.  The
+ *	files take turns in R rounds (the order rotating) so that the noise of
+ *	a shared machine falls on all of them alike.
  *   prealloc-bench probe [--rounds N] [--iters N] FILE
  *	pa_caps_get() for FILE's device: after pa_caps_invalidate(0) and cached.
  *   prealloc-bench census FILE
@@ -361,37 +363,89 @@ static uint32_t *random_blocks(uint64_t nblocks, uint64_t n, uint64_t seed)
 
 struct ow_args {
 	bool seq;
-	uint64_t ops;
-	double seconds;
+	uint64_t ops;		/* per file */
+	unsigned int rounds;
 	uint64_t seed;
 };
 
-/* Write until @ops or @seconds; returns operations done or -errno. */
-static int64_t overwrite_loop(int fd, uint64_t nblocks, const struct ow_args *a,
-			      uint64_t *ret_ns)
-{
-	uint64_t t0 = now_ns(), limit = (uint64_t)(a->seconds * 1e9), i, blk;
-	uint32_t *perm = NULL;
-	uint64_t *buf;
-	int64_t ret = 0;
+/* One file of the overwrite test; files take turns so that the machine's
+ * drifting speed is shared by all contenders alike. */
+struct ow_file {
+	const char *path;
+	int fd;
+	uint32_t *perm;		/* rand: the order of the blocks */
+	uint64_t done;
+	uint64_t ns;
+	int err;
+};
 
-	buf = zero_buffer(BLK, 0xa5);
-	if (!a->seq)
-		perm = random_blocks(nblocks, a->ops, a->seed);
-	if (!buf || (!a->seq && !perm))
-		ret = -ENOMEM;
-	for (i = 0; !ret && i < a->ops && now_ns() - t0 < limit; i++) {
-		blk = a->seq ? i : perm[i];
-		buf[0] = i;	/* a page that changes, like a database's */
-		if (pwrite(fd, buf, BLK, (off_t)(blk * BLK)) != BLK)
-			ret = errno ? -errno : -EIO;
-		else if (!a->seq && fdatasync(fd))
-			ret = -errno;
+static int ow_open(struct ow_file *f, struct ow_args *a)
+{
+	struct stat st;
+	uint64_t nblocks;
+
+	f->fd = open(f->path, O_RDWR | O_DIRECT | O_CLOEXEC | (a->seq ? O_DSYNC : 0));
+	if (f->fd < 0 || fstat(f->fd, &st)) {
+		int err = errno;
+
+		fail(f->path);
+		return -err;
 	}
-	*ret_ns = now_ns() - t0;
-	free(perm);
+	nblocks = (uint64_t)st.st_size / BLK;
+	if (a->ops > nblocks)
+		a->ops = nblocks;
+	if (a->seq)
+		return 0;
+	f->perm = random_blocks(nblocks, a->ops, a->seed);
+	return f->perm ? 0 : -ENOMEM;
+}
+
+/* @n more writes to @f, each durable; stops at the first error. */
+static void ow_batch(struct ow_file *f, bool seq, uint64_t *buf, uint64_t n)
+{
+	uint64_t t0 = now_ns(), end = f->done + n, blk;
+
+	for (; !f->err && f->done < end; f->done++) {
+		blk = seq ? f->done : f->perm[f->done];
+		buf[0] = f->done;	/* a page that changes, like a database's */
+		if (pwrite(f->fd, buf, BLK, (off_t)(blk * BLK)) != BLK)
+			f->err = errno ? errno : EIO;
+		else if (!seq && fdatasync(f->fd))
+			f->err = errno;
+	}
+	f->ns += now_ns() - t0;
+}
+
+static void json_ow_file(struct json *j, const struct ow_file *f)
+{
+	json_object(j, NULL);
+	json_str(j, "path", f->path);
+	json_i64(j, "error", f->err);
+	json_u64(j, "ops", f->done);
+	json_double(j, "seconds", (double)f->ns / 1e9);
+	json_double(j, "iops", f->ns ? (double)f->done * 1e9 / (double)f->ns : 0);
+	json_object_end(j);
+}
+
+static int ow_run(struct ow_file *files, size_t nf, const struct ow_args *a)
+{
+	uint64_t *buf = zero_buffer(BLK, 0xa5), per, n;
+	unsigned int r;
+	size_t k;
+
+	if (!buf)
+		return -ENOMEM;
+	per = (a->ops + a->rounds - 1) / a->rounds;
+	for (r = 0; r < a->rounds; r++) {
+		for (k = 0; k < nf; k++) {
+			struct ow_file *f = &files[(k + r) % nf];
+
+			n = a->ops - f->done < per ? a->ops - f->done : per;
+			ow_batch(f, a->seq, buf, n);
+		}
+	}
 	free(buf);
-	return ret ? ret : (int64_t)i;
+	return 0;
 }
 
 static int cmd_overwrite(int argc, char **argv)
@@ -399,49 +453,58 @@ static int cmd_overwrite(int argc, char **argv)
 	static const struct option lopts[] = {
 		{ "mode", required_argument, NULL, 'm' },
 		{ "ops", required_argument, NULL, 'o' },
-		{ "seconds", required_argument, NULL, 's' },
+		{ "rounds", required_argument, NULL, 'r' },
 		{ "seed", required_argument, NULL, 'S' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct ow_args a = { .ops = 2000, .seconds = 10, .seed = 0x9e3779b97f4a7c15ull };
-	uint64_t ns, nblocks;
-	struct stat st;
+	struct ow_args a = { .ops = 2000, .rounds = 10, .seed = 0x9e3779b97f4a7c15ull };
+	struct ow_file *files;
+	size_t nf, k;
 	struct json j;
-	int64_t done;
-	int c, fd;
+	int c, ret = 0;
 
 	while ((c = getopt_long(argc, argv, "", lopts, NULL)) != -1) {
 		if (c == 'm')
 			a.seq = !strcmp(optarg, "seq");
 		else if (c == 'o')
 			a.ops = strtoull(optarg, NULL, 10);
-		else if (c == 's')
-			a.seconds = strtod(optarg, NULL);
+		else if (c == 'r')
+			a.rounds = (unsigned int)strtoul(optarg, NULL, 10);
 		else if (c == 'S')
 			a.seed = strtoull(optarg, NULL, 0) | 1;
 		else
 			return 2;
 	}
-	if (argc - optind != 1)
+	if (optind >= argc || !a.rounds || !a.ops)
 		return 2;
-	fd = open(argv[optind], O_RDWR | O_DIRECT | O_CLOEXEC | (a.seq ? O_DSYNC : 0));
-	if (fd < 0 || fstat(fd, &st))
-		return fail(argv[optind]);
-	nblocks = (uint64_t)st.st_size / BLK;
-	if (a.ops > nblocks)
-		a.ops = nblocks;
-	done = overwrite_loop(fd, nblocks, &a, &ns);
-	close(fd);
+	nf = (size_t)(argc - optind);
+	files = calloc(nf, sizeof(*files));
+	if (!files)
+		return 1;
+	for (k = 0; k < nf && !ret; k++) {
+		files[k].path = argv[optind + (int)k];
+		files[k].fd = -1;
+		ret = ow_open(&files[k], &a);
+	}
+	if (!ret)
+		ret = ow_run(files, nf, &a);
 
 	json_begin(&j, stdout);
 	json_str(&j, "op", "overwrite");
 	json_str(&j, "mode", a.seq ? "seq" : "rand");
-	json_i64(&j, "error", done < 0 ? -done : 0);
-	json_u64(&j, "ops", done < 0 ? 0 : (uint64_t)done);
-	json_double(&j, "seconds", (double)ns / 1e9);
-	json_double(&j, "iops", done > 0 ? (double)done * 1e9 / (double)ns : 0);
+	json_i64(&j, "error", -ret);
+	json_u64(&j, "rounds", a.rounds);
+	json_array(&j, "files");
+	for (k = 0; k < nf; k++) {
+		json_ow_file(&j, &files[k]);
+		free(files[k].perm);
+		if (files[k].fd >= 0)
+			close(files[k].fd);
+	}
+	json_array_end(&j);
 	json_end(&j);
-	return done < 0 ? 1 : 0;
+	free(files);
+	return ret ? 1 : 0;
 }
 
 /* ---- probe cost --------------------------------------------------------- */
@@ -577,7 +640,7 @@ static int cmd_exec(int argc, char **argv)
 
 static const char usage[] =
 	"usage: prealloc-bench prep [--qd N] [--req SIZE] METHOD SIZE FILE\n"
-	"       prealloc-bench overwrite [--mode rand|seq] [--ops N] [--seconds S] FILE\n"
+	"       prealloc-bench overwrite [--mode rand|seq] [--ops N] [--rounds R] FILE...\n"
 	"       prealloc-bench probe [-r ROUNDS] [-i ITERS] FILE\n"
 	"       prealloc-bench census FILE\n"
 	"       prealloc-bench exec --bytes SIZE -- CMD [ARG...]\n"

@@ -9,8 +9,10 @@ medians are reported.  Sections:
 
   zero       zeroing a fresh --size file: prealloc auto, forced methods,
              dd, pg_pwrite_zeros loop, posix_fallocate, fallocate(0), fio
-             ceiling; then 4 KiB O_DIRECT random overwrites + fdatasync and
-             O_DSYNC sequential writes on each prepared file
+             ceiling
+  overwrite  one --ow-size file per contender, then 4 KiB O_DIRECT random
+             overwrites + fdatasync and O_DSYNC sequential writes, the files
+             taking turns
   probe      pa_caps_get(): first (after invalidate) and cached
   scale      zeroing time at --scale-sizes (auto, dd, fio)
   sweep      io_uring queue depth x request size (forced uring)
@@ -31,8 +33,9 @@ import tempfile
 import time
 
 NS_MARK = 'PREALLOC_BENCH_NS'
-LIB_METHODS = ['auto', 'uring', 'buffered', 'write-zeroes', 'zeroout', 'allocate']
-OTHER_METHODS = ['dd', 'pg-zeros', 'posix-fallocate', 'fallocate', 'fio']
+# fio, auto and dd stay neighbours in every rotation: their ratios are paired.
+ZERO_METHODS = ['fio', 'auto', 'dd', 'uring', 'pg-zeros', 'buffered', 'allocate',
+                'posix-fallocate', 'fallocate', 'write-zeroes', 'zeroout']
 MIB = 1 << 20
 GIB = 1 << 30
 
@@ -220,9 +223,11 @@ class Bench:
             os.unlink(out)
         return r
 
-    def overwrite(self, path, mode):
+    def overwrite(self, paths, mode):
+        if not paths:
+            return {'error': -1, 'files': []}
         return self._json([self.exe, 'overwrite', '--mode', mode, '--ops', str(self.a.ops),
-                           '--seconds', str(self.a.seconds), path])
+                           '--rounds', str(self.a.rounds)] + paths)
 
     def probe(self, path):
         return self._json([self.exe, 'probe', path])
@@ -240,6 +245,17 @@ def rotated(items, r):
 
 # ---- sections --------------------------------------------------------------
 
+def paired(samples, m, ref, key):
+    """Median over runs of samples[m][r][key] / samples[ref][r][key]: each
+    run's contenders ran minutes apart at most, so the ratio cancels the
+    machine's drift better than a ratio of medians."""
+    out = []
+    for s, t in zip(samples.get(m, []), samples.get(ref, [])):
+        if s.get('error') == 0 and t.get('error') == 0 and s.get(key) and t.get(key):
+            out.append(s[key] / t[key])
+    return statistics.median(out) if out else None
+
+
 def section_zero(b, fs, res):
     a = b.a
     path = os.path.join(fs.mnt, 'prealloc-bench.dat')
@@ -247,60 +263,70 @@ def section_zero(b, fs, res):
     for r in range(a.runs):
         for m in rotated(a.methods, r):
             s = b.prep(m, a.size, path)
-            if s.get('error') == 0 and m != 'zeroout':
-                s['rand'] = b.overwrite(path, 'rand')
-                s['seq'] = b.overwrite(path, 'seq')
+            if m == 'fio':
+                s['wall_mib_s'], s['mib_s'] = s.get('mib_s'), s.get('fio_mib_s')
             samples[m].append(s)
-            log('  [%s run %d] %-15s %s' % (fs.fstype, r + 1, m, short(s)))
+            log('  [%s zero run %d] %-15s %s' % (fs.fstype, r + 1, m, short(s)))
             if os.path.exists(path):
                 os.unlink(path)
     rows = {}
     for m, ss in samples.items():
         ok = [s for s in ss if s.get('error') == 0]
-        row = {'runs': len(ok), 'errors': sorted({s.get('error_str') or str(s.get('error'))
-                                                  for s in ss if s.get('error') != 0})}
-        row['used'] = ok[0].get('used') if ok else None
-        for k in ('mib_s', 'cpu_s_per_gib', 'seconds', 'written_pct', 'fio_mib_s'):
+        row = {'runs': len(ok), 'used': ok[0].get('used') if ok else None,
+               'errors': sorted({s.get('error_str') or str(s.get('error'))
+                                 for s in ss if s.get('error') != 0})}
+        for k in ('mib_s', 'cpu_s_per_gib', 'seconds', 'written_pct', 'wall_mib_s'):
             row[k] = med(ok, k)
-        for mode in ('rand', 'seq'):
-            row[mode + '_iops'] = med([s[mode] for s in ok if mode in s], 'iops')
-        if m == 'fio':
-            # The ceiling is fio's own bandwidth; its wall time includes start-up.
-            row['wall_mib_s'], row['mib_s'] = row['mib_s'], row['fio_mib_s']
+        row['x_fio'] = paired(samples, m, 'fio', 'mib_s')
+        row['x_dd'] = paired(samples, m, 'dd', 'mib_s')
+        row['cpu_x_dd'] = paired(samples, m, 'dd', 'cpu_s_per_gib')
         rows[m] = row
-    ratios(rows)
-    res['zero'] = {'size': a.size, 'runs': a.runs, 'ops': a.ops, 'rows': rows,
-                   'samples': samples}
+    res['zero'] = {'size': a.size, 'runs': a.runs, 'rows': rows, 'samples': samples}
     return rows
 
 
-def ratio(x, y):
-    return x / y if x is not None and y else None
-
-
-def ratios(rows):
-    fio = rows.get('fio', {}).get('mib_s')
-    dd = rows.get('dd', {})
-    fa = rows.get('fallocate', {})
-    for row in rows.values():
-        row['x_fio'] = ratio(row['mib_s'], fio)
-        row['x_dd'] = ratio(row['mib_s'], dd.get('mib_s'))
-        row['cpu_x_dd'] = ratio(row['cpu_s_per_gib'], dd.get('cpu_s_per_gib'))
+def section_overwrite(b, fs, res):
+    """Prepare one file per contender, then overwrite them all in turns."""
+    a = b.a
+    runs = []
+    for r in range(a.ow_runs):
+        order = rotated(a.ow_methods, r)
+        paths, preps = [], {}
+        for m in order:
+            path = os.path.join(fs.mnt, 'prealloc-bench-ow-%s.dat' % m)
+            preps[m] = b.prep(m, a.ow_size, path)
+            if preps[m].get('error') == 0:
+                paths.append(path)
+        run_ = {'prep': preps}
         for mode in ('rand', 'seq'):
-            row[mode + '_x_dd'] = ratio(row[mode + '_iops'], dd.get(mode + '_iops'))
-            row[mode + '_x_falloc'] = ratio(row[mode + '_iops'], fa.get(mode + '_iops'))
+            out = b.overwrite(paths, mode)
+            per = {os.path.basename(x['path'])[len('prealloc-bench-ow-'):-4]: x
+                   for x in out.get('files', [])}
+            run_[mode] = {m: per.get(m, {'error': -1}) for m in order}
+            log('  [%s overwrite run %d %s] %s' % (
+                fs.fstype, r + 1, mode, ' '.join('%s=%.0f' % (m, x.get('iops', 0))
+                                                  for m, x in run_[mode].items())))
+        for path in paths:
+            os.unlink(path)
+        runs.append(run_)
+    rows = {}
+    for m in a.ow_methods:
+        row = {'written_pct': med([x['prep'][m] for x in runs], 'written_pct')}
+        for mode in ('rand', 'seq'):
+            samples = {k: [x[mode][k] for x in runs] for k in a.ow_methods}
+            row[mode + '_iops'] = med(samples[m], 'iops')
+            row[mode + '_x_dd'] = paired(samples, m, 'dd', 'iops')
+            row[mode + '_x_falloc'] = paired(samples, m, 'fallocate', 'iops')
+        rows[m] = row
+    res['overwrite'] = {'size': a.ow_size, 'runs': a.ow_runs, 'ops': a.ops,
+                        'rounds': a.rounds, 'rows': rows, 'samples': runs}
+    return rows
 
 
 def short(s):
     if s.get('error') != 0:
         return 'error %s %s' % (s.get('error'), s.get('error_str') or '')
-    t = '%8.1f MiB/s cpu %.3f s/GiB' % (s.get('mib_s', 0), s.get('cpu_s_per_gib', 0))
-    if s.get('fio_mib_s'):
-        t += ' fio-bw %.1f' % s['fio_mib_s']
-    for mode in ('rand', 'seq'):
-        if mode in s:
-            t += ' %s %.0f' % (mode, s[mode].get('iops', 0))
-    return t
+    return '%8.1f MiB/s cpu %.3f s/GiB' % (s.get('mib_s') or 0, s.get('cpu_s_per_gib') or 0)
 
 
 def section_probe(b, fs, res):
@@ -369,37 +395,47 @@ def table(header, rows):
 
 
 def zero_table(rows):
-    hdr = ['method', 'used', 'MiB/s', '×fio', '×dd', 'CPU s/GiB', 'CPU ×dd', 'written %',
-           'rand IOPS', '×dd', '×fallocate', 'seq IOPS', '×dd', '×fallocate']
+    hdr = ['method', 'used', 'MiB/s', '×fio', '×dd', 'CPU s/GiB', 'CPU ×dd', 'written %']
     out = []
     for m, r in rows.items():
         if not r['runs']:
             out.append([m, 'n/a: ' + ', '.join(r['errors'])] + [''] * (len(hdr) - 2))
             continue
         out.append([m, r['used'] or '', f(r['mib_s']), f(r['x_fio'], '%.2f'),
-                    f(r['x_dd'], '%.2f'),
-                    f(r['cpu_s_per_gib'], '%.3f'), f(r['cpu_x_dd'], '%.2f'),
-                    f(r['written_pct'], '%.0f'), f(r['rand_iops'], '%.0f'),
+                    f(r['x_dd'], '%.2f'), f(r['cpu_s_per_gib'], '%.3f'),
+                    f(r['cpu_x_dd'], '%.2f'), f(r['written_pct'], '%.0f')])
+    return table(hdr, out)
+
+
+def overwrite_table(rows):
+    hdr = ['file prepared by', 'written %', 'rand IOPS', '×dd', '×fallocate',
+           'seq IOPS', '×dd', '×fallocate']
+    out = []
+    for m, r in rows.items():
+        out.append([m, f(r['written_pct'], '%.0f'), f(r['rand_iops'], '%.0f'),
                     f(r['rand_x_dd'], '%.2f'), f(r['rand_x_falloc'], '%.2f'),
                     f(r['seq_iops'], '%.0f'), f(r['seq_x_dd'], '%.2f'),
                     f(r['seq_x_falloc'], '%.2f')])
     return table(hdr, out)
 
 
-def targets(fstype, rows):
-    p = rows.get('auto', {})
+def targets(fs):
+    z = fs.get('zero', {}).get('rows', {}).get('auto', {})
+    o = fs.get('overwrite', {}).get('rows', {}).get('auto', {})
     checks = []
-    if fstype == 'ext4':
-        checks += [('zeroing >= 0.9x fio ceiling', p.get('x_fio'), 0.9, True),
-                   ('zeroing >= 1.0x dd', p.get('x_dd'), 1.0, True),
-                   ('CPU/GiB <= 0.5x dd', p.get('cpu_x_dd'), 0.5, False)]
-    checks += [('rand overwrite IOPS >= 0.9x dd-zeroed', p.get('rand_x_dd'), 0.9, True),
-               ('rand overwrite IOPS >= 1.8x fallocate(0)', p.get('rand_x_falloc'), 1.8, True)]
+    if fs['fstype'] == 'ext4' and z:
+        checks += [('zeroing >= 0.9x fio ceiling', z.get('x_fio'), 0.9, True),
+                   ('zeroing >= 1.0x dd', z.get('x_dd'), 1.0, True),
+                   ('CPU/GiB <= 0.5x dd', z.get('cpu_x_dd'), 0.5, False)]
+    if o:
+        checks += [('rand overwrite IOPS >= 0.9x dd-zeroed', o.get('rand_x_dd'), 0.9, True),
+                   ('rand overwrite IOPS >= 1.8x fallocate(0)', o.get('rand_x_falloc'), 1.8,
+                    True)]
     out = []
     for name, v, lim, ge in checks:
         ok = v is not None and (v >= lim if ge else v <= lim)
-        out.append('- %s %s: %s' % (fstype, name, ('%.2f' % v if v is not None else 'n/a')
-                                    + (' PASS' if ok else ' MISS')))
+        out.append('- %s, prealloc auto: %s: %s %s' % (
+            fs['fstype'], name, f(v, '%.2f'), 'PASS' if ok else 'MISS'))
     return out
 
 
@@ -436,9 +472,18 @@ def report(a, results):
                       if k not in ('source', 'fstype', 'options'))), '']
         if 'zero' in fs:
             z = fs['zero']
-            lines += ['### Zeroing a fresh %s file, then overwrites (median of %d runs, '
-                      '%d overwrite ops)' % (fmt_size(z['size']), z['runs'], z['ops']), '',
-                      zero_table(z['rows']), ''] + targets(fs['fstype'], z['rows']) + ['']
+            lines += ['### Zeroing a fresh %s file (median of %d runs; ratios are medians '
+                      'of per-run ratios)' % (fmt_size(z['size']), z['runs']), '',
+                      zero_table(z['rows']), '']
+        if 'overwrite' in fs:
+            o = fs['overwrite']
+            lines += ['### 4 KiB O_DIRECT overwrites afterwards: rand + fdatasync each, '
+                      'seq O_DSYNC (%s files, %d ops each in %d turns, median of %d runs)'
+                      % (fmt_size(o['size']), o['ops'], o['rounds'], o['runs']), '',
+                      overwrite_table(o['rows']), '']
+        t = targets(fs)
+        if t:
+            lines += ['### Targets', ''] + t + ['']
         if 'probe' in fs:
             p = fs['probe']
             lines += ['### Probe cost', '',
@@ -464,13 +509,17 @@ def parse_args():
                    help='the prealloc-bench executable')
     p.add_argument('--dir', help='use this directory instead of loop filesystems')
     p.add_argument('--fs', default='ext4,xfs', help='loop filesystems (default ext4,xfs)')
-    p.add_argument('--sections', default='zero,probe,scale,sweep')
+    p.add_argument('--sections', default='zero,overwrite,probe,scale,sweep')
     p.add_argument('--scale-fs', default='ext4', help='filesystems for scale and sweep')
     p.add_argument('--size', default='1G', help='file size for the zero section')
     p.add_argument('--runs', type=int, default=5)
-    p.add_argument('--methods', default=','.join(LIB_METHODS + OTHER_METHODS))
-    p.add_argument('--ops', type=int, default=2000, help='overwrite operations per test')
-    p.add_argument('--seconds', type=float, default=5, help='cap per overwrite test')
+    p.add_argument('--methods', default=','.join(ZERO_METHODS))
+    p.add_argument('--ow-size', default='256M', help='file size for the overwrite section')
+    p.add_argument('--ow-methods', default='auto,dd,pg-zeros,fio,allocate,posix-fallocate,'
+                   'fallocate')
+    p.add_argument('--ow-runs', type=int, default=3)
+    p.add_argument('--ops', type=int, default=2000, help='overwrites per file and mode')
+    p.add_argument('--rounds', type=int, default=10, help='turns the files take')
     p.add_argument('--scale-sizes', default='256M,1G,4G')
     p.add_argument('--scale-methods', default='auto,dd,fio')
     p.add_argument('--scale-runs', type=int, default=3)
@@ -485,6 +534,8 @@ def parse_args():
     a.json = os.path.abspath(a.json)
     a.md = os.path.abspath(a.md) if a.md else None
     a.size = parse_size(a.size)
+    a.ow_size = parse_size(a.ow_size)
+    a.ow_methods = a.ow_methods.split(',')
     a.sweep_size = parse_size(a.sweep_size)
     a.methods = a.methods.split(',')
     a.sections = a.sections.split(',')
@@ -492,7 +543,7 @@ def parse_args():
     a.scale_sizes = [parse_size(s) for s in a.scale_sizes.split(',')]
     a.sweep_qd = [int(x) for x in a.sweep_qd.split(',')]
     a.sweep_req = [parse_size(x) for x in a.sweep_req.split(',')]
-    for s in [a.size, a.sweep_size] + a.scale_sizes:
+    for s in [a.size, a.sweep_size, a.ow_size] + a.scale_sizes:
         if s % (2 * MIB):
             p.error('sizes must be multiples of 2 MiB (dd bs=2M)')
     return a
@@ -513,8 +564,9 @@ def bench_fs(b, fs, results):
     results['fs'].append(entry)
     log('== %s at %s: %s' % (fs.fstype, fs.mnt, entry['info']))
     if 'zero' in a.sections:
-        entry['zero'] = {}
         section_zero(b, fs, entry)
+    if 'overwrite' in a.sections:
+        section_overwrite(b, fs, entry)
     if 'probe' in a.sections:
         section_probe(b, fs, entry)
     scale_here = a.dir or fs.fstype in a.scale_fs.split(',')
@@ -538,7 +590,8 @@ def main():
     results = {'command': ' '.join(shlex.quote(x) for x in sys.argv),
                'machine': machine_info(a.bench), 'fs': []}
     log('machine: %s' % results['machine'])
-    fs_size = max([a.size, a.sweep_size] + a.scale_sizes) + 2 * GIB
+    fs_size = max([a.size, a.sweep_size, a.ow_size * len(a.ow_methods)] +
+                  a.scale_sizes) + 2 * GIB
     if a.dir:
         with DirFs(a.dir) as fs:
             bench_fs(b, fs, results)

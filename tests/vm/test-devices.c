@@ -433,12 +433,12 @@ static void census_written(int fd, uint64_t off, uint64_t len)
 }
 
 /*
- * A file with data at [0, 64K) and [1M, 1M+64K), an unwritten extent at
- * [4M, 6M), preallocated to 8 MiB and then extended at an unaligned offset:
- * written everywhere, data kept, zeros elsewhere, the flag used exactly when
- * the device unmap-zeroes.
+ * A file with data at [0, 64K) and [1M, 1M+64K) and an unwritten extent at
+ * [4M, 6M), preallocated to 8 MiB (and with @edges then extended by a range
+ * unaligned at both ends): written everywhere, data kept, zeros elsewhere,
+ * the flag used exactly when the device unmap-zeroes.
  */
-static void check_ext4(const char *name)
+static void check_ext4(const char *name, bool edges)
 {
 	const char *devpath = need_dev(name);
 	bool wz = kernel_unmap_zeroes(devpath);
@@ -464,11 +464,15 @@ static void check_ext4(const char *name)
 	else
 		assert_int_equal(r.bytes_by_method[PREALLOC_METHOD_WRITE_ZEROES], 0);
 
-	assert_int_equal(prealloc_m(fd, 8 * MiB + 1000, 3 * MiB + 123, 0, 0, &r), 0);
-	print_report(path, &r);
-	assert_true(r.written);
+	census_written(fd, 0, 8 * MiB);
+
+	if (edges) {	/* unaligned at both ends, beyond EOF */
+		assert_int_equal(prealloc_m(fd, 8 * MiB + 1000, 3 * MiB + 123, 0, 0, &r), 0);
+		print_report(path, &r);
+		assert_true(r.written);
+	}
 	assert_int_equal(fstat(fd, &st), 0);
-	assert_int_equal(st.st_size, 11 * MiB + 1123);
+	assert_int_equal(st.st_size, edges ? 11 * MiB + 1123 : 8 * MiB);
 	census_written(fd, 0, (uint64_t)st.st_size);
 	close(fd);
 
@@ -485,11 +489,14 @@ static void check_ext4(const char *name)
 	assert_int_equal(umount(mnt), 0);
 }
 
-static void test_ext4_nvme512(void **s) { (void)s; check_ext4("nvme512"); }
-static void test_ext4_intelid(void **s) { (void)s; check_ext4("intelid"); }
-static void test_ext4_scsihd(void **s) { (void)s; check_ext4("scsihd"); }
-static void test_ext4_sdebug(void **s) { (void)s; check_ext4("sdebug"); }
-static void test_ext4_nloop(void **s) { (void)s; check_ext4("nloop"); }
+static void test_ext4_nvme512(void **s) { (void)s; check_ext4("nvme512", false); }
+static void test_ext4_intelid(void **s) { (void)s; check_ext4("intelid", false); }
+static void test_ext4_scsihd(void **s) { (void)s; check_ext4("scsihd", false); }
+static void test_ext4_sdebug(void **s) { (void)s; check_ext4("sdebug", false); }
+static void test_ext4_nloop(void **s) { (void)s; check_ext4("nloop", false); }
+static void test_ext4_edges_nvme512(void **s) { (void)s; check_ext4("nvme512", true); }
+static void test_ext4_edges_sdebug(void **s) { (void)s; check_ext4("sdebug", true); }
+static void test_ext4_edges_nloop(void **s) { (void)s; check_ext4("nloop", true); }
 
 /* ------------------------------------------------------------ unprivileged */
 
@@ -676,6 +683,9 @@ int main(void)
 		cmocka_unit_test_teardown(test_ext4_scsihd, unmount_all),
 		cmocka_unit_test_teardown(test_ext4_sdebug, unmount_all),
 		cmocka_unit_test_teardown(test_ext4_nloop, unmount_all),
+		cmocka_unit_test_teardown(test_ext4_edges_nvme512, unmount_all),
+		cmocka_unit_test_teardown(test_ext4_edges_sdebug, unmount_all),
+		cmocka_unit_test_teardown(test_ext4_edges_nloop, unmount_all),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, unmount_all);
