@@ -226,13 +226,17 @@ int cmd_run(int argc, char **argv)
 	struct run_args a = { 0 };
 	struct bar b = { 0 };
 	const char *path;
+	bool created;
 	int fd, ret;
 
 	ret = parse_run(argc, argv, &a);
 	if (ret)
 		return ret;
 	path = argv[optind];
-	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	created = fd >= 0;
+	if (fd < 0 && errno == EEXIST)
+		fd = open(path, O_RDWR | O_CLOEXEC);
 	if (fd < 0) {
 		cli_fail(path, errno, NULL);
 		return EXIT_OPERATIONAL;
@@ -246,6 +250,9 @@ int cmd_run(int argc, char **argv)
 	if (ret)
 		explain(path, fd, -ret, &a);
 	print_run(path, &a, &r, -ret);
+	/* "The file is as it was": it was not there. */
+	if (ret && created)
+		unlink(path);
 	close(fd);
 	return ret ? EXIT_OPERATIONAL : 0;
 }

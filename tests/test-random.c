@@ -9,7 +9,7 @@
  * report, and the written state by FIEMAP on ext4 and xfs.
  *
  *   PREALLOC_RANDOM_SEED=N   base seed (default: random, always printed)
- *   PREALLOC_RANDOM_CASES=N  cases per filesystem (default 150)
+ *   PREALLOC_RANDOM_CASES=N  cases per filesystem (default 300)
  *   PREALLOC_RANDOM_FS=ext4  run one filesystem type only
  */
 #include <errno.h>
@@ -33,7 +33,7 @@
 
 #define KiB (1ull << 10)
 #define MiB (1ull << 20)
-#define DEFAULT_CASES 150
+#define DEFAULT_CASES 300
 #define PA_MINU(a, b) ((a) < (b) ? (a) : (b))
 #define PA_MAXU(a, b) ((a) > (b) ? (a) : (b))
 

@@ -226,8 +226,9 @@ static int prep_dispatch(const char *method, int fd, uint64_t size, struct prep_
 }
 
 /* Bytes of [0, size) in written extents, by FIEMAP (independent of the
- * library's own prealloc_verify()).  -errno when FIEMAP is not available. */
-static int64_t written_bytes(int fd, uint64_t size)
+ * library's own prealloc_verify()), and the number of extents.  -errno when
+ * FIEMAP is not available. */
+static int64_t written_bytes(int fd, uint64_t size, uint64_t *ret_extents)
 {
 	enum { NEXT = 64 };
 	struct fiemap *fm = calloc(1, sizeof(*fm) + NEXT * sizeof(struct fiemap_extent));
@@ -236,6 +237,7 @@ static int64_t written_bytes(int fd, uint64_t size)
 	int64_t written = 0;
 	unsigned int i;
 
+	*ret_extents = 0;
 	if (!fm)
 		return -ENOMEM;
 	while (start < size) {
@@ -247,6 +249,7 @@ static int64_t written_bytes(int fd, uint64_t size)
 		}
 		if (!fm->fm_mapped_extents)
 			break;
+		*ret_extents += fm->fm_mapped_extents;
 		for (i = 0; i < fm->fm_mapped_extents; i++) {
 			e = &fm->fm_extents[i];
 			end = e->fe_logical + e->fe_length < size ? e->fe_logical + e->fe_length : size;
@@ -263,12 +266,15 @@ static int64_t written_bytes(int fd, uint64_t size)
 
 static void json_census(struct json *j, int fd, uint64_t size)
 {
-	int64_t w = written_bytes(fd, size);
+	uint64_t extents;
+	int64_t w = written_bytes(fd, size, &extents);
 
-	if (w < 0)
+	if (w < 0) {
 		json_null(j, "written_pct");
-	else
-		json_double(j, "written_pct", 100.0 * (double)w / (double)size);
+		return;
+	}
+	json_double(j, "written_pct", 100.0 * (double)w / (double)size);
+	json_u64(j, "extents", extents);
 }
 
 static void json_report(struct json *j, const struct prep_args *a)

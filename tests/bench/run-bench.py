@@ -203,7 +203,8 @@ class Bench:
                 cmd += ['--req', str(req)]
             r = self._json(cmd + [method, str(size), path])
         if method in ('dd', 'fio') and r.get('error') == 0:
-            r['written_pct'] = self._json([self.exe, 'census', path]).get('written_pct')
+            c = self._json([self.exe, 'census', path])
+            r['written_pct'], r['extents'] = c.get('written_pct'), c.get('extents')
         r['method'] = method
         return r
 
@@ -245,15 +246,28 @@ def rotated(items, r):
 
 # ---- sections --------------------------------------------------------------
 
-def paired(samples, m, ref, key):
-    """Median over runs of samples[m][r][key] / samples[ref][r][key]: each
-    run's contenders ran minutes apart at most, so the ratio cancels the
-    machine's drift better than a ratio of medians."""
+def paired_all(samples, m, ref, key):
+    """Per-run ratios samples[m][r][key] / samples[ref][r][key]: each run's
+    contenders ran close together, so the ratio cancels the machine's drift
+    better than a ratio of medians."""
     out = []
     for s, t in zip(samples.get(m, []), samples.get(ref, [])):
         if s.get('error') == 0 and t.get('error') == 0 and s.get(key) and t.get(key):
             out.append(s[key] / t[key])
-    return statistics.median(out) if out else None
+    return out
+
+
+def paired(samples, m, ref, key):
+    v = paired_all(samples, m, ref, key)
+    return statistics.median(v) if v else None
+
+
+def iqr(samples, m, ref, key):
+    v = paired_all(samples, m, ref, key)
+    if len(v) < 2:
+        return None
+    q = statistics.quantiles(v, n=4, method='inclusive')
+    return [q[0], q[2]]
 
 
 def section_zero(b, fs, res):
@@ -277,9 +291,10 @@ def section_zero(b, fs, res):
                                  for s in ss if s.get('error') != 0})}
         for k in ('mib_s', 'cpu_s_per_gib', 'seconds', 'written_pct', 'wall_mib_s'):
             row[k] = med(ok, k)
-        row['x_fio'] = paired(samples, m, 'fio', 'mib_s')
-        row['x_dd'] = paired(samples, m, 'dd', 'mib_s')
-        row['cpu_x_dd'] = paired(samples, m, 'dd', 'cpu_s_per_gib')
+        for k, ref, key in (('x_fio', 'fio', 'mib_s'), ('x_dd', 'dd', 'mib_s'),
+                            ('cpu_x_dd', 'dd', 'cpu_s_per_gib')):
+            row[k] = paired(samples, m, ref, key)
+            row[k + '_iqr'] = iqr(samples, m, ref, key)
         rows[m] = row
     res['zero'] = {'size': a.size, 'runs': a.runs, 'rows': rows, 'samples': samples}
     return rows
@@ -311,12 +326,14 @@ def section_overwrite(b, fs, res):
         runs.append(run_)
     rows = {}
     for m in a.ow_methods:
-        row = {'written_pct': med([x['prep'][m] for x in runs], 'written_pct')}
+        row = {'written_pct': med([x['prep'][m] for x in runs], 'written_pct'),
+               'extents': med([x['prep'][m] for x in runs], 'extents')}
         for mode in ('rand', 'seq'):
             samples = {k: [x[mode][k] for x in runs] for k in a.ow_methods}
             row[mode + '_iops'] = med(samples[m], 'iops')
-            row[mode + '_x_dd'] = paired(samples, m, 'dd', 'iops')
-            row[mode + '_x_falloc'] = paired(samples, m, 'fallocate', 'iops')
+            for k, ref in (('_x_dd', 'dd'), ('_x_falloc', 'fallocate')):
+                row[mode + k] = paired(samples, m, ref, 'iops')
+                row[mode + k + '_iqr'] = iqr(samples, m, ref, 'iops')
         rows[m] = row
     res['overwrite'] = {'size': a.ow_size, 'runs': a.ow_runs, 'ops': a.ops,
                         'rounds': a.rounds, 'rows': rows, 'samples': runs}
@@ -375,10 +392,13 @@ def section_sweep(b, fs, res):
                                                            fmt_size(req), short(s)))
             if os.path.exists(path):
                 os.unlink(path)
-    grid = {'%d/%s' % (qd, fmt_size(req)): {'mib_s': med(ss, 'mib_s'),
-                                            'cpu_s_per_gib': med(ss, 'cpu_s_per_gib')}
-            for (qd, req), ss in samples.items()}
-    res['sweep'] = {'size': a.sweep_size, 'runs': a.sweep_runs, 'grid': grid}
+    named = {'%d/%s' % (qd, fmt_size(req)): ss for (qd, req), ss in samples.items()}
+    default = '%d/%s' % (a.default_qd, fmt_size(a.default_req))
+    grid = {k: {'mib_s': med(ss, 'mib_s'), 'cpu_s_per_gib': med(ss, 'cpu_s_per_gib'),
+                'x_default': paired(named, k, default, 'mib_s')}
+            for k, ss in named.items()}
+    res['sweep'] = {'size': a.sweep_size, 'runs': a.sweep_runs, 'default': default,
+                    'grid': grid}
     return grid
 
 
@@ -408,11 +428,12 @@ def zero_table(rows):
 
 
 def overwrite_table(rows):
-    hdr = ['file prepared by', 'written %', 'rand IOPS', '×dd', '×fallocate',
+    hdr = ['file prepared by', 'written %', 'extents', 'rand IOPS', '×dd', '×fallocate',
            'seq IOPS', '×dd', '×fallocate']
     out = []
     for m, r in rows.items():
-        out.append([m, f(r['written_pct'], '%.0f'), f(r['rand_iops'], '%.0f'),
+        out.append([m, f(r['written_pct'], '%.0f'), f(r['extents'], '%.0f'),
+                    f(r['rand_iops'], '%.0f'),
                     f(r['rand_x_dd'], '%.2f'), f(r['rand_x_falloc'], '%.2f'),
                     f(r['seq_iops'], '%.0f'), f(r['seq_x_dd'], '%.2f'),
                     f(r['seq_x_falloc'], '%.2f')])
@@ -424,18 +445,21 @@ def targets(fs):
     o = fs.get('overwrite', {}).get('rows', {}).get('auto', {})
     checks = []
     if fs['fstype'] == 'ext4' and z:
-        checks += [('zeroing >= 0.9x fio ceiling', z.get('x_fio'), 0.9, True),
-                   ('zeroing >= 1.0x dd', z.get('x_dd'), 1.0, True),
-                   ('CPU/GiB <= 0.5x dd', z.get('cpu_x_dd'), 0.5, False)]
+        checks += [('zeroing >= 0.9x fio ceiling', z, 'x_fio', 0.9, True),
+                   ('zeroing >= 1.0x dd', z, 'x_dd', 1.0, True),
+                   ('CPU/GiB <= 0.5x dd', z, 'cpu_x_dd', 0.5, False)]
     if o:
-        checks += [('rand overwrite IOPS >= 0.9x dd-zeroed', o.get('rand_x_dd'), 0.9, True),
-                   ('rand overwrite IOPS >= 1.8x fallocate(0)', o.get('rand_x_falloc'), 1.8,
-                    True)]
+        checks += [('rand overwrite IOPS >= 0.9x dd-zeroed', o, 'rand_x_dd', 0.9, True),
+                   ('rand overwrite IOPS >= 1.8x fallocate(0)', o, 'rand_x_falloc', 1.8, True),
+                   ('(seq O_DSYNC IOPS vs dd-zeroed)', o, 'seq_x_dd', 0.9, True),
+                   ('(seq O_DSYNC IOPS vs fallocate(0))', o, 'seq_x_falloc', 1.8, True)]
     out = []
-    for name, v, lim, ge in checks:
+    for name, row, key, lim, ge in checks:
+        v, q = row.get(key), row.get(key + '_iqr')
         ok = v is not None and (v >= lim if ge else v <= lim)
-        out.append('- %s, prealloc auto: %s: %s %s' % (
-            fs['fstype'], name, f(v, '%.2f'), 'PASS' if ok else 'MISS'))
+        out.append('- %s, prealloc auto: %s: %s%s %s' % (
+            fs['fstype'], name, f(v, '%.2f'),
+            ' (per-run IQR %.2f-%.2f)' % tuple(q) if q else '', 'PASS' if ok else 'MISS'))
     return out
 
 
@@ -449,11 +473,11 @@ def scale_table(scale):
     return table(hdr, out)
 
 
-def sweep_table(a, grid):
+def sweep_table(a, grid, key, fmt):
     hdr = ['qd \\ req'] + [fmt_size(r) for r in a.sweep_req]
     out = []
     for qd in a.sweep_qd:
-        out.append([str(qd)] + [f(grid['%d/%s' % (qd, fmt_size(r))]['mib_s'], '%.0f')
+        out.append([str(qd)] + [f(grid['%d/%s' % (qd, fmt_size(r))][key], fmt)
                                 for r in a.sweep_req])
     return table(hdr, out)
 
@@ -496,7 +520,10 @@ def report(a, results):
         if 'sweep' in fs:
             lines += ['### io_uring queue depth × request size, %s file, MiB/s '
                       '(median of %d runs)' % (fmt_size(a.sweep_size), a.sweep_runs), '',
-                      sweep_table(a, fs['sweep']['grid']), '']
+                      sweep_table(a, fs['sweep']['grid'], 'mib_s', '%.0f'), '',
+                      'Per-run ratio to the current default (qd %d, %s), median:'
+                      % (a.default_qd, fmt_size(a.default_req)), '',
+                      sweep_table(a, fs['sweep']['grid'], 'x_default', '%.2f'), '']
     return '\n'.join(lines)
 
 
@@ -512,21 +539,23 @@ def parse_args():
     p.add_argument('--sections', default='zero,overwrite,probe,scale,sweep')
     p.add_argument('--scale-fs', default='ext4', help='filesystems for scale and sweep')
     p.add_argument('--size', default='1G', help='file size for the zero section')
-    p.add_argument('--runs', type=int, default=5)
+    p.add_argument('--runs', type=int, default=7)
     p.add_argument('--methods', default=','.join(ZERO_METHODS))
     p.add_argument('--ow-size', default='256M', help='file size for the overwrite section')
     p.add_argument('--ow-methods', default='auto,dd,pg-zeros,fio,allocate,posix-fallocate,'
                    'fallocate')
-    p.add_argument('--ow-runs', type=int, default=3)
+    p.add_argument('--ow-runs', type=int, default=9)
     p.add_argument('--ops', type=int, default=2000, help='overwrites per file and mode')
-    p.add_argument('--rounds', type=int, default=10, help='turns the files take')
+    p.add_argument('--rounds', type=int, default=20, help='turns the files take')
     p.add_argument('--scale-sizes', default='256M,1G,4G')
     p.add_argument('--scale-methods', default='auto,dd,fio')
     p.add_argument('--scale-runs', type=int, default=3)
     p.add_argument('--sweep-size', default='1G')
     p.add_argument('--sweep-qd', default='1,2,4,8,16')
     p.add_argument('--sweep-req', default='1M,2M,4M,8M,16M')
-    p.add_argument('--sweep-runs', type=int, default=3)
+    p.add_argument('--sweep-runs', type=int, default=5)
+    p.add_argument('--default-qd', type=int, default=4, help='PA_DEFAULT_QUEUE_DEPTH')
+    p.add_argument('--default-req', default='4M', help='PA_DEFAULT_REQUEST')
     p.add_argument('--json', default='bench.json', help='write all results here')
     p.add_argument('--md', help='also write the markdown report here')
     a = p.parse_args()
@@ -543,6 +572,7 @@ def parse_args():
     a.scale_sizes = [parse_size(s) for s in a.scale_sizes.split(',')]
     a.sweep_qd = [int(x) for x in a.sweep_qd.split(',')]
     a.sweep_req = [parse_size(x) for x in a.sweep_req.split(',')]
+    a.default_req = parse_size(a.default_req)
     for s in [a.size, a.sweep_size, a.ow_size] + a.scale_sizes:
         if s % (2 * MIB):
             p.error('sizes must be multiples of 2 MiB (dd bs=2M)')
