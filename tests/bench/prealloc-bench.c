@@ -13,7 +13,7 @@
  *	fdatasync after each; seq = O_DSYNC sequential from offset 0.  The
  *	files take turns in R rounds (the order rotating) so that the noise of
  *	a shared machine falls on all of them alike.
- *   prealloc-bench probe [--rounds N] [--iters N] FILE
+ *   prealloc-bench probe [-r ROUNDS] [-i ITERS] FILE
  *	pa_caps_get() for FILE's device: after pa_caps_invalidate(0) and cached.
  *   prealloc-bench census FILE
  *	percentage of FILE in written extents (FIEMAP), independently of the
@@ -25,6 +25,7 @@
  * threads, io_uring workers included) or of the child.  Kernel threads that
  * serve the I/O (loop workers, kworkers) are charged to nobody.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -111,8 +112,8 @@ static int parse_size(const char *s, uint64_t *ret)
 	if (errno || end == s)
 		return -EINVAL;
 	if (*end) {
-		p = strchr(suffix, *end & ~0x20);
-		if (!p || end[1])
+		p = strchr(suffix, toupper((unsigned char)*end));
+		if (!p || !*p || end[1])
 			return -EINVAL;
 		v <<= 10 * (p - suffix + 1);
 	}
@@ -120,7 +121,7 @@ static int parse_size(const char *s, uint64_t *ret)
 	return 0;
 }
 
-static void *zero_buffer(size_t len, int fill)
+static void *filled_buffer(size_t len, int fill)
 {
 	void *buf = aligned_alloc(BLK, len);
 
@@ -171,7 +172,7 @@ static int prep_pg_zeros(int fd, uint64_t size)
 	ssize_t n;
 	unsigned int i, cnt;
 
-	zero = zero_buffer(PG_BLCKSZ, 0);
+	zero = filled_buffer(PG_BLCKSZ, 0);
 	if (!zero)
 		return -ENOMEM;
 	while (off < size) {
@@ -435,7 +436,7 @@ static void json_ow_file(struct json *j, const struct ow_file *f)
 
 static int ow_run(struct ow_file *files, size_t nf, const struct ow_args *a)
 {
-	uint64_t *buf = zero_buffer(BLK, 0xa5), per, n;
+	uint64_t *buf = filled_buffer(BLK, 0xa5), per, n;
 	unsigned int r;
 	size_t k;
 

@@ -496,8 +496,13 @@ def report(a, results):
                       if k not in ('source', 'fstype', 'options'))), '']
         if 'zero' in fs:
             z = fs['zero']
-            lines += ['### Zeroing a fresh %s file (median of %d runs; ratios are medians '
-                      'of per-run ratios)' % (fmt_size(z['size']), z['runs']), '',
+            lines += ['MiB/s is bytes / wall time from open() to a durable file (fdatasync '
+                      'included); fio\'s is its own reported bandwidth.  CPU is user+sys of '
+                      'the process and its threads (getrusage, or wait4 for dd and fio); '
+                      'loop-device and other kernel workers are charged to nobody.  '
+                      'Ratios are medians of per-run ratios.', '']
+            lines += ['### Zeroing a fresh %s file (median of %d runs)'
+                      % (fmt_size(z['size']), z['runs']), '',
                       zero_table(z['rows']), '']
         if 'overwrite' in fs:
             o = fs['overwrite']
@@ -516,7 +521,9 @@ def report(a, results):
                                                    f(p.get('cached_us'), '%.2f')), '']
         if 'scale' in fs:
             lines += ['### Scaling (median of %d runs)' % a.scale_runs, '',
-                      scale_table(fs['scale']), '']
+                      scale_table(fs['scale']), '',
+                      'Seconds are the wall time of the whole contender (for fio including '
+                      'its start-up); fio MiB/s is fio\'s own bandwidth.', '']
         if 'sweep' in fs:
             lines += ['### io_uring queue depth × request size, %s file, MiB/s '
                       '(median of %d runs)' % (fmt_size(a.sweep_size), a.sweep_runs), '',

@@ -37,7 +37,7 @@ MARKER=PREALLOC-VM-RESULT
 SKIP=77
 HARD=99
 
-# Kernel ABI names captured in /work/shared/fixtures; the newest of the series
+# Kernel ABI names the device fixtures were captured from; the newest of the series
 # is used when the archive no longer has them.
 declare -A PIN=([6.1]=6.1.0-56-amd64 [6.12]=6.12.117+deb12-amd64 [6.18]=6.18.15+deb13-amd64)
 declare -A PATTERN=(
