@@ -1,5 +1,5 @@
 #!/bin/bash
-# Reliability checks (issue 6), run by .ci/run after the main test run:
+# Reliability checks, run by .ci/run after the main test run:
 #   asan      ASan+UBSan build running the whole meson suite but 'vm' and
 #             'bench' (unit, integration, probes, fuzz corpus replay)
 #   valgrind  memcheck over the unit tests
