@@ -87,7 +87,7 @@ static void set_reason(struct pa_nvme_info *n, const char *what, int r)
 
 void pa_nvme_probe(const char *name, dev_t dev, bool real_root, struct pa_nvme_info *ret)
 {
-	static _Alignas(4096) __thread uint8_t buf[PA_NVME_IDENTIFY_SIZE];
+	uint8_t buf[PA_NVME_IDENTIFY_SIZE];	/* on the stack: no per-thread TLS cost */
 	const struct pa_nvme_io *io = probe_io;
 	int (*identify)(void *, const char *, dev_t, enum pa_nvme_identify, uint32_t *, void *);
 	char node[64];
