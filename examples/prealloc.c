@@ -188,7 +188,8 @@ static void print_run(const char *path, const struct run_args *a,
 			return;
 		printf("%s: %" PRIu64 " bytes at %" PRIu64 ": %s, zeroed %" PRIu64
 		       ", kept %" PRIu64 ", reserved only %" PRIu64 ", %s, %.3f s\n",
-		       path, a->length, a->offset, prealloc_method_name(r->method),
+		       path, a->length, a->offset,
+		       r->method ? prealloc_method_name(r->method) : "nothing to do",
 		       r->bytes_zeroed, r->bytes_kept, r->bytes_reserved,
 		       r->written ? "written" : r->cow ? "copy-on-write: not written" :
 		       "not fully written", (double)r->elapsed_ns / 1e9);
@@ -201,7 +202,7 @@ static void print_run(const char *path, const struct run_args *a,
 	json_bool(&j, "ok", !err);
 	if (err)
 		json_str(&j, "error", strerror(err));
-	json_str(&j, "method", prealloc_method_name(r->method));
+	json_str(&j, "method", r->method ? prealloc_method_name(r->method) : "none");
 	json_object(&j, "bytes_by_method");
 	for (unsigned int m = 1; m < PREALLOC_METHOD_NR; m++)
 		json_u64(&j, prealloc_method_name(m), r->bytes_by_method[m]);

@@ -149,12 +149,10 @@ PA_EXPORT int prealloc_file_ex(int fd, uint64_t offset, uint64_t len,
 	if (fl < 0)
 		return fl;
 	ret = pa_target_open(fd, offset, len, c.opts.flags, c.opts.method, &c.target);
-	if (!ret) {
-		c.st = c.target.st;
-		ret = open_wfd(&c, fl);
-	}
 	if (!ret)
-		ret = S_ISBLK(c.st.st_mode) ? pa_blockdev_prealloc(&c, offset, len) :
+		ret = open_wfd(&c, fl);
+	if (!ret)
+		ret = S_ISBLK(c.target.st.st_mode) ? pa_blockdev_prealloc(&c, offset, len) :
 					     pa_file_prealloc(&c, offset, len);
 	call_end(&c, report, t0);
 	return ret;

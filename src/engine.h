@@ -47,7 +47,6 @@ struct pa_call {
 	int fd;				/* the caller's descriptor: never modified */
 	int wfd;			/* buffered writes: fd, or a reopened fd if fd is O_APPEND */
 	int dfd;			/* our O_DIRECT descriptor, or -1 */
-	struct stat st;
 	struct pa_target target;	/* filled before dispatch (src/api.c) */
 	uint32_t dio_align;		/* file offset and length alignment for O_DIRECT */
 	uint32_t dio_mem_align;		/* buffer alignment for O_DIRECT */
