@@ -38,10 +38,11 @@ static bool seg_zeroed(const struct file_job *j, const struct pa_seg *s)
 	return !(s->state == PA_SEG_EOF && keep_size(j));
 }
 
-static int classify(struct file_job *j, bool *ret_fiemap)
+static int classify(struct file_job *j)
 {
 	struct pa_extlist ext = { 0 };
-	int ret = pa_extents_read(j->c->fd, j->off, j->end, &ext, ret_fiemap);
+	bool fiemap;	/* either way, holes and data are told apart */
+	int ret = pa_extents_read(j->c->fd, j->off, j->end, &ext, &fiemap);
 
 	if (!ret)
 		ret = pa_classify(ext.v, ext.n, j->off, j->end, j->old_size, j->bs, &j->segs);
@@ -256,6 +257,7 @@ static int run_plan(struct file_job *j, const struct pa_plan *plan)
 static void undo(struct file_job *j)
 {
 	const int punch = FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE;
+	uint64_t from = PA_ROUND_UP(j->old_size, j->bs);
 	int fd = j->c->fd;
 	struct stat st;
 
@@ -274,13 +276,9 @@ static void undo(struct file_job *j)
 	 * range, punch past the old EOF block, then cut the size back. */
 	if (fstat(fd, &st) == 0 && (uint64_t)st.st_size < j->end)
 		PA_RETRY_EINTR(ftruncate(fd, (off_t)j->end));
-	{
-		uint64_t from = PA_ROUND_UP(j->old_size, j->bs);
-
-		if (from < j->end)
-			PA_RETRY_EINTR(fallocate(fd, punch, (off_t)from,
-						 (off_t)(PA_ROUND_UP(j->end, j->bs) - from)));
-	}
+	if (from < j->end)
+		PA_RETRY_EINTR(fallocate(fd, punch, (off_t)from,
+					 (off_t)(PA_ROUND_UP(j->end, j->bs) - from)));
 	PA_RETRY_EINTR(ftruncate(fd, (off_t)j->old_size));
 }
 
@@ -289,9 +287,7 @@ static void fill_report(struct file_job *j)
 	struct prealloc_report *r = &j->c->rep;
 	const struct pa_plan_input *in = &j->c->target.in;
 
-	for (size_t i = 0; i < j->segs.n; i++)
-		if (j->segs.v[i].state == PA_SEG_DATA && !(j->c->opts.flags & PREALLOC_ZERO_DATA))
-			r->bytes_kept += j->segs.v[i].len;
+	r->bytes_kept = count_bytes(j, false, true);
 	r->cow = in->cow;
 	if (in->mem_backed) {
 		/* An allocated tmpfs page is a written page of zeros. */
@@ -307,7 +303,6 @@ int pa_file_prealloc(struct pa_call *c, uint64_t off, uint64_t len)
 {
 	struct file_job j = { .c = c, .off = off, .end = off + len };
 	struct pa_plan plan;
-	bool fiemap;
 	int ret;
 
 	j.old_size = (uint64_t)c->target.st.st_size;
@@ -315,7 +310,7 @@ int pa_file_prealloc(struct pa_call *c, uint64_t off, uint64_t len)
 	ret = pa_plan(&c->target.in, &plan);
 	if (ret)
 		return ret;
-	ret = classify(&j, &fiemap);
+	ret = classify(&j);
 	if (ret)
 		goto out;
 	c->total = count_bytes(&j, true, false) + count_bytes(&j, true, true);
