@@ -62,21 +62,12 @@ static int make_file(const struct tfs *t, const char *name, int reopen)
 }
 
 /* Nothing changed: bytes, size and (after a sync) free blocks. */
-struct before {
-	struct tc_snap snap;
-	uint64_t free;
-	const char *dir;
-};
-
-static void take(struct before *b, int fd, const char *dir)
+static void take(struct tc_before *b, int fd, const char *dir)
 {
-	assert_int_equal(syncfs(fd), 0);
-	assert_int_equal(tc_snap_take(fd, &b->snap), 0);
-	b->dir = dir;
-	b->free = tc_free_bytes(dir);
+	assert_int_equal(tc_before_take(b, fd, dir), 0);
 }
 
-static void unchanged(struct before *b, int fd)
+static void unchanged(struct tc_before *b, int fd)
 {
 	assert_int_equal(tc_snap_diff(fd, &b->snap), 0);
 	assert_int_equal(syncfs(fd), 0);
@@ -89,7 +80,7 @@ static void unchanged(struct before *b, int fd)
 static void refused(int fd, const char *dir, uint64_t off, uint64_t len,
 		    unsigned int flags, int err)
 {
-	struct before b;
+	struct tc_before b;
 
 	take(&b, fd, dir);
 	assert_int_equal(prealloc_file(fd, off, len, flags), err);
@@ -206,7 +197,7 @@ static void test_immutable_append_only(void **state)
 		int afd = open(tfs_path(&ext4, "append-only", path, sizeof(path)),
 			       O_WRONLY | O_APPEND | O_CLOEXEC);
 
-		struct before b;
+		struct tc_before b;
 
 		assert_true(afd >= 0);
 		take(&b, fd, ext4.dir);
@@ -256,7 +247,7 @@ static void test_flags_methods(void **state)
 {
 	struct prealloc_options o = { .size = sizeof(o) };
 	int fd = make_file(&ext4, "flags", RW);
-	struct before b;
+	struct tc_before b;
 
 	(void)state;
 	refused(fd, ext4.dir, 0, MiB, 1u << 4, -EINVAL);
@@ -305,7 +296,7 @@ static void test_struct_sizes(void **state)
 	struct prealloc_report r;
 	struct prealloc_census cs;
 	int fd = make_file(&ext4, "sizes", RW);
-	struct before b;
+	struct tc_before b;
 
 	(void)state;
 	take(&b, fd, ext4.dir);
@@ -482,7 +473,7 @@ static void test_tool_usage(void **state)
 	fd = make_file(&ext4, "tool-old", RW);
 	tfs_path(&ext4, "tool-old", path, sizeof(path));
 	{
-		struct before b;
+		struct tc_before b;
 
 		take(&b, fd, ext4.dir);
 		assert_int_equal(TOOL(err, "run", "--length", "1Z", path), 2);
@@ -511,7 +502,7 @@ static void expect_fail(const char *path, const char *reason, const char *const 
 static void test_tool_errors(void **state)
 {
 	char path[128], fifo[128], big[64];
-	struct before b;
+	struct tc_before b;
 	int fd;
 
 	(void)state;

@@ -57,18 +57,9 @@ static int make_file(const struct tfs *t, const char *name, uint64_t span)
 	return fd;
 }
 
-struct before {
-	struct tc_snap snap;
-	uint64_t free;
-	const char *dir;
-};
-
-static void take(struct before *b, int fd, const char *dir)
+static void take(struct tc_before *b, int fd, const char *dir)
 {
-	assert_int_equal(syncfs(fd), 0);
-	assert_int_equal(tc_snap_take(fd, &b->snap), 0);
-	b->dir = dir;
-	b->free = tc_free_bytes(dir);
+	assert_int_equal(tc_before_take(b, fd, dir), 0);
 }
 
 /*
@@ -76,7 +67,7 @@ static void take(struct before *b, int fd, const char *dir)
  * @meta_blocks of filesystem metadata (ext4 keeps an emptied extent tree
  * block until the inode is truncated to zero).
  */
-static void unchanged(struct before *b, int fd, unsigned int meta_blocks)
+static void unchanged(struct tc_before *b, int fd, unsigned int meta_blocks)
 {
 	uint64_t now;
 
@@ -132,7 +123,7 @@ static int fill_up(const char *dir, const char *name)
 static void test_enospc_precheck(void **state)
 {
 	struct tfs t;
-	struct before b;
+	struct tc_before b;
 	int fd;
 
 	(void)state;
@@ -197,7 +188,7 @@ static void remount_with(struct tfs *t, const char *tune)
 static void test_enospc_after_precheck(void **state)
 {
 	struct tfs t;
-	struct before b;
+	struct tc_before b;
 	uint64_t need;
 	int fd;
 
@@ -257,7 +248,7 @@ static void test_enospc_during_writes(void **state)
 			.size = sizeof(o), .method = methods[i], .request_bytes = 256 * KiB,
 			.progress = fill_on_first_call, .progress_data = &f,
 		};
-		struct before b;
+		struct tc_before b;
 		int fd = make_file(&t, "f", 2 * MiB), ret;
 
 		take(&b, fd, t.dir);
@@ -310,7 +301,7 @@ static void test_eio(void **state)
 	}
 	for (size_t i = 0; i < sizeof(methods) / sizeof(methods[0]); i++) {
 		struct prealloc_options o = { .size = sizeof(o), .method = methods[i] };
-		struct before b;
+		struct tc_before b;
 		int fd = make_file(&t, "f", 64 * KiB), ret;
 
 		take(&b, fd, t.dir);
@@ -394,7 +385,7 @@ static void test_enospc_thin(void **state)
 
 	for (size_t i = 0; i < sizeof(methods) / sizeof(methods[0]); i++) {
 		struct prealloc_options o = { .size = sizeof(o), .method = methods[i] };
-		struct before b;
+		struct tc_before b;
 		int fd = make_file(&t, "f", 256 * KiB), ret;
 
 		take(&b, fd, t.dir);

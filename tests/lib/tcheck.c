@@ -192,3 +192,15 @@ uint64_t tc_free_bytes(const char *dir)
 		return 0;
 	return (uint64_t)s.f_bfree * (uint64_t)s.f_bsize;
 }
+
+int tc_before_take(struct tc_before *b, int fd, const char *dir)
+{
+	int ret;
+
+	if (syncfs(fd) < 0)
+		return -errno;
+	ret = tc_snap_take(fd, &b->snap);
+	b->dir = dir;
+	b->free = tc_free_bytes(dir);
+	return ret;
+}

@@ -57,4 +57,13 @@ int64_t tc_find_stale(const uint8_t *buf, uint64_t len);
 /* statfs(@dir) free blocks (f_bfree) times the block size. */
 uint64_t tc_free_bytes(const char *dir);
 
+/* "Nothing changed" baseline: the file (after syncfs) and the free space of
+ * the filesystem mounted at @dir.  0 or -errno. */
+struct tc_before {
+	struct tc_snap snap;
+	uint64_t free;
+	const char *dir;
+};
+int tc_before_take(struct tc_before *b, int fd, const char *dir);
+
 #endif
