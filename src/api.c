@@ -97,13 +97,17 @@ static int get_options(const struct prealloc_options *opts, struct prealloc_opti
 	return 0;
 }
 
-/* pwrite() on an O_APPEND descriptor ignores the offset: use our own. */
+/*
+ * Ordinary writes need a plain descriptor: pwrite() on O_APPEND ignores the
+ * offset, O_DIRECT refuses unaligned edges, O_SYNC/O_DSYNC would sync every
+ * write instead of once at the end.  Databases open with all of these.
+ */
 static int open_wfd(struct pa_call *c, int fl)
 {
 	char path[32];
 
 	c->wfd = c->fd;
-	if (!(fl & O_APPEND))
+	if (!(fl & (O_APPEND | O_DIRECT | O_DSYNC | O_SYNC)))
 		return 0;
 	snprintf(path, sizeof(path), "/proc/self/fd/%d", c->fd);
 	c->wfd = open(path, O_WRONLY | O_CLOEXEC);

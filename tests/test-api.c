@@ -145,6 +145,28 @@ static void descriptor_untouched(void **state)
 	close(fd);
 }
 
+/* A database's descriptor: O_DIRECT|O_DSYNC, with unaligned edges to write. */
+static void direct_sync_descriptor(void **state)
+{
+	int fd = open_tmp("f", O_RDWR | O_DIRECT | O_DSYNC);
+	struct prealloc_census c = { .size = sizeof(c) };
+	char buf[512];
+
+	(void)state;
+	assert_true(fd >= 0);
+	assert_int_equal(prealloc_file(fd, 1000, 3 << 20, 0), 0);
+	assert_int_equal(fcntl(fd, F_GETFL) & (O_DIRECT | O_DSYNC), O_DIRECT | O_DSYNC);
+	assert_int_equal(prealloc_verify(fd, 0, 1000 + (3 << 20), &c), 0);
+	/* The edge block [0, 4096) touches the range: written too. */
+	assert_int_equal(c.written_bytes, 1000 + (3 << 20));
+	close(fd);
+	fd = open_tmp("f", O_RDONLY);
+	assert_int_equal(pread(fd, buf, sizeof(buf), 1000), sizeof(buf));
+	for (size_t i = 0; i < sizeof(buf); i++)
+		assert_int_equal(buf[i], 0);
+	close(fd);
+}
+
 static void names_and_version(void **state)
 {
 	char want[32];
@@ -182,6 +204,7 @@ int main(void)
 		cmocka_unit_test(sized_structs),
 		cmocka_unit_test(short_report),
 		cmocka_unit_test(descriptor_untouched),
+		cmocka_unit_test(direct_sync_descriptor),
 		cmocka_unit_test(names_and_version),
 	};
 
