@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <sys/statfs.h>
 #include <unistd.h>
 
@@ -299,6 +300,21 @@ static void fill_report(struct file_job *j)
 	r->written = !in->cow && r->bytes_reserved == 0;
 }
 
+/*
+ * Append-only files accept fallocate(0) but refuse the punch and truncate
+ * that would undo it, and zero writes at an offset: refuse them (and
+ * immutable files) before anything is allocated.
+ */
+static int check_attrs(int fd)
+{
+	const uint64_t deny = STATX_ATTR_APPEND | STATX_ATTR_IMMUTABLE;
+	struct statx stx;
+
+	if (statx(fd, "", AT_EMPTY_PATH, 0, &stx) < 0)
+		return 0;
+	return stx.stx_attributes & stx.stx_attributes_mask & deny ? -EPERM : 0;
+}
+
 int pa_file_prealloc(struct pa_call *c, uint64_t off, uint64_t len)
 {
 	struct file_job j = { .c = c, .off = off, .end = off + len };
@@ -307,7 +323,9 @@ int pa_file_prealloc(struct pa_call *c, uint64_t off, uint64_t len)
 
 	j.old_size = (uint64_t)c->target.st.st_size;
 	j.bs = c->target.fs_block;
-	ret = pa_plan(&c->target.in, &plan);
+	ret = check_attrs(c->fd);
+	if (!ret)
+		ret = pa_plan(&c->target.in, &plan);
 	if (ret)
 		return ret;
 	ret = classify(&j);

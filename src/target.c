@@ -67,21 +67,6 @@ static int check_type(mode_t mode)
 	return -ENODEV;
 }
 
-/*
- * Append-only files accept fallocate(0) but refuse the punch and truncate
- * that would undo it, and zero writes at an offset: refuse them (and
- * immutable files) before anything is allocated.
- */
-static int check_attrs(int fd)
-{
-	const uint64_t deny = STATX_ATTR_APPEND | STATX_ATTR_IMMUTABLE;
-	struct statx stx;
-
-	if (statx(fd, "", AT_EMPTY_PATH, 0, &stx) < 0)
-		return 0;
-	return stx.stx_attributes & stx.stx_attributes_mask & deny ? -EPERM : 0;
-}
-
 int pa_target_open(int fd, uint64_t off, uint64_t len, uint32_t flags, uint32_t method,
 		   struct pa_target *t)
 {
@@ -93,8 +78,6 @@ int pa_target_open(int fd, uint64_t off, uint64_t len, uint32_t flags, uint32_t 
 	if (fstat(fd, &t->st) < 0)
 		return -errno;
 	ret = check_type(t->st.st_mode);
-	if (!ret && S_ISREG(t->st.st_mode))
-		ret = check_attrs(fd);
 	if (ret)
 		return ret;
 	in->flags = flags;
