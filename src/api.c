@@ -111,7 +111,14 @@ static int open_wfd(struct pa_call *c, int fl)
 		return 0;
 	snprintf(path, sizeof(path), "/proc/self/fd/%d", c->fd);
 	c->wfd = open(path, O_WRONLY | O_CLOEXEC);
-	return c->wfd < 0 ? -errno : 0;
+	if (c->wfd >= 0)
+		return 0;
+	/* No reopening (permissions, no /proc): synced writes are only slower. */
+	if (!(fl & (O_APPEND | O_DIRECT))) {
+		c->wfd = c->fd;
+		return 0;
+	}
+	return -errno;
 }
 
 static void call_end(struct pa_call *c, struct prealloc_report *report, uint64_t t0)
