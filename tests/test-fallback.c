@@ -1,0 +1,97 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The kernel has the last word.  Under a captured sysfs tree that says the
+ * file's device is an NVMe namespace that can unmap-zero, the planner picks
+ * FALLOC_FL_WRITE_ZEROES; the real loop device refuses it, the call falls
+ * back and still ends fully written, and the next call does not ask again.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "prealloc.h"
+#include "tfs.h"
+
+#define M (1024ull * 1024)
+#define WZ_BIT (1u << PREALLOC_METHOD_WRITE_ZEROES)
+
+static struct tfs t;
+static char tree[] = "/tmp/prealloc-tree-XXXXXX";
+
+static void prealloc_and_check(const char *name, uint32_t want_refused)
+{
+	struct prealloc_report r = { .size = sizeof(r) };
+	struct prealloc_census c = { .size = sizeof(c) };
+	char path[256];
+	int fd = open(tfs_path(&t, name, path, sizeof(path)), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+
+	assert_true(fd >= 0);
+	assert_int_equal(prealloc_file_ex(fd, 100, 8 * M, NULL, &r), 0);
+	assert_int_equal(r.refused, want_refused);
+	assert_int_equal(r.method, PREALLOC_METHOD_URING);
+	assert_int_equal(r.written, 1);
+	assert_int_equal(prealloc_verify(fd, 0, 8 * M + 100, &c), 0);
+	assert_int_equal(c.written_bytes, 8 * M + 100);
+	close(fd);
+}
+
+static void kernel_refusal_falls_back_once(void **state)
+{
+	(void)state;
+	prealloc_and_check("first", WZ_BIT);	/* planned, refused, fell back */
+	prealloc_and_check("second", 0);	/* remembered: not tried again */
+}
+
+static int setup(void **state)
+{
+	char cmd[512], path[256];
+	const char *scripts = getenv("PROBE_SCRIPTS");
+	struct stat st;
+	int fd;
+
+	(void)state;
+	if (!scripts || !mkdtemp(tree) || tfs_create(&t, "ext4", 64, NULL))
+		return -1;
+	fd = open(tfs_path(&t, "probe", path, sizeof(path)), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	if (fd < 0 || fstat(fd, &st) < 0)
+		return -1;
+	close(fd);
+	snprintf(cmd, sizeof(cmd), "sh '%s/make-tree.sh' %u:%u '%s' >/dev/null", scripts,
+		 major(st.st_dev), minor(st.st_dev), tree);
+	if (system(cmd) != 0)
+		return -1;
+	snprintf(path, sizeof(path), "%s/sys", tree);
+	return setenv("PREALLOC_SYSFS_ROOT", path, 1);
+}
+
+static int teardown(void **state)
+{
+	char cmd[128];
+
+	(void)state;
+	tfs_destroy(&t);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tree);
+	return system(cmd);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(kernel_refusal_falls_back_once),
+	};
+
+	tfs_enter();
+	if (!tfs_supported("ext4"))
+		return TFS_SKIP;
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
