@@ -240,19 +240,16 @@ static void scsi_sysfs_vpd(void **state)
 	assert_int_equal(d[0].scsi.zeroing_mode, PA_SCSI_ZERO_WS16_UNMAP);
 }
 
-static void dm_one_lower_cannot(void **state)
+/* dm-0 over two captured disks: the stack can only if both can. */
+static void check_dm(const char *name, const char *const *trees, const char *const *lower,
+		     int want, const char *want_ev)
 {
-	static const char *const t[] = { "scsi-debug-lbprz1-6.18", "qemu-nvme-512-6.18", NULL };
-	static const char *const lower[] = {
-		"devices/pseudo_0/adapter0/host0/target0:0:0/0:0:0:0/block/sda",
-		"devices/pci0000:00/0000:00:02.0/nvme/nvme0/nvme0n1", NULL };
-	const char *root = make_root("dm-mixed", t);
+	const char *root = make_root(name, trees);
 	struct pa_device d[PA_CHAIN_MAX];
 	char ev[192];
 	bool kwz;
 	int n;
 
-	(void)state;
 	make_dm(root, lower);
 	n = walk(root, 253, 0, d);
 	assert_int_equal(n, 3);
@@ -261,9 +258,20 @@ static void dm_one_lower_cannot(void **state)
 	assert_int_equal(d[1].parent, 0);
 	assert_int_equal(d[2].parent, 0);
 	assert_int_equal(d[1].depth, 1);
+	assert_int_equal(verdict(d, n, &kwz, ev), want);
+	assert_string_equal(ev, want_ev);
+}
+
+static void dm_one_lower_cannot(void **state)
+{
+	static const char *const t[] = { "scsi-debug-lbprz1-6.18", "qemu-nvme-512-6.18", NULL };
+	static const char *const lower[] = {
+		"devices/pseudo_0/adapter0/host0/target0:0:0/0:0:0:0/block/sda",
+		"devices/pci0000:00/0000:00:02.0/nvme/nvme0/nvme0n1", NULL };
+
+	(void)state;
 	/* dm-0 claims it can; nvme0n1 below cannot: the stack cannot. */
-	assert_int_equal(verdict(d, n, &kwz, ev), PA_NO);
-	assert_string_equal(ev, "nvme0n1: queue/write_zeroes_unmap_max_hw_bytes = 0");
+	check_dm("dm-mixed", t, lower, PA_NO, "nvme0n1: queue/write_zeroes_unmap_max_hw_bytes = 0");
 }
 
 static void dm_all_lower_can(void **state)
@@ -272,19 +280,10 @@ static void dm_all_lower_can(void **state)
 	static const char *const lower[] = {
 		"devices/pseudo_0/adapter0/host0/target0:0:0/0:0:0:0/block/sda",
 		"devices/virtual/nvme-subsystem/nvme-subsys0/nvme0n1", NULL };
-	const char *root = make_root("dm-yes", t);
-	struct pa_device d[PA_CHAIN_MAX];
-	char ev[192];
-	bool kwz;
-	int n;
 
 	(void)state;
-	make_dm(root, lower);
-	n = walk(root, 253, 0, d);
-	assert_int_equal(n, 3);
-	assert_int_equal(verdict(d, n, &kwz, ev), PA_YES);
-	assert_string_equal(ev, "dm-0: queue/write_zeroes_unmap_max_bytes = 1044480, "
-			    "and every device below allows it");
+	check_dm("dm-yes", t, lower, PA_YES, "dm-0: queue/write_zeroes_unmap_max_bytes = 1044480, "
+		 "and every device below allows it");
 }
 
 static void loop_captured(void **state)
