@@ -112,8 +112,9 @@ struct prealloc_options {
  * @size: set by the caller to sizeof(struct prealloc_report); the library
  *	fills at most that many bytes.
  * @written: 1 if every block of the range is now allocated and written.
- * @cow: 1 if the file is copy-on-write (written state is not achievable;
- *	space was reserved instead).
+ * @cow: 1 if the file is copy-on-write, or the range holds shared
+ *	(reflinked) extents: overwrites will not go in place, so written state
+ *	is not achievable (space was reserved instead; shared data is kept).
  * @method: the method that covered the most bytes (%PREALLOC_METHOD_AUTO if
  *	nothing needed doing).
  * @bytes_by_method: bytes of the range covered by each method, indexed by

@@ -289,7 +289,10 @@ static void fill_report(struct file_job *j)
 	const struct pa_plan_input *in = &j->c->target.in;
 
 	r->bytes_kept = count_bytes(j, false, true);
+	/* Reflinked data is copied on its next overwrite: not written in place. */
 	r->cow = in->cow;
+	for (size_t i = 0; i < j->segs.n; i++)
+		r->cow |= j->segs.v[i].shared;
 	if (in->mem_backed) {
 		/* An allocated tmpfs page is a written page of zeros. */
 		r->bytes_zeroed += r->bytes_reserved;
@@ -297,7 +300,7 @@ static void fill_report(struct file_job *j)
 	}
 	/* Keep-size beyond EOF: reserved, not written. */
 	r->bytes_reserved += count_bytes(j, false, false);
-	r->written = !in->cow && r->bytes_reserved == 0;
+	r->written = !r->cow && r->bytes_reserved == 0;
 }
 
 /*

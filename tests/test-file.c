@@ -13,7 +13,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
+#include <linux/fs.h>
 #include <unistd.h>
 #include <cmocka.h>
 
@@ -266,6 +268,32 @@ static void idempotent(void **state)
 	free(m.buf);
 }
 
+/* Reflinked data is kept, and the report says overwrites will not go in place. */
+static void shared_extents(void **state)
+{
+	struct prealloc_report r = { .size = sizeof(r) };
+	struct model m, clone_m;
+	int fd = open_new("orig", &m, 2 * M), clone = open_new("clone", &clone_m, 2 * M);
+
+	(void)state;
+	put_data(fd, &m, 0, 1 * M, 12);
+	assert_int_equal(fsync(fd), 0);
+	if (ioctl(clone, FICLONE, fd) < 0)
+		skip();		/* no reflink here (ext4, tmpfs) */
+	memcpy(clone_m.buf, m.buf, 1 * M);
+	clone_m.size = 1 * M;
+	assert_int_equal(prealloc_file_ex(clone, 0, 2 * M, NULL, &r), 0);
+	clone_m.size = 2 * M;
+	check_contents(clone, &clone_m);
+	assert_int_equal(r.cow, 1);
+	assert_int_equal(r.written, 0);
+	assert_int_equal(r.bytes_kept, 1 * M);
+	close(clone);
+	close(fd);
+	free(m.buf);
+	free(clone_m.buf);
+}
+
 static int progress_cancel(uint64_t done, uint64_t total, void *data)
 {
 	(void)total;
@@ -330,6 +358,7 @@ int main(void)
 		cmocka_unit_test(forced_write_zeroes_refused),
 		cmocka_unit_test(idempotent),
 		cmocka_unit_test(cancel_undoes),
+		cmocka_unit_test(shared_extents),
 	};
 	int failed = 0;
 
