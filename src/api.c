@@ -42,8 +42,12 @@ PA_EXPORT const char *prealloc_version(void)
 	return PREALLOC_VERSION_STRING;
 }
 
-int pa_copy_sized_in(void *dst, size_t ksize, const void *src, uint32_t user_size,
-		     size_t min_size)
+/*
+ * Copy a size-prefixed input struct: min(user_size, ksize) bytes, rest zero;
+ * bytes beyond what this library knows must be zero (-E2BIG otherwise).
+ */
+static int copy_sized_in(void *dst, size_t ksize, const void *src, uint32_t user_size,
+			 size_t min_size)
 {
 	const uint8_t *tail = (const uint8_t *)src + ksize;
 
@@ -54,15 +58,6 @@ int pa_copy_sized_in(void *dst, size_t ksize, const void *src, uint32_t user_siz
 			return -E2BIG;
 	memset(dst, 0, ksize);
 	memcpy(dst, src, PA_MIN((size_t)user_size, ksize));
-	return 0;
-}
-
-static int check_range(uint64_t offset, uint64_t len)
-{
-	if (len == 0)
-		return -EINVAL;
-	if (offset > PA_MAX_END || len > PA_MAX_END - offset)
-		return -EFBIG;
 	return 0;
 }
 
@@ -82,7 +77,7 @@ static int get_options(const struct prealloc_options *opts, struct prealloc_opti
 	int ret = 0;
 
 	if (opts)
-		ret = pa_copy_sized_in(o, sizeof(*o), opts, opts->size,
+		ret = copy_sized_in(o, sizeof(*o), opts, opts->size,
 				       offsetof(struct prealloc_options, flags) + sizeof(o->flags));
 	else
 		memset(o, 0, sizeof(*o));
@@ -153,7 +148,7 @@ PA_EXPORT int prealloc_file_ex(int fd, uint64_t offset, uint64_t len,
 		return -EINVAL;
 	ret = get_options(opts, &c.opts);
 	if (!ret)
-		ret = check_range(offset, len);
+		ret = pa_check_range(offset, len);
 	if (ret)
 		return ret;
 	fl = check_writable(fd);

@@ -38,11 +38,12 @@ static inline uint64_t pa_now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-/*
- * Copy a size-prefixed input struct: min(user_size, ksize) bytes, rest zero;
- * bytes beyond what this library knows must be zero (-E2BIG otherwise).
- */
-int pa_copy_sized_in(void *dst, size_t ksize, const void *src, uint32_t user_size,
-		     size_t min_size);
+/* [off, off + len) as the kernel takes it: -EINVAL if empty, -EFBIG past loff_t. */
+static inline int pa_check_range(uint64_t off, uint64_t len)
+{
+	if (len == 0)
+		return -EINVAL;
+	return off > PA_MAX_END || len > PA_MAX_END - off ? -EFBIG : 0;
+}
 
 #endif

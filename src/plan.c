@@ -82,8 +82,10 @@ int pa_plan(const struct pa_plan_input *in, struct pa_plan *p)
 			    in->zeroout ? why : "no BLKZEROOUT: direct zero writes";
 		return 0;
 	}
-	/* Write-zeroes allocates by itself; writes go into reserved space. */
-	p->reserve = !wz && !in->no_fallocate;
+	/* Write-zeroes allocates by itself; writes go into reserved space
+	 * (a filesystem without fallocate answers EOPNOTSUPP and is written
+	 * anyway). */
+	p->reserve = !wz;
 	add(p, PREALLOC_METHOD_URING);
 	add(p, PREALLOC_METHOD_BUFFERED);
 	p->reason = wz ? "every device under the file can zero by unmapping" : why;

@@ -21,7 +21,6 @@ struct pa_plan_input {
 	bool fs_write_zeroes;		/* filesystem implements FALLOC_FL_WRITE_ZEROES (ext4) */
 	bool cow;			/* copy-on-write file: overwrites never go in place */
 	bool mem_backed;		/* tmpfs/ramfs: allocated pages are written */
-	bool no_fallocate;		/* filesystem refuses fallocate (NFSv3, some FUSE) */
 	int write_zeroes_unmap;		/* enum pa_tristate from the capabilities record */
 	bool kernel_write_zeroes;	/* the kernel knows the flag (6.17+) */
 	bool write_zeroes_refused;	/* EOPNOTSUPP already seen for this device+fs */

@@ -40,10 +40,11 @@ PA_EXPORT int prealloc_verify(int fd, uint64_t offset, uint64_t len,
 	bool fiemap;
 	int ret;
 
-	if (!census || census->size < offsetof(struct prealloc_census, written_bytes) || !len)
+	if (!census || census->size < offsetof(struct prealloc_census, written_bytes))
 		return -EINVAL;
-	if (offset > PA_MAX_END || len > PA_MAX_END - offset)
-		return -EFBIG;
+	ret = pa_check_range(offset, len);
+	if (ret)
+		return ret;
 	if (fstat(fd, &st) < 0)
 		return -errno;
 	if (!S_ISREG(st.st_mode))

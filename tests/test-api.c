@@ -15,6 +15,7 @@
 #include <cmocka.h>
 
 #include "prealloc.h"
+#include "tfs.h"
 
 static char dir[] = "/var/tmp/prealloc-api-XXXXXX";
 
@@ -189,11 +190,8 @@ static int setup(void **state)
 
 static int teardown(void **state)
 {
-	char cmd[128];
-
 	(void)state;
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-	return system(cmd);
+	return tfs_rmtree(dir);
 }
 
 int main(void)

@@ -76,12 +76,9 @@ static int setup(void **state)
 
 static int teardown(void **state)
 {
-	char cmd[128];
-
 	(void)state;
 	tfs_destroy(&t);
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tree);
-	return system(cmd);
+	return tfs_rmtree(tree);
 }
 
 int main(void)

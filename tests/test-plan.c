@@ -44,8 +44,6 @@ static const struct row rows[] = {
 	{ "xfs over unmap-zeroing device", { .target = PA_TARGET_FILE, UNMAP }, 0, { UR, BU }, true },
 	{ "btrfs copy-on-write", { .target = PA_TARGET_FILE, .cow = true, UNMAP }, 0, { AL }, false },
 	{ "tmpfs", { .target = PA_TARGET_FILE, .mem_backed = true }, 0, { AL }, false },
-	{ "no fallocate (NFSv3)", { .target = PA_TARGET_FILE, .no_fallocate = true },
-	  0, { UR, BU }, false },
 	{ "bdev, unmap-zeroing", { .target = PA_TARGET_BLOCKDEV, UNMAP, .zeroout = true },
 	  0, { WZ, ZO, UR }, false },
 	{ "bdev, no unmap-zeroing", { .target = PA_TARGET_BLOCKDEV, .kernel_write_zeroes = true,

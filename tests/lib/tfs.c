@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include <errno.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -145,7 +146,8 @@ err:
 void tfs_destroy(struct tfs *t)
 {
 	if (t->dir[0]) {
-		umount2(t->dir, 0);
+		/* Detach even if a failed test still holds files open there. */
+		umount2(t->dir, MNT_DETACH);
 		rmdir(t->dir);
 		t->dir[0] = 0;
 	}
@@ -159,4 +161,19 @@ const char *tfs_path(const struct tfs *t, const char *name, char *buf, size_t le
 {
 	snprintf(buf, len, "%s/%s", t->dir, name);
 	return buf;
+}
+
+static int rm_one(const char *path, const struct stat *st, int type, struct FTW *ftw)
+{
+	(void)st;
+	(void)type;
+	(void)ftw;
+	return remove(path) < 0 ? -errno : 0;
+}
+
+int tfs_rmtree(const char *dir)
+{
+	int ret = nftw(dir, rm_one, 16, FTW_DEPTH | FTW_PHYS | FTW_MOUNT);
+
+	return ret > 0 ? -EIO : ret < 0 ? -errno : ret;
 }

@@ -42,6 +42,10 @@ int tfs_create(struct tfs *t, const char *type, uint64_t size_mb, const char *mk
 /* Unmount, detach, remove the mount point.  Safe on a zeroed struct. */
 void tfs_destroy(struct tfs *t);
 
+/* Remove @dir and everything below it (a test's scratch directory), without
+ * crossing into other filesystems.  0 or -errno. */
+int tfs_rmtree(const char *dir);
+
 /* Path of @name inside the filesystem, in a static-free caller buffer. */
 const char *tfs_path(const struct tfs *t, const char *name, char *buf, size_t len);
 

@@ -21,6 +21,7 @@
 #include "chain.h"
 #include "fixture.h"
 #include "plan.h"
+#include "tfs.h"
 
 static char tmpdir[] = "/tmp/probe-chain-XXXXXX";
 
@@ -440,11 +441,8 @@ static int setup(void **state)
 
 static int teardown(void **state)
 {
-	char cmd[128];
-
 	(void)state;
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
-	return system(cmd) == 0 ? 0 : -1;
+	return tfs_rmtree(tmpdir);
 }
 
 int main(void)
