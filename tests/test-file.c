@@ -278,8 +278,13 @@ static void shared_extents(void **state)
 	(void)state;
 	put_data(fd, &m, 0, 1 * M, 12);
 	assert_int_equal(fsync(fd), 0);
-	if (ioctl(clone, FICLONE, fd) < 0)
+	if (ioctl(clone, FICLONE, fd) < 0) {
+		close(clone);
+		close(fd);
+		free(m.buf);
+		free(clone_m.buf);
 		skip();		/* no reflink here (ext4, tmpfs) */
+	}
 	memcpy(clone_m.buf, m.buf, 1 * M);
 	clone_m.size = 1 * M;
 	assert_int_equal(prealloc_file_ex(clone, 0, 2 * M, NULL, &r), 0);
