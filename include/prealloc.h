@@ -283,6 +283,229 @@ int prealloc_method_from_name(const char *name);
  */
 const char *prealloc_version(void);
 
+/**
+ * DOC: ready-segment pool
+ *
+ * A pool keeps a number of segments (files of one fixed size, allocated,
+ * written and durable) ready in one directory, so that a database switching
+ * to a new WAL segment renames one into place instead of zeroing one while
+ * commits wait.  A library thread (the worker) makes them in the background
+ * (%PREALLOC_BACKGROUND, optionally capped by &prealloc_pool_config.max_rate),
+ * one at a time and in order, each under a temporary name
+ * ``.prealloc-tmp-NNNNNN``: reserved with one fallocate() for the whole
+ * segment, zero-written, fdatasync()ed, then renamed to
+ * ``.prealloc-ready-NNNNNN`` and the directory fsync()ed.  After a crash the
+ * directory therefore holds only complete segments under ``.prealloc-ready-*``
+ * names; prealloc_pool_open() removes every ``.prealloc-tmp-*`` leftover and
+ * every ready segment that is not of the configured size or not fully
+ * written.  Files with other names are never touched.  (Named temporaries
+ * rather than O_TMPFILE: every filesystem has them, and a crash leaves
+ * nothing that start-up cannot find.)
+ *
+ * One pool object per directory at a time: the directory is flock()ed and a
+ * second open, in this process or another, fails with -EBUSY.
+ *
+ * Free space: the worker never grows the pool while the filesystem would be
+ * left with less than &prealloc_pool_config.free_floor bytes available after
+ * the segment it would add, and while less than the floor is available it
+ * removes ready segments, oldest first, to give the space back.  A miss in
+ * prealloc_pool_take() is the database asking, so it ignores the floor.  An
+ * ENOSPC (or EDQUOT) met by the worker lowers its target to the segments it
+ * has and is counted in &prealloc_pool_stats.enospc; the target grows back
+ * when space returns.  prealloc_pool_take() hands out a ready segment whenever
+ * one exists.
+ *
+ * Fork: the worker thread does not exist in a child process.  In the child,
+ * every pool function fails with -ECHILD and prealloc_pool_close() only
+ * forgets the handle (the parent still owns the pool and its lock).
+ */
+
+/**
+ * struct prealloc_pool_config - what prealloc_pool_open() builds
+ * @size: sizeof(struct prealloc_pool_config) as the caller knows it (rules
+ *	as for &prealloc_options.size).
+ * @flags: 0 (no flags are defined yet).
+ * @segment_size: bytes per segment, > 0.
+ * @target: ready segments the worker keeps, at most %PREALLOC_POOL_MAX_TARGET;
+ *	0 for none (the pool then only recycles and hands out what it holds).
+ * @mode: permission bits of new segments; 0 for 0600.
+ * @free_floor: bytes of free space the pool leaves to everyone else; 0 for
+ *	the default of 1/20 of the filesystem's size.
+ * @max_rate: cap on the worker's zeroing rate in bytes per second, passed to
+ *	&prealloc_options.max_rate; 0 for none.
+ *
+ * New fields are appended at the end.
+ */
+struct prealloc_pool_config {
+	uint32_t size;
+	uint32_t flags;
+	uint64_t segment_size;
+	uint32_t target;
+	uint32_t mode;
+	uint64_t free_floor;
+	uint64_t max_rate;
+};
+
+#define PREALLOC_POOL_MAX_TARGET 4096
+
+/**
+ * struct prealloc_pool_stats - counters of a pool, from prealloc_pool_stats()
+ * @size: set by the caller to sizeof(struct prealloc_pool_stats); the library
+ *	fills at most that many bytes.  At least 16.
+ * @ready: ready segments now.
+ * @target: ready segments the worker is aiming for now: the configured
+ *	target, lowered after an ENOSPC until space returns.
+ * @last_error: the worker's last failure other than running out of space, as
+ *	a negative errno (0 if none); the worker retries on its next round.
+ * @hits: prealloc_pool_take() calls served from a ready segment.
+ * @misses: prealloc_pool_take() calls that found none ready and made one in
+ *	the calling thread.
+ * @foreground_wait_ns: total time the calling threads of those misses spent
+ *	making their segments (the foreground waits).
+ * @created: segments the worker made.
+ * @recycled: segments taken back by prealloc_pool_recycle() and made ready.
+ * @removed: ready segments removed to keep the free-space floor.
+ * @bytes_zeroed: bytes the worker made to read zero (new and recycled
+ *	segments; &prealloc_report.bytes_zeroed summed).
+ * @enospc: times the pool (worker or a miss) ran out of space.
+ *
+ * New fields are appended at the end.
+ */
+struct prealloc_pool_stats {
+	uint32_t size;
+	uint32_t ready;
+	uint32_t target;
+	int32_t last_error;
+	uint64_t hits;
+	uint64_t misses;
+	uint64_t foreground_wait_ns;
+	uint64_t created;
+	uint64_t recycled;
+	uint64_t removed;
+	uint64_t bytes_zeroed;
+	uint64_t enospc;
+};
+
+struct prealloc_pool;
+
+/**
+ * prealloc_pool_open() - open a pool over a directory and start its worker
+ * @dir: the pool's directory (must exist)
+ * @cfg: &struct prealloc_pool_config
+ * @ret_pool: where to store the new handle
+ *
+ * Removes leftovers of an earlier run (see "ready-segment pool" above), adopts
+ * the complete ready segments already there, and starts the worker, which
+ * runs with every signal blocked.
+ *
+ * Returns: 0, or a negative errno: -EINVAL (bad arguments or configuration,
+ * unknown flags), -E2BIG (@cfg from a newer library with unknown non-zero
+ * fields), -ENOTDIR, -EBUSY (the directory is already a pool's), -ENOMEM,
+ * -EAGAIN (no thread), or what the kernel returned.
+ *
+ * Since: 0.2
+ */
+int prealloc_pool_open(const char *dir, const struct prealloc_pool_config *cfg,
+		       struct prealloc_pool **ret_pool);
+
+/**
+ * prealloc_pool_take() - hand out a segment under the caller's final name
+ * @pool: the pool
+ * @dirfd: directory for @name (or %AT_FDCWD); it must be on the pool's
+ *	filesystem, and may be the pool's own directory
+ * @name: the segment's new name, relative to @dirfd; must not exist
+ * @flags: 0 (no flags are defined yet)
+ *
+ * Moves the oldest ready segment to @name with renameat2(RENAME_NOREPLACE)
+ * and fsync()s the directories involved, so the segment appears under @name
+ * complete or not at all, also after a crash.  If no segment is ready, one is
+ * made in the calling thread at full speed (a miss; see
+ * &prealloc_pool_stats.misses).  The segment is @cfg->segment_size bytes,
+ * allocated, written and durable; freshly made segments read zero, recycled
+ * ones hold what prealloc_pool_recycle() left in them.  Safe to call from
+ * several threads at once: each call gets its own segment.
+ *
+ * Returns: a new descriptor open O_RDWR | O_CLOEXEC on the segment (set
+ * O_DIRECT with fcntl(F_SETFL) if needed), or a negative errno: -EINVAL,
+ * -EEXIST (@name exists; the segment stays in the pool), -EXDEV (@dirfd on
+ * another filesystem), -ENOSPC (none ready and none could be made), -ECHILD,
+ * or what the kernel returned.
+ *
+ * Since: 0.2
+ */
+int prealloc_pool_take(struct prealloc_pool *pool, int dirfd, const char *name,
+		       unsigned int flags);
+
+/**
+ * prealloc_pool_recycle() - give a used segment back to the pool
+ * @pool: the pool
+ * @dirfd: directory of @name (or %AT_FDCWD), on the pool's filesystem
+ * @name: the segment; the caller must have closed or stopped using it
+ * @flags: 0, or %PREALLOC_ZERO_DATA to have the worker zero every byte
+ *
+ * Moves @name into the pool under a temporary name (renameat2 with
+ * RENAME_NOREPLACE, directories fsync()ed; the name is gone when the call
+ * returns).  The worker then cuts or grows it to the segment size, makes it
+ * written and durable (zeroing every byte first with %PREALLOC_ZERO_DATA, at
+ * the background pace) and adds it to the ready segments, after those already
+ * there.  Recycled segments are kept even beyond the target (the database
+ * decides what it recycles); the free-space floor still applies.  Without
+ * %PREALLOC_ZERO_DATA the old bytes stay, as in PostgreSQL's recycled WAL
+ * segments: the reader must tell old records from new.  A recycled segment
+ * not yet ready when the pool closes is removed by the next
+ * prealloc_pool_open().
+ *
+ * Returns: 0, or a negative errno: -EINVAL (also: @name not a regular file),
+ * -ENOENT, -EXDEV (@dirfd on another filesystem), -ENOMEM, -ECHILD, or what
+ * the kernel returned.
+ *
+ * Since: 0.2
+ */
+int prealloc_pool_recycle(struct prealloc_pool *pool, int dirfd, const char *name,
+			  unsigned int flags);
+
+/**
+ * prealloc_pool_wait_ready() - wait until some segments are ready
+ * @pool: the pool
+ * @count: ready segments to wait for, at most the configured target
+ * @timeout_ms: give up after this many milliseconds; -1 waits as long as the
+ *	worker makes progress
+ *
+ * For start-up ("open the database once the pool is warm") and tests.  The
+ * worker is asked to look at free space again first.
+ *
+ * Returns: 0 once @count segments are ready, or a negative errno: -EINVAL
+ * (@count above the target), -ETIMEDOUT, -ENOSPC (the worker stopped short for
+ * lack of space: floor or ENOSPC), the worker's last error if it stopped short
+ * for another reason, -ECHILD.
+ *
+ * Since: 0.2
+ */
+int prealloc_pool_wait_ready(struct prealloc_pool *pool, uint32_t count, int timeout_ms);
+
+/**
+ * prealloc_pool_stats() - read a pool's counters
+ * @pool: the pool
+ * @stats: &struct prealloc_pool_stats, @stats->size set by the caller
+ *
+ * Returns: 0, or -EINVAL (NULL argument, @stats->size below 16), -ECHILD.
+ *
+ * Since: 0.2
+ */
+int prealloc_pool_stats(struct prealloc_pool *pool, struct prealloc_pool_stats *stats);
+
+/**
+ * prealloc_pool_close() - stop the worker and free the handle
+ * @pool: the pool, or NULL
+ *
+ * A segment the worker is making is abandoned (its temporary file removed);
+ * ready segments stay in the directory for the next prealloc_pool_open().
+ * No other call on @pool may be running or follow.
+ *
+ * Since: 0.2
+ */
+void prealloc_pool_close(struct prealloc_pool *pool);
+
 #ifdef __cplusplus
 }
 #endif

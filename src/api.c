@@ -46,8 +46,8 @@ PA_EXPORT const char *prealloc_version(void)
  * Copy a size-prefixed input struct: min(user_size, ksize) bytes, rest zero;
  * bytes beyond what this library knows must be zero (-E2BIG otherwise).
  */
-static int copy_sized_in(void *dst, size_t ksize, const void *src, uint32_t user_size,
-			 size_t min_size)
+int pa_copy_sized_in(void *dst, size_t ksize, const void *src, uint32_t user_size,
+		     size_t min_size)
 {
 	const uint8_t *tail = (const uint8_t *)src + ksize;
 
@@ -77,7 +77,7 @@ static int get_options(const struct prealloc_options *opts, struct prealloc_opti
 	int ret = 0;
 
 	if (opts)
-		ret = copy_sized_in(o, sizeof(*o), opts, opts->size,
+		ret = pa_copy_sized_in(o, sizeof(*o), opts, opts->size,
 				       offsetof(struct prealloc_options, flags) + sizeof(o->flags));
 	else
 		memset(o, 0, sizeof(*o));

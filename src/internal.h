@@ -4,6 +4,7 @@
 #define PREALLOC_INTERNAL_H
 
 #include <errno.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <time.h>
 
@@ -33,6 +34,11 @@ _Static_assert(PA_METHOD_COUNT <= PREALLOC_METHOD_SLOTS, "report has a slot per 
 	long __r;						\
 	do { __r = (long)(expr); } while (__r == -1 && errno == EINTR); \
 	__r; })
+
+/* Copy a size-prefixed input struct (see &prealloc_options.size): 0, -EINVAL
+ * (user_size below min_size) or -E2BIG (unknown non-zero bytes). */
+int pa_copy_sized_in(void *dst, size_t ksize, const void *src, uint32_t user_size,
+		     size_t min_size);
 
 static inline uint64_t pa_now_ns(void)
 {

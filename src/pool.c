@@ -1,0 +1,394 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The ready-segment pool's public entry points: open and close (with the
+ * worker thread), take, recycle, wait and counters.  The worker is in
+ * pool_worker.c, the segments on disk in pool_segment.c.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+
+#include "pool.h"
+
+/* Default floor: leave a twentieth of the filesystem to everyone else. */
+#define PA_POOL_FLOOR_DIV 20
+
+int pa_seqs_add(struct pa_seqs *s, uint32_t seq)
+{
+	uint32_t i;
+
+	if (s->n == s->cap) {
+		uint32_t cap = s->cap ? s->cap * 2 : 16;
+		uint32_t *v = realloc(s->v, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		s->v = v;
+		s->cap = cap;
+	}
+	for (i = s->n; i > 0 && s->v[i - 1] > seq; i--)
+		s->v[i] = s->v[i - 1];
+	s->v[i] = seq;
+	s->n++;
+	return 0;
+}
+
+uint32_t pa_seqs_pop_oldest(struct pa_seqs *s)
+{
+	uint32_t seq = s->v[0];
+
+	memmove(s->v, s->v + 1, --s->n * sizeof(*s->v));
+	return seq;
+}
+
+/* New work for the worker: it is not idle any more until it says so. */
+static void kick(struct prealloc_pool *p)
+{
+	p->idle = false;
+	pthread_cond_signal(&p->wake);
+}
+
+static int check_caller(const struct prealloc_pool *p)
+{
+	if (!p)
+		return -EINVAL;
+	return getpid() == p->pid ? 0 : -ECHILD;
+}
+
+static int get_config(const struct prealloc_pool_config *cfg, struct prealloc_pool_config *c)
+{
+	int ret;
+
+	if (!cfg)
+		return -EINVAL;
+	ret = pa_copy_sized_in(c, sizeof(*c), cfg, cfg->size,
+			       offsetof(struct prealloc_pool_config, target));
+	if (ret)
+		return ret;
+	if (c->flags || !c->segment_size || c->segment_size > PA_MAX_END ||
+	    c->target > PREALLOC_POOL_MAX_TARGET || (c->mode & ~07777u))
+		return -EINVAL;
+	if (!c->mode)
+		c->mode = 0600;
+	return 0;
+}
+
+static int open_dir(struct prealloc_pool *p, const char *dir)
+{
+	struct statvfs sv;
+	struct stat st;
+
+	p->dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (p->dirfd < 0)
+		return -errno;
+	if (fstat(p->dirfd, &st) < 0 || fstatvfs(p->dirfd, &sv) < 0)
+		return -errno;
+	p->dev = st.st_dev;
+	p->ino = st.st_ino;
+	/* One pool per directory: a second one would remove our temporaries. */
+	if (flock(p->dirfd, LOCK_EX | LOCK_NB) < 0)
+		return errno == EWOULDBLOCK ? -EBUSY : -errno;
+	p->floor = p->cfg.free_floor ? p->cfg.free_floor :
+		   (uint64_t)sv.f_blocks * (uint64_t)sv.f_frsize / PA_POOL_FLOOR_DIV;
+	return 0;
+}
+
+static int init_sync(struct prealloc_pool *p)
+{
+	pthread_condattr_t ca;
+	int ret = pthread_condattr_init(&ca);
+
+	if (ret)
+		return -ret;
+	ret = pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	if (!ret)
+		ret = pthread_cond_init(&p->wake, &ca);
+	if (!ret && (ret = pthread_cond_init(&p->changed, &ca)))
+		pthread_cond_destroy(&p->wake);
+	if (!ret && (ret = pthread_mutex_init(&p->lock, NULL))) {
+		pthread_cond_destroy(&p->wake);
+		pthread_cond_destroy(&p->changed);
+	}
+	pthread_condattr_destroy(&ca);
+	return -ret;
+}
+
+/* The worker runs with every signal blocked: a database's handlers must not
+ * run on it, and its syscalls are not interrupted. */
+static int start_worker(struct prealloc_pool *p)
+{
+	sigset_t all, old;
+	int ret;
+
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	ret = pthread_create(&p->worker, NULL, pa_pool_worker, p);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	return -ret;
+}
+
+static void free_pool(struct prealloc_pool *p)
+{
+	if (p->dirfd >= 0)
+		close(p->dirfd);
+	free(p->ready.v);
+	free(p->rq);
+	free(p);
+}
+
+PA_EXPORT int prealloc_pool_open(const char *dir, const struct prealloc_pool_config *cfg,
+				 struct prealloc_pool **ret_pool)
+{
+	struct prealloc_pool *p;
+	int ret;
+
+	if (!dir || !*dir || !ret_pool)
+		return -EINVAL;
+	p = calloc(1, sizeof(*p));
+	if (!p)
+		return -ENOMEM;
+	p->dirfd = -1;
+	ret = get_config(cfg, &p->cfg);
+	if (!ret)
+		ret = open_dir(p, dir);
+	if (!ret)
+		ret = pa_pool_scan(p);
+	if (ret) {
+		free_pool(p);
+		return ret;
+	}
+	p->pid = getpid();
+	p->target = p->cfg.target;
+	ret = init_sync(p);
+	if (!ret && (ret = start_worker(p))) {
+		pthread_mutex_destroy(&p->lock);
+		pthread_cond_destroy(&p->wake);
+		pthread_cond_destroy(&p->changed);
+	}
+	if (ret) {
+		free_pool(p);
+		return ret;
+	}
+	*ret_pool = p;
+	return 0;
+}
+
+PA_EXPORT void prealloc_pool_close(struct prealloc_pool *p)
+{
+	if (!p || getpid() != p->pid)
+		return;
+	pthread_mutex_lock(&p->lock);
+	__atomic_store_n(&p->stop, true, __ATOMIC_RELAXED);
+	pthread_cond_signal(&p->wake);
+	pthread_mutex_unlock(&p->lock);
+	pthread_join(p->worker, NULL);
+	pthread_mutex_destroy(&p->lock);
+	pthread_cond_destroy(&p->wake);
+	pthread_cond_destroy(&p->changed);
+	free_pool(p);
+}
+
+static int check_name(int dirfd, const char *name)
+{
+	struct stat st;
+
+	if (!name || !*name)
+		return -EINVAL;
+	if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0)
+		return -EEXIST;
+	return errno == ENOENT ? 0 : -errno;
+}
+
+static bool in_pool(const struct prealloc_pool *p, const char *name)
+{
+	return faccessat(p->dirfd, name, F_OK, AT_SYMLINK_NOFOLLOW) == 0;
+}
+
+static int take_ready(struct prealloc_pool *p, uint32_t seq, int dirfd, const char *name)
+{
+	char from[64];
+	int fd, ret;
+
+	pa_pool_name(from, sizeof(from), true, seq);
+	fd = openat(p->dirfd, from, O_RDWR | O_CLOEXEC);
+	ret = fd < 0 ? -errno : pa_pool_move(p, from, dirfd, name);
+	pthread_mutex_lock(&p->lock);
+	if (!ret)
+		p->st.hits++;
+	else if (in_pool(p, from))	/* not moved: it stays ready */
+		pa_seqs_add(&p->ready, seq);	/* cannot fail: it was there */
+	pthread_mutex_unlock(&p->lock);
+	if (ret && fd >= 0)
+		close(fd);
+	return ret ? ret : fd;
+}
+
+/* None ready: make one here, at full speed (no background pacing). */
+static int take_miss(struct prealloc_pool *p, uint32_t seq, int dirfd, const char *name)
+{
+	uint64_t t0 = pa_now_ns(), zeroed = 0;
+	char from[64];
+	int fd, ret;
+
+	pa_pool_name(from, sizeof(from), false, seq);
+	fd = pa_pool_make(p, seq, false, &zeroed);
+	ret = fd < 0 ? fd : pa_pool_move(p, from, dirfd, name);
+	if (ret && fd >= 0) {
+		close(fd);
+		fd = -1;
+	}
+	pthread_mutex_lock(&p->lock);
+	p->st.misses++;
+	p->st.foreground_wait_ns += pa_now_ns() - t0;
+	if (!ret)
+		p->st.bytes_zeroed += zeroed;
+	if (pa_pool_out_of_space(ret))
+		p->st.enospc++;
+	pthread_mutex_unlock(&p->lock);
+	/* Made but not moved (the name appeared meanwhile): keep it ready. */
+	if (ret && in_pool(p, from))
+		(void)pa_pool_adopt(p, seq, NULL, 0);
+	return ret ? ret : fd;
+}
+
+PA_EXPORT int prealloc_pool_take(struct prealloc_pool *p, int dirfd, const char *name,
+				 unsigned int flags)
+{
+	uint32_t seq;
+	bool hit;
+	int ret = check_caller(p);
+
+	if (!ret && flags)
+		ret = -EINVAL;
+	if (!ret)
+		ret = check_name(dirfd, name);
+	if (ret)
+		return ret;
+	pthread_mutex_lock(&p->lock);
+	hit = p->ready.n > 0;
+	seq = hit ? pa_seqs_pop_oldest(&p->ready) : p->next_seq++;
+	if (hit)
+		kick(p);	/* refill */
+	pthread_mutex_unlock(&p->lock);
+	return hit ? take_ready(p, seq, dirfd, name) : take_miss(p, seq, dirfd, name);
+}
+
+/* Room in the queue reserved under lock, so that the push after the rename
+ * cannot fail. */
+static int reserve_recycle(struct prealloc_pool *p, uint32_t *seq)
+{
+	uint32_t want = p->nrq + p->rq_reserved + 1;
+
+	if (want > p->rq_cap) {
+		struct pa_recycled *v = realloc(p->rq, want * 2 * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		p->rq = v;
+		p->rq_cap = want * 2;
+	}
+	p->rq_reserved++;
+	*seq = p->next_seq++;
+	return 0;
+}
+
+PA_EXPORT int prealloc_pool_recycle(struct prealloc_pool *p, int dirfd, const char *name,
+				    unsigned int flags)
+{
+	char to[64];
+	struct stat st;
+	uint32_t seq = 0;
+	int ret = check_caller(p);
+
+	if (!ret && (!name || !*name || (flags & ~(unsigned int)PREALLOC_ZERO_DATA)))
+		ret = -EINVAL;
+	if (!ret && fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		ret = -errno;
+	if (!ret && !S_ISREG(st.st_mode))
+		ret = -EINVAL;
+	if (ret)
+		return ret;
+	pthread_mutex_lock(&p->lock);
+	ret = reserve_recycle(p, &seq);
+	pthread_mutex_unlock(&p->lock);
+	if (ret)
+		return ret;
+	pa_pool_name(to, sizeof(to), false, seq);
+	ret = pa_pool_move_in(p, dirfd, name, to);
+	pthread_mutex_lock(&p->lock);
+	p->rq_reserved--;
+	if (in_pool(p, to)) {
+		p->rq[p->nrq++] = (struct pa_recycled){ .seq = seq,
+							.zero = flags & PREALLOC_ZERO_DATA };
+		kick(p);
+	}
+	pthread_mutex_unlock(&p->lock);
+	return ret;
+}
+
+PA_EXPORT int prealloc_pool_wait_ready(struct prealloc_pool *p, uint32_t count, int timeout_ms)
+{
+	struct timespec ts;
+	uint64_t mine;
+	int ret = check_caller(p);
+
+	if (!ret && (count > p->cfg.target || timeout_ms < -1))
+		ret = -EINVAL;
+	if (ret)
+		return ret;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	ts.tv_sec += timeout_ms / 1000;
+	ts.tv_nsec += (long)(timeout_ms % 1000) * 1000000L;
+	if (ts.tv_nsec >= 1000000000L) {
+		ts.tv_sec++;
+		ts.tv_nsec -= 1000000000L;
+	}
+	pthread_mutex_lock(&p->lock);
+	/* A fresh round: look at free space again, retry after ENOSPC. */
+	mine = ++p->kicks;
+	p->backoff = false;
+	kick(p);
+	for (;;) {
+		if (p->ready.n >= count) {
+			ret = 0;
+			break;
+		}
+		if (p->idle && p->idle_after >= mine) {
+			ret = p->space_limited ? -ENOSPC : p->st.last_error ? p->st.last_error : -EAGAIN;
+			break;
+		}
+		if (timeout_ms < 0) {
+			pthread_cond_wait(&p->changed, &p->lock);
+		} else if (pthread_cond_timedwait(&p->changed, &p->lock, &ts) == ETIMEDOUT) {
+			ret = -ETIMEDOUT;
+			break;
+		}
+	}
+	pthread_mutex_unlock(&p->lock);
+	return ret;
+}
+
+PA_EXPORT int prealloc_pool_stats(struct prealloc_pool *p, struct prealloc_pool_stats *stats)
+{
+	struct prealloc_pool_stats s;
+	int ret = check_caller(p);
+
+	if (!ret && (!stats || stats->size < offsetof(struct prealloc_pool_stats, hits)))
+		ret = -EINVAL;
+	if (ret)
+		return ret;
+	pthread_mutex_lock(&p->lock);
+	s = p->st;
+	s.ready = p->ready.n;
+	s.target = p->target;
+	pthread_mutex_unlock(&p->lock);
+	s.size = stats->size;
+	memcpy(stats, &s, PA_MIN((size_t)stats->size, sizeof(s)));
+	return 0;
+}

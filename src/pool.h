@@ -1,0 +1,74 @@
+/* SPDX-License-Identifier: MIT */
+/* The ready-segment pool's state, shared by its files. */
+#ifndef PREALLOC_POOL_H
+#define PREALLOC_POOL_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "internal.h"
+
+#define PA_POOL_TMP_PREFIX ".prealloc-tmp-"
+#define PA_POOL_READY_PREFIX ".prealloc-ready-"
+
+/* Sequence numbers in ascending order: the oldest segment first. */
+struct pa_seqs {
+	uint32_t *v;
+	uint32_t n, cap;
+};
+
+struct pa_recycled {
+	uint32_t seq;		/* its temporary name */
+	bool zero;
+};
+
+struct prealloc_pool {
+	pthread_mutex_t lock;
+	pthread_cond_t wake;		/* the worker sleeps here */
+	pthread_cond_t changed;		/* prealloc_pool_wait_ready() sleeps here */
+	pthread_t worker;
+	pid_t pid;			/* the owner: a forked child is not */
+	int dirfd;
+	dev_t dev;
+	ino_t ino;
+	struct prealloc_pool_config cfg;
+	uint64_t floor;
+
+	/* Under lock. */
+	struct pa_seqs ready;
+	struct pa_recycled *rq;		/* recycled segments waiting for the worker */
+	uint32_t nrq, rq_cap, rq_reserved;
+	uint32_t next_seq;
+	uint32_t target;		/* lowered after ENOSPC */
+	bool stop;			/* also read without lock by the progress callback */
+	bool idle;			/* the worker sleeps with nothing to do */
+	bool backoff;			/* ENOSPC seen: do not raise target until the next tick */
+	bool space_limited;		/* the last round stopped short for lack of space */
+	uint64_t kicks;			/* wait_ready() requests for a fresh round */
+	uint64_t idle_after;		/* kicks seen by the last round that went idle */
+	struct prealloc_pool_stats st;
+};
+
+/* pool_segment.c: segments on disk. */
+void pa_pool_name(char *buf, size_t len, bool ready, uint32_t seq);
+int pa_pool_make(struct prealloc_pool *p, uint32_t seq, bool background, uint64_t *zeroed);
+int pa_pool_refill(struct prealloc_pool *p, uint32_t seq, bool zero, uint64_t *zeroed);
+int pa_pool_publish(struct prealloc_pool *p, uint32_t seq);
+int pa_pool_move(struct prealloc_pool *p, const char *from, int dirfd, const char *to);
+int pa_pool_move_in(struct prealloc_pool *p, int dirfd, const char *from, const char *to);
+int pa_pool_remove(struct prealloc_pool *p, bool ready, uint32_t seq);
+int pa_pool_scan(struct prealloc_pool *p);
+int pa_pool_avail(const struct prealloc_pool *p, uint64_t *ret_avail);
+bool pa_pool_out_of_space(int err);
+
+/* pool.c: the ready list. */
+int pa_seqs_add(struct pa_seqs *s, uint32_t seq);
+uint32_t pa_seqs_pop_oldest(struct pa_seqs *s);
+
+/* pool_worker.c */
+void *pa_pool_worker(void *arg);
+int pa_pool_adopt(struct prealloc_pool *p, uint32_t seq, uint64_t *counter, uint64_t zeroed);
+
+#endif

@@ -1,0 +1,718 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The ready-segment pool on ext4 and xfs (root; skip otherwise): every
+ * segment take hands out is complete (size, FIEMAP fully written, zeros),
+ * hits and misses, names and directories, concurrent takes, recycling with
+ * and without zeroing, a SIGKILLed worker mid-segment, the free-space floor
+ * and ENOSPC in the worker.  Nothing waits on time: prealloc_pool_wait_ready()
+ * and inotify are the synchronisation.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/inotify.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <sys/wait.h>
+#include <cmocka.h>
+
+#include "prealloc.h"
+#include "tcheck.h"
+#include "tfs.h"
+
+#define MiB (1ull << 20)
+#define SEG (4 * MiB)
+#define TMP_PREFIX ".prealloc-tmp-"
+#define READY_PREFIX ".prealloc-ready-"
+
+static struct tfs fs;
+static const char *fstype;
+static unsigned int dir_nr;
+
+/* A fresh pool directory on the group's filesystem. */
+static const char *new_dir(char *buf, size_t len)
+{
+	char name[32];
+
+	snprintf(name, sizeof(name), "pool-%u", dir_nr++);
+	tfs_path(&fs, name, buf, len);
+	assert_int_equal(mkdir(buf, 0755), 0);
+	return buf;
+}
+
+static struct prealloc_pool *open_pool(const char *dir, uint64_t seg, uint32_t target,
+				       uint64_t floor)
+{
+	struct prealloc_pool_config c = { .size = sizeof(c), .segment_size = seg,
+					  .target = target, .free_floor = floor };
+	struct prealloc_pool *p = NULL;
+
+	assert_int_equal(prealloc_pool_open(dir, &c, &p), 0);
+	assert_non_null(p);
+	return p;
+}
+
+static struct prealloc_pool_stats stats(struct prealloc_pool *p)
+{
+	struct prealloc_pool_stats s = { .size = sizeof(s) };
+
+	assert_int_equal(prealloc_pool_stats(p, &s), 0);
+	return s;
+}
+
+/* What every segment out of the pool must be: @seg bytes, every block
+ * written, reading zero (unless @zero is false: a recycled one). */
+static void check_segment(int fd, uint64_t seg, bool zero)
+{
+	struct prealloc_census cs = { .size = sizeof(cs) };
+	static uint8_t buf[1 << 20];
+	struct stat st;
+
+	assert_true(fd >= 0);
+	assert_int_equal(fstat(fd, &st), 0);
+	assert_int_equal((uint64_t)st.st_size, seg);
+	assert_int_equal(prealloc_verify(fd, 0, seg, &cs), 0);
+	assert_true(cs.fiemap);
+	assert_int_equal(cs.written_bytes, seg);
+	for (uint64_t off = 0; zero && off < seg; off += sizeof(buf)) {
+		ssize_t n = pread(fd, buf, sizeof(buf), (off_t)off);
+
+		assert_true(n > 0);
+		for (ssize_t i = 0; i < n; i++)
+			if (buf[i])
+				fail_msg("byte %llu is %u", (unsigned long long)off + (unsigned long long)i,
+					 buf[i]);
+	}
+}
+
+/* Names in @dir starting with @prefix; their count, the sequence numbers of
+ * ready ones in @seqs (ascending by readdir order is not promised: sorted). */
+static unsigned int list(const char *dir, const char *prefix, unsigned long *seqs, unsigned int max)
+{
+	unsigned int n = 0;
+	struct dirent *de;
+	DIR *d = opendir(dir);
+
+	assert_non_null(d);
+	while ((de = readdir(d)))
+		if (strncmp(de->d_name, prefix, strlen(prefix)) == 0) {
+			if (seqs && n < max)
+				seqs[n] = strtoul(de->d_name + strlen(prefix), NULL, 10);
+			n++;
+		}
+	closedir(d);
+	for (unsigned int i = 1; seqs && i < n && i < max; i++)
+		for (unsigned int j = i; j > 0 && seqs[j - 1] > seqs[j]; j--) {
+			unsigned long t = seqs[j];
+
+			seqs[j] = seqs[j - 1];
+			seqs[j - 1] = t;
+		}
+	return n;
+}
+
+static uint64_t avail(const char *dir)
+{
+	struct statvfs sv;
+
+	sync();
+	assert_int_equal(statvfs(dir, &sv), 0);
+	return (uint64_t)sv.f_bavail * sv.f_frsize;
+}
+
+/* --- arguments ------------------------------------------------------------ */
+
+static void bad_arguments(void **state)
+{
+	struct prealloc_pool_config c = { .size = sizeof(c), .segment_size = SEG, .target = 1 };
+	struct prealloc_pool_stats s = { .size = 8 };
+	struct prealloc_pool *p = NULL, *q = NULL;
+	struct { struct prealloc_pool_config c; uint64_t extra; } big = { c, 1 };
+	char dir[128], file[160];
+	int dfd;
+
+	(void)state;
+	new_dir(dir, sizeof(dir));
+	assert_int_equal(prealloc_pool_open(NULL, &c, &p), -EINVAL);
+	assert_int_equal(prealloc_pool_open(dir, NULL, &p), -EINVAL);
+	assert_int_equal(prealloc_pool_open(dir, &c, NULL), -EINVAL);
+	c.size = 4;
+	assert_int_equal(prealloc_pool_open(dir, &c, &p), -EINVAL);
+	c.size = sizeof(c);
+	big.c.size = sizeof(big);
+	assert_int_equal(prealloc_pool_open(dir, &big.c, &p), -E2BIG);
+	c.flags = 1;
+	assert_int_equal(prealloc_pool_open(dir, &c, &p), -EINVAL);
+	c.flags = 0;
+	c.segment_size = 0;
+	assert_int_equal(prealloc_pool_open(dir, &c, &p), -EINVAL);
+	c.segment_size = SEG;
+	c.target = PREALLOC_POOL_MAX_TARGET + 1;
+	assert_int_equal(prealloc_pool_open(dir, &c, &p), -EINVAL);
+	c.target = 1;
+	snprintf(file, sizeof(file), "%s/missing", dir);
+	assert_int_equal(prealloc_pool_open(file, &c, &p), -ENOENT);
+	assert_null(p);
+
+	assert_int_equal(prealloc_pool_open(dir, &c, &p), 0);
+	assert_int_equal(prealloc_pool_open(dir, &c, &q), -EBUSY);	/* one pool per directory */
+	assert_null(q);
+	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	assert_int_equal(prealloc_pool_take(NULL, dfd, "x", 0), -EINVAL);
+	assert_int_equal(prealloc_pool_take(p, dfd, "", 0), -EINVAL);
+	assert_int_equal(prealloc_pool_take(p, dfd, NULL, 0), -EINVAL);
+	assert_int_equal(prealloc_pool_take(p, dfd, "x", 1), -EINVAL);
+	assert_int_equal(prealloc_pool_recycle(p, dfd, "x", PREALLOC_KEEP_SIZE), -EINVAL);
+	assert_int_equal(prealloc_pool_recycle(p, dfd, "missing", 0), -ENOENT);
+	assert_int_equal(prealloc_pool_recycle(p, AT_FDCWD, dir, 0), -EINVAL);	/* a directory */
+	assert_int_equal(prealloc_pool_wait_ready(p, 2, -1), -EINVAL);	/* above target */
+	assert_int_equal(prealloc_pool_wait_ready(p, 1, -2), -EINVAL);
+	assert_int_equal(prealloc_pool_stats(p, &s), -EINVAL);
+	assert_int_equal(prealloc_pool_stats(p, NULL), -EINVAL);
+	assert_int_equal(prealloc_pool_stats(NULL, &s), -EINVAL);
+	prealloc_pool_close(p);
+	prealloc_pool_close(NULL);
+	close(dfd);
+}
+
+/* --- hits, misses, names ------------------------------------------------- */
+
+static void take_hits_and_names(void **state)
+{
+	struct prealloc_pool_stats s;
+	struct prealloc_pool *p;
+	char dir[128], sub[160], other[64];
+	struct tfs tmp = { .loop_fd = -1 };
+	int dfd, sfd, fd, ofd;
+	struct stat a, b;
+
+	(void)state;
+	p = open_pool(new_dir(dir, sizeof(dir)), SEG, 3, 1);
+	assert_int_equal(prealloc_pool_wait_ready(p, 3, -1), 0);
+	s = stats(p);
+	assert_true(s.ready >= 3);
+	assert_int_equal(s.target, 3);
+	assert_true(s.created >= 3);
+	assert_true(s.bytes_zeroed >= 3 * SEG);
+	assert_int_equal(s.hits + s.misses, 0);
+
+	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	fd = prealloc_pool_take(p, dfd, "000001", 0);	/* the pool's own directory */
+	check_segment(fd, SEG, true);
+	assert_int_equal(fstatat(dfd, "000001", &a, 0), 0);
+	assert_int_equal(fstat(fd, &b), 0);
+	assert_int_equal(a.st_ino, b.st_ino);
+	/* An existing name is refused and the segment stays ready. */
+	assert_int_equal(prealloc_pool_take(p, dfd, "000001", 0), -EEXIST);
+	close(fd);
+
+	/* Another directory of the same filesystem, by path relative to dfd. */
+	snprintf(sub, sizeof(sub), "%s/wal", dir);
+	assert_int_equal(mkdir(sub, 0755), 0);
+	fd = prealloc_pool_take(p, dfd, "wal/000002", 0);
+	check_segment(fd, SEG, true);
+	close(fd);
+	sfd = open(sub, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	fd = prealloc_pool_take(p, sfd, "000003", 0);
+	check_segment(fd, SEG, true);
+	close(fd);
+	close(sfd);
+
+	/* Another filesystem: -EXDEV, and the segment is still in the pool. */
+	assert_int_equal(prealloc_pool_wait_ready(p, 3, -1), 0);
+	if (tfs_create(&tmp, "tmpfs", 16, NULL) == 0) {
+		ofd = open(tmp.dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		snprintf(other, sizeof(other), "x");
+		assert_int_equal(prealloc_pool_take(p, ofd, other, 0), -EXDEV);
+		assert_true(stats(p).ready >= 3);
+		close(ofd);
+		tfs_destroy(&tmp);
+	}
+	s = stats(p);
+	assert_int_equal(s.hits, 3);
+	assert_int_equal(s.misses, 0);
+	prealloc_pool_close(p);
+
+	/* Ready segments survive a close and are adopted by the next open. */
+	p = open_pool(dir, SEG, 0, 1);
+	assert_true(stats(p).ready >= 3);
+	assert_int_equal(stats(p).ready, list(dir, READY_PREFIX, NULL, 0));
+	assert_int_equal(list(dir, TMP_PREFIX, NULL, 0), 0);
+	prealloc_pool_close(p);
+	close(dfd);
+}
+
+static void take_miss(void **state)
+{
+	struct prealloc_pool_stats s;
+	struct prealloc_pool *p;
+	char dir[128];
+	int dfd, fd;
+
+	(void)state;
+	p = open_pool(new_dir(dir, sizeof(dir)), SEG, 0, 1);	/* no worker growth */
+	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	fd = prealloc_pool_take(p, dfd, "seg", 0);
+	check_segment(fd, SEG, true);
+	close(fd);
+	s = stats(p);
+	assert_int_equal(s.hits, 0);
+	assert_int_equal(s.misses, 1);
+	assert_true(s.foreground_wait_ns > 0);
+	assert_int_equal(s.created, 0);
+	assert_int_equal(s.ready, 0);
+	/* Nothing but the taken segment is left. */
+	assert_int_equal(list(dir, ".prealloc-", NULL, 0), 0);
+	prealloc_pool_close(p);
+	close(dfd);
+}
+
+/* --- concurrent takes ---------------------------------------------------- */
+
+#define NTHREADS 6
+#define TAKES 4
+
+struct taker {
+	struct prealloc_pool *p;
+	int dfd;
+	unsigned int id;
+	pthread_barrier_t *go;
+	int fd[TAKES];
+};
+
+static void *taker(void *arg)
+{
+	struct taker *t = arg;
+	char name[32];
+
+	pthread_barrier_wait(t->go);
+	for (int i = 0; i < TAKES; i++) {
+		snprintf(name, sizeof(name), "t%u-%d", t->id, i);
+		t->fd[i] = prealloc_pool_take(t->p, t->dfd, name, 0);
+	}
+	return NULL;
+}
+
+static void concurrent_takes(void **state)
+{
+	struct taker t[NTHREADS];
+	pthread_t th[NTHREADS];
+	pthread_barrier_t go;
+	ino_t ino[NTHREADS * TAKES];
+	struct prealloc_pool_stats s;
+	struct prealloc_pool *p;
+	char dir[128];
+	int dfd;
+
+	(void)state;
+	p = open_pool(new_dir(dir, sizeof(dir)), SEG, 8, 1);
+	assert_int_equal(prealloc_pool_wait_ready(p, 8, -1), 0);
+	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	pthread_barrier_init(&go, NULL, NTHREADS);
+	for (unsigned int i = 0; i < NTHREADS; i++) {
+		t[i] = (struct taker){ .p = p, .dfd = dfd, .id = i, .go = &go };
+		assert_int_equal(pthread_create(&th[i], NULL, taker, &t[i]), 0);
+	}
+	for (unsigned int i = 0; i < NTHREADS; i++)
+		pthread_join(th[i], NULL);
+	pthread_barrier_destroy(&go);
+	for (unsigned int i = 0; i < NTHREADS; i++)
+		for (int k = 0; k < TAKES; k++) {
+			struct stat st;
+
+			check_segment(t[i].fd[k], SEG, true);
+			assert_int_equal(fstat(t[i].fd[k], &st), 0);
+			assert_int_equal(st.st_nlink, 1);
+			ino[i * TAKES + k] = st.st_ino;
+			for (unsigned int j = 0; j < i * TAKES + (unsigned int)k; j++)
+				assert_true(ino[j] != st.st_ino);	/* distinct segments */
+			close(t[i].fd[k]);
+		}
+	s = stats(p);
+	assert_int_equal(s.hits + s.misses, NTHREADS * TAKES);
+	assert_true(s.hits >= 8);
+	prealloc_pool_close(p);
+	close(dfd);
+}
+
+/* --- recycling ----------------------------------------------------------- */
+
+/* Take until the segment with inode @ino comes out (it was recycled after
+ * the ones ready then, and the worker serves recycled segments first). */
+static int take_inode(struct prealloc_pool *p, int dfd, ino_t ino, uint32_t target)
+{
+	char name[32];
+
+	for (unsigned int i = 0; i < target + 2; i++) {
+		struct stat st;
+		int fd;
+
+		assert_int_equal(prealloc_pool_wait_ready(p, 1, -1), 0);
+		snprintf(name, sizeof(name), "again-%lu-%u", (unsigned long)ino, i);
+		fd = prealloc_pool_take(p, dfd, name, 0);
+		assert_true(fd >= 0);
+		assert_int_equal(fstat(fd, &st), 0);
+		if (st.st_ino == ino)
+			return fd;
+		close(fd);
+	}
+	fail_msg("recycled segment never came back");
+	return -1;
+}
+
+static void recycle_one(bool zero, uint64_t new_size)
+{
+	struct prealloc_pool_stats s0;
+	struct prealloc_pool *p;
+	uint8_t *expect = calloc(1, SEG);
+	char dir[128];
+	struct stat st;
+	int dfd, fd;
+
+	p = open_pool(new_dir(dir, sizeof(dir)), SEG, 2, 1);
+	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	fd = prealloc_pool_take(p, dfd, "used", 0);
+	assert_true(fd >= 0);
+	assert_int_equal(tc_write_pattern(fd, expect, 7, 4096, SEG / 2), 0);
+	if (new_size != SEG)	/* a segment the database cut or grew */
+		assert_int_equal(ftruncate(fd, (off_t)new_size), 0);
+	assert_int_equal(fstat(fd, &st), 0);
+	close(fd);
+	s0 = stats(p);
+	assert_int_equal(prealloc_pool_recycle(p, dfd, "used", zero ? PREALLOC_ZERO_DATA : 0), 0);
+	assert_int_equal(faccessat(dfd, "used", F_OK, 0), -1);	/* gone at once */
+	fd = take_inode(p, dfd, st.st_ino, 2);
+	check_segment(fd, SEG, zero);
+	if (new_size < SEG)
+		memset(expect + new_size, 0, SEG - new_size);
+	if (!zero)	/* old bytes kept (up to the cut), the rest zero */
+		assert_int_equal(tc_compare(fd, expect, SEG), -1);
+	close(fd);
+	assert_int_equal(stats(p).recycled, s0.recycled + 1);
+	prealloc_pool_close(p);
+	close(dfd);
+	free(expect);
+}
+
+static void recycle_zeroed(void **state)
+{
+	(void)state;
+	recycle_one(true, SEG);
+}
+
+static void recycle_kept(void **state)
+{
+	(void)state;
+	recycle_one(false, SEG);
+}
+
+static void recycle_cut_and_grown(void **state)
+{
+	(void)state;
+	recycle_one(false, SEG / 4);	/* grown back: the tail written, zero */
+	recycle_one(true, SEG * 2);	/* cut to the segment size */
+}
+
+/* --- a worker killed mid-segment ---------------------------------------- */
+
+#define CRASH_SEG (64 * MiB)
+#define KILLS 4
+
+/* Child: run a pool until killed. */
+static void run_pool_forever(const char *dir)
+{
+	struct prealloc_pool_config c = { .size = sizeof(c), .segment_size = CRASH_SEG,
+					  .target = 8, .free_floor = 1 };
+	struct prealloc_pool *p;
+
+	if (prealloc_pool_open(dir, &c, &p))
+		_exit(3);
+	for (;;)
+		pause();
+}
+
+/* Wait (inotify, no timing) until the @nth temporary segment is created. */
+static void wait_tmp_created(int in, unsigned int nth)
+{
+	char buf[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
+	unsigned int seen = 0;
+
+	while (seen < nth) {
+		ssize_t n = read(in, buf, sizeof(buf));
+
+		assert_true(n > 0);
+		for (char *q = buf; q < buf + n;) {
+			struct inotify_event *ev = (struct inotify_event *)q;
+
+			if (ev->len && strncmp(ev->name, TMP_PREFIX, strlen(TMP_PREFIX)) == 0)
+				seen++;
+			q += sizeof(*ev) + ev->len;
+		}
+	}
+}
+
+static void killed_mid_segment(void **state)
+{
+	unsigned long seqs[64];
+	unsigned int mid = 0, n;
+	struct prealloc_pool *p;
+	char dir[128];
+	int dfd;
+
+	(void)state;
+	new_dir(dir, sizeof(dir));
+	for (unsigned int k = 1; k <= KILLS; k++) {
+		int in = inotify_init1(IN_CLOEXEC), st;
+		pid_t pid;
+
+		assert_true(in >= 0);
+		assert_true(inotify_add_watch(in, dir, IN_CREATE) >= 0);
+		pid = fork();
+		assert_true(pid >= 0);
+		if (pid == 0)
+			run_pool_forever(dir);
+		/* The k-th segment of this run is being made: kill it there. */
+		wait_tmp_created(in, k);
+		assert_int_equal(kill(pid, SIGKILL), 0);
+		assert_int_equal(waitpid(pid, &st, 0), pid);
+		assert_true(WIFSIGNALED(st));
+		mid += list(dir, TMP_PREFIX, NULL, 0) > 0;
+		close(in);
+	}
+	/* At least one kill landed while a segment was half made (the window is
+	 * the whole zeroing of 64 MiB; the kill follows its creation at once). */
+	assert_true(mid > 0);
+
+	/* Restart: leftovers gone, every segment still there is complete. */
+	p = open_pool(dir, CRASH_SEG, 0, 1);
+	assert_int_equal(list(dir, TMP_PREFIX, NULL, 0), 0);
+	n = list(dir, READY_PREFIX, seqs, 64);
+	assert_int_equal(stats(p).ready, n);
+	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	for (unsigned int i = 0; i < n; i++) {
+		char name[32];
+		int fd;
+
+		snprintf(name, sizeof(name), "seg-%u", i);
+		fd = prealloc_pool_take(p, dfd, name, 0);
+		check_segment(fd, CRASH_SEG, true);
+		close(fd);
+	}
+	assert_int_equal(stats(p).misses, 0);
+	prealloc_pool_close(p);
+	close(dfd);
+}
+
+/* --- out of space -------------------------------------------------------- */
+
+/* Fill @dir's filesystem with a file until @left bytes are available. */
+static int fill_to(const char *dir, const char *name, uint64_t left)
+{
+	char path[192];
+	uint64_t a = avail(dir);
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	assert_true(fd >= 0);
+	assert_true(a > left);
+	assert_int_equal(fallocate(fd, 0, 0, (off_t)(a - left)), 0);
+	assert_int_equal(fsync(fd), 0);
+	return fd;
+}
+
+static void floor_gives_space_back(void **state)
+{
+	const uint64_t seg = 8 * MiB, floor = 64 * MiB;
+	unsigned long before[16], after[16];
+	struct prealloc_pool_stats s;
+	struct prealloc_pool *p;
+	struct tfs t;
+	int dfd, filler, fd;
+	unsigned int nb, na;
+
+	(void)state;
+	assert_int_equal(tfs_create(&t, fstype, 400, NULL), 0);
+	p = open_pool(t.dir, seg, 8, floor);
+	assert_int_equal(prealloc_pool_wait_ready(p, 8, -1), 0);
+	nb = list(t.dir, READY_PREFIX, before, 16);
+	assert_int_equal(nb, 8);
+
+	/* Someone else eats the space: 20 MiB below the floor.  A take (a hit,
+	 * the oldest segment) sends the worker round: it gives space back and
+	 * does not grow again. */
+	dfd = open(t.dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	filler = fill_to(t.dir, "filler", floor - 20 * MiB);
+	fd = prealloc_pool_take(p, dfd, "wal-1", 0);
+	check_segment(fd, seg, true);
+	close(fd);
+	assert_int_equal(prealloc_pool_wait_ready(p, 8, -1), -ENOSPC);
+	assert_true(avail(t.dir) >= floor);	/* the floor holds */
+	s = stats(p);
+	assert_int_equal(s.removed, 3);		/* 24 MiB for 20 */
+	assert_int_equal(s.hits, 1);
+	na = list(t.dir, READY_PREFIX, after, 16);
+	assert_int_equal(na, s.ready);
+	assert_int_equal(na, nb - 1 - 3);
+	/* Oldest first: the ones left are the newest. */
+	for (unsigned int i = 0; i < na; i++)
+		assert_int_equal(after[i], before[nb - na + i]);
+
+	/* A ready segment is still handed out, as a hit. */
+	fd = prealloc_pool_take(p, dfd, "wal-2", 0);
+	check_segment(fd, seg, true);
+	close(fd);
+	assert_int_equal(stats(p).hits, 2);
+	/* Not growing below the floor: what it was, less the one taken. */
+	assert_int_equal(prealloc_pool_wait_ready(p, 8, -1), -ENOSPC);
+	assert_int_equal(stats(p).ready, na - 1);
+
+	/* Space comes back: so does the pool.  (Cut before the unlink: xfs
+	 * frees an unlinked file's blocks later, in the background.) */
+	assert_int_equal(ftruncate(filler, 0), 0);
+	close(filler);
+	assert_int_equal(unlinkat(dfd, "filler", 0), 0);
+	assert_int_equal(prealloc_pool_wait_ready(p, 8, -1), 0);
+	prealloc_pool_close(p);
+	close(dfd);
+	tfs_destroy(&t);
+}
+
+/* ext4 with few inodes: the worker meets a real ENOSPC creating a segment. */
+static void enospc_in_worker(void **state)
+{
+	struct prealloc_pool_stats s;
+	struct prealloc_pool *p;
+	unsigned int files = 0;
+	char name[32];
+	struct tfs t;
+	int dfd, fd, fd2;
+
+	(void)state;
+	if (strcmp(fstype, "ext4") != 0)
+		skip();
+	assert_int_equal(tfs_create(&t, "ext4", 128, "-N 64"), 0);
+	dfd = open(t.dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	for (;; files++) {
+		snprintf(name, sizeof(name), "f%u", files);
+		fd = openat(dfd, name, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+		if (fd < 0)
+			break;
+		close(fd);
+	}
+	assert_int_equal(errno, ENOSPC);
+	assert_true(files >= 2);
+	/* Inodes for two segments. */
+	assert_int_equal(unlinkat(dfd, "f0", 0), 0);
+	assert_int_equal(unlinkat(dfd, "f1", 0), 0);
+
+	p = open_pool(t.dir, SEG, 4, 1);
+	assert_int_equal(prealloc_pool_wait_ready(p, 4, -1), -ENOSPC);
+	s = stats(p);
+	assert_int_equal(s.ready, 2);
+	assert_int_equal(s.target, 2);	/* shrunk */
+	assert_true(s.enospc >= 1);
+	assert_int_equal(s.last_error, 0);
+
+	/* Never a failed take while a segment is ready. */
+	fd = prealloc_pool_take(p, dfd, "wal-1", 0);
+	check_segment(fd, SEG, true);
+	fd2 = prealloc_pool_take(p, dfd, "wal-2", 0);
+	check_segment(fd2, SEG, true);
+	assert_int_equal(stats(p).hits, 2);
+	/* None ready and no inode: now the take fails, and says why. */
+	assert_int_equal(prealloc_pool_take(p, dfd, "wal-3", 0), -ENOSPC);
+	close(fd);
+	close(fd2);
+
+	/* Inodes back: the target grows back. */
+	for (unsigned int i = 2; i < 8; i++) {
+		snprintf(name, sizeof(name), "f%u", i);
+		assert_int_equal(unlinkat(dfd, name, 0), 0);
+	}
+	assert_int_equal(prealloc_pool_wait_ready(p, 4, -1), 0);
+	assert_int_equal(stats(p).target, 4);
+	prealloc_pool_close(p);
+	close(dfd);
+	tfs_destroy(&t);
+}
+
+/* --- fork ------------------------------------------------------------------ */
+
+static void forked_child(void **state)
+{
+	struct prealloc_pool *p;
+	char dir[128];
+	int st;
+	pid_t pid;
+
+	(void)state;
+	p = open_pool(new_dir(dir, sizeof(dir)), SEG, 1, 1);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		struct prealloc_pool_stats s = { .size = sizeof(s) };
+		bool ok = prealloc_pool_take(p, AT_FDCWD, "/nonexistent/x", 0) == -ECHILD &&
+			  prealloc_pool_stats(p, &s) == -ECHILD &&
+			  prealloc_pool_wait_ready(p, 1, -1) == -ECHILD;
+
+		prealloc_pool_close(p);	/* forgets only */
+		_exit(ok ? 0 : 1);
+	}
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	assert_int_equal(prealloc_pool_wait_ready(p, 1, -1), 0);	/* parent unaffected */
+	prealloc_pool_close(p);
+}
+
+static int group_setup(void **state)
+{
+	(void)state;
+	return tfs_create(&fs, fstype, 1024, NULL) ? -1 : 0;
+}
+
+static int group_teardown(void **state)
+{
+	(void)state;
+	tfs_destroy(&fs);
+	return 0;
+}
+
+int main(void)
+{
+	static const char *const types[] = { "ext4", "xfs" };
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(bad_arguments),
+		cmocka_unit_test(take_hits_and_names),
+		cmocka_unit_test(take_miss),
+		cmocka_unit_test(concurrent_takes),
+		cmocka_unit_test(recycle_zeroed),
+		cmocka_unit_test(recycle_kept),
+		cmocka_unit_test(recycle_cut_and_grown),
+		cmocka_unit_test(forked_child),
+		cmocka_unit_test(killed_mid_segment),
+		cmocka_unit_test(floor_gives_space_back),
+		cmocka_unit_test(enospc_in_worker),
+	};
+	int failed = 0;
+
+	tfs_enter();
+	for (size_t i = 0; i < sizeof(types) / sizeof(types[0]); i++) {
+		fstype = types[i];
+		dir_nr = 0;
+		if (tfs_supported(fstype))
+			failed += cmocka_run_group_tests_name(fstype, tests, group_setup,
+							      group_teardown);
+	}
+	return failed ? 1 : 0;
+}
