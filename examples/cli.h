@@ -18,5 +18,6 @@ int cli_parse_size(const char *s, uint64_t *ret);
 int cmd_run(int argc, char **argv);
 int cmd_verify(int argc, char **argv);
 int cmd_probe(int argc, char **argv);	/* examples/prealloc-probe.c */
+int cmd_pool(int argc, char **argv);	/* examples/cmd-pool.c */
 
 #endif

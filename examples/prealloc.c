@@ -32,6 +32,7 @@ static void usage(FILE *f)
 	      "               [--queue-depth N] [--request-size N] [--progress] [--json] PATH\n"
 	      "  prealloc verify [--offset N] [--length N] [--json] PATH\n"
 	      "  prealloc probe [--json] PATH\n"
+	      "  prealloc pool DIR --segment-size N [--count N] [--free-floor N] [--max-rate N] [--json]\n"
 	      "  prealloc --version\n"
 	      "Sizes take binary suffixes K, M, G, T, P, E.\n", f);
 }
@@ -348,5 +349,7 @@ int main(int argc, char **argv)
 		return cmd_verify(argc - 1, argv + 1);
 	if (strcmp(argv[1], "probe") == 0)
 		return cmd_probe(argc - 1, argv + 1);
+	if (strcmp(argv[1], "pool") == 0)
+		return cmd_pool(argc - 1, argv + 1);
 	return bad_usage("unknown command", argv[1]);
 }

@@ -675,6 +675,40 @@ static void forked_child(void **state)
 	prealloc_pool_close(p);
 }
 
+/* --- the tool ------------------------------------------------------------- */
+
+static int tool(const char *args)
+{
+	const char *exe = getenv("PREALLOC_TOOL");
+	char cmd[512];
+	int st;
+
+	snprintf(cmd, sizeof(cmd), "%s %s >/dev/null 2>&1", exe, args);
+	st = system(cmd);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static void tool_fills_and_inspects(void **state)
+{
+	char dir[128], args[256];
+
+	(void)state;
+	if (!getenv("PREALLOC_TOOL"))
+		skip();
+	new_dir(dir, sizeof(dir));
+	snprintf(args, sizeof(args), "pool %s --segment-size 4M --count 3 --free-floor 1", dir);
+	assert_int_equal(tool(args), 0);
+	assert_int_equal(list(dir, READY_PREFIX, NULL, 0), 3);
+	assert_int_equal(list(dir, TMP_PREFIX, NULL, 0), 0);
+	snprintf(args, sizeof(args), "pool %s --segment-size 4M --json", dir);	/* inspect */
+	assert_int_equal(tool(args), 0);
+	assert_int_equal(list(dir, READY_PREFIX, NULL, 0), 3);
+	snprintf(args, sizeof(args), "pool %s --count 3", dir);	/* no segment size */
+	assert_int_equal(tool(args), 2);
+	snprintf(args, sizeof(args), "pool %s/missing --segment-size 4M", dir);
+	assert_int_equal(tool(args), 1);
+}
+
 static int group_setup(void **state)
 {
 	(void)state;
@@ -700,6 +734,7 @@ int main(void)
 		cmocka_unit_test(recycle_kept),
 		cmocka_unit_test(recycle_cut_and_grown),
 		cmocka_unit_test(forked_child),
+		cmocka_unit_test(tool_fills_and_inspects),
 		cmocka_unit_test(killed_mid_segment),
 		cmocka_unit_test(floor_gives_space_back),
 		cmocka_unit_test(enospc_in_worker),
