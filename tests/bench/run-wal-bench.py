@@ -1,0 +1,205 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""WAL commit latency: the ready-segment pool against what databases do.
+
+Sets up ext4 and xfs on direct-I/O loop devices like run-bench.py (root,
+private mount namespace), or uses --dir.  Every run visits every mode, the
+order rotating by one each run; each mode writes --segments segments of 16 MiB
+with 8 KiB records, fdatasync per commit (wal-bench.c says what each mode
+does).  Percentiles are over the commits of all runs of a mode together;
+throughput ratios are medians of per-run ratios.  Only the Python standard
+library is used.  Results: tests/bench/RESULTS.md.
+"""
+import argparse
+import importlib.util
+import json
+import os
+import shlex
+import shutil
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+_spec = importlib.util.spec_from_file_location('run_bench', os.path.join(HERE, 'run-bench.py'))
+rb = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(rb)
+
+MODES = ['pool', 'dd', 'pg-zeros', 'fallocate', 'keep-size', 'append']
+NS_MARK = 'PREALLOC_WAL_BENCH_NS'
+
+
+def pct(v, p):
+    return v[int((len(v) - 1) * p)] / 1e3 if v else None
+
+
+def summary(lat):
+    v = sorted(lat)
+    return {'n': len(v), 'p50_us': pct(v, 0.5), 'p99_us': pct(v, 0.99),
+            'p999_us': pct(v, 0.999), 'max_us': v[-1] / 1e3 if v else None}
+
+
+def one_run(a, fs, mode, r):
+    d = tempfile.mkdtemp(prefix='wal-%s-' % mode, dir=fs.mnt)
+    raw = os.path.join(fs.mnt, 'raw-%s-%d.txt' % (mode, r))
+    cmd = [a.bench, '--segments', str(a.segments), '--window', str(a.window),
+           '--raw', raw, mode, d]
+    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    out = {'mode': mode, 'error': p.returncode, 'stderr': p.stderr.strip()}
+    if p.stdout.strip():
+        out.update(json.loads(p.stdout.strip().splitlines()[-1]))
+    lat = {'all': [], 'steady': [], 'switch': []}
+    if os.path.exists(raw):
+        with open(raw) as f:
+            for i, line in enumerate(f):
+                ns, win = line.split()
+                k = i % (a.per_segment)
+                lat['all'].append(int(ns))
+                if win == '1':
+                    lat['switch'].append(int(ns))
+                elif k >= a.window:
+                    lat['steady'].append(int(ns))
+        os.unlink(raw)
+    shutil.rmtree(d)
+    # Give the space back now: xfs frees unlinked blocks in the background.
+    subprocess.run(['sync'])
+    return out, lat
+
+
+def bench_fs(a, fs):
+    runs = {m: [] for m in a.modes}
+    lat = {m: {'all': [], 'steady': [], 'switch': []} for m in a.modes}
+    for r in range(a.runs):
+        for m in rb.rotated(a.modes, r):
+            out, l = one_run(a, fs, m, r)
+            runs[m].append(out)
+            for k in l:
+                lat[m][k] += l[k]
+            rb.log('  [%s run %d] %-10s %s' % (fs.fstype, r + 1, m, short(out)))
+    rows = {}
+    for m in a.modes:
+        ok = [x for x in runs[m] if x.get('error') == 0]
+        row = {k: summary(lat[m][k]) for k in lat[m]}
+        row['steady_cps'] = rb.med(ok, 'steady_cps')
+        for k, ref in (('x_dd', 'dd'), ('x_fallocate', 'fallocate')):
+            row[k] = rb.paired(runs, m, ref, 'steady_cps')
+            row[k + '_iqr'] = rb.iqr(runs, m, ref, 'steady_cps')
+        row['misses'] = sum(x.get('pool', {}).get('misses', 0) for x in ok) if m == 'pool' else None
+        row['runs'] = len(ok)
+        rows[m] = row
+    return {'fstype': fs.fstype, 'info': rb.fs_info(fs.mnt), 'rows': rows, 'samples': runs}
+
+
+def short(o):
+    if o.get('error'):
+        return 'error %s %s' % (o.get('error'), o.get('stderr', ''))
+    s, w = o['steady'], o['switch']
+    return ('%6.0f commits/s steady p99 %7.0f us, switch p999 %7.0f max %7.0f us%s' % (
+        o['steady_cps'], s['p99_us'], w['p999_us'], w['max_us'],
+        ' misses %d' % o['pool']['misses'] if 'pool' in o else ''))
+
+
+def targets(fs):
+    p = fs['rows'].get('pool')
+    if not p:
+        return []
+    st, sw = p['steady'], p['switch']
+    checks = [
+        ('switch p99.9 <= 1.2x steady p99.9', sw['p999_us'] / st['p999_us'], 1.2),
+        ('switch max <= 3x steady p99', sw['max_us'] / st['p99_us'], 3.0),
+    ]
+    out = ['- %s, pool: %s: %.2f %s' % (fs['fstype'], n, v, 'PASS' if v <= lim else 'MISS')
+           for n, v, lim in checks]
+    for key, lim, name in (('x_dd', 0.95, 'dd-zeroed'), ('x_fallocate', 1.8, 'fallocate(0)')):
+        v, q = p.get(key), p.get(key + '_iqr')
+        out.append('- %s, pool: steady commits/s >= %.2fx %s: %s%s %s' % (
+            fs['fstype'], lim, name, rb.f(v, '%.2f'),
+            ' (per-run IQR %.2f-%.2f)' % tuple(q) if q else '',
+            'PASS' if v is not None and v >= lim else 'MISS'))
+    out.append('- %s, pool: misses once warm: %s %s' % (
+        fs['fstype'], p['misses'], 'PASS' if p['misses'] == 0 else 'MISS'))
+    return out
+
+
+def report(a, results):
+    m = results['machine']
+    lines = ['# wal-bench %s' % m['date'], '', 'Command: `%s`' % results['command'], '',
+             'Machine: %d CPUs (%s), %.1f GiB RAM, kernel %s; load average at start %s.' % (
+                 m['nproc'], m['cpu'], m['mem_gib'], m['kernel'], results['load']), '']
+    hdr = ['mode', 'commits/s', '×dd', '×fallocate', 'p50 µs', 'p99 µs', 'p99.9 µs',
+           'max µs', 'switch p50', 'switch p99.9', 'switch max']
+    for fs in results['fs']:
+        lines += ['## %s on %s' % (fs['fstype'], fs['info']['source']), '']
+        out = []
+        for mode, r in fs['rows'].items():
+            s, w = r['steady'], r['switch']
+            out.append([mode, rb.f(r['steady_cps'], '%.0f'), rb.f(r['x_dd'], '%.2f'),
+                        rb.f(r['x_fallocate'], '%.2f'), rb.f(s['p50_us'], '%.0f'),
+                        rb.f(s['p99_us'], '%.0f'), rb.f(s['p999_us'], '%.0f'),
+                        rb.f(s['max_us'], '%.0f'), rb.f(w['p50_us'], '%.0f'),
+                        rb.f(w['p999_us'], '%.0f'), rb.f(w['max_us'], '%.0f')])
+        lines += [rb.table(hdr, out), '',
+                  'Steady state: %d commits per mode (past the first %d of each segment); '
+                  'around switches: %d (the first %d commits of each new segment, the '
+                  'first one paying for the switch).' % (
+                      fs['rows'][a.modes[0]]['steady']['n'], a.window,
+                      fs['rows'][a.modes[0]]['switch']['n'], a.window), '',
+                  '### Targets', ''] + targets(fs) + ['']
+    return '\n'.join(lines)
+
+
+def parse_args():
+    p = argparse.ArgumentParser(description=__doc__.split('\n')[0])
+    p.add_argument('--bench', default=os.path.join(HERE, '../../build-bench/tests/bench/wal-bench'))
+    p.add_argument('--dir', help='use this directory instead of loop filesystems')
+    p.add_argument('--fs', default='ext4,xfs')
+    p.add_argument('--modes', default=','.join(MODES))
+    p.add_argument('--runs', type=int, default=2)
+    p.add_argument('--segments', type=int, default=4, help='16 MiB segments per run')
+    p.add_argument('--window', type=int, default=16, help='commits after a switch')
+    p.add_argument('--json', default='bench-wal.json')
+    p.add_argument('--md')
+    a = p.parse_args()
+    a.bench = os.path.abspath(a.bench)
+    a.modes = a.modes.split(',')
+    a.per_segment = (16 << 20) // 8192
+    return a
+
+
+def main():
+    a = parse_args()
+    if not os.access(a.bench, os.X_OK):
+        sys.exit('run-wal-bench: %s: not found; build it: ninja -C build-bench' % a.bench)
+    if not a.dir:
+        if os.geteuid() != 0:
+            sys.exit('run-wal-bench: loop filesystems need root (or use --dir DIR)')
+        if not os.environ.get(NS_MARK):
+            os.environ[NS_MARK] = '1'
+            os.execvp('unshare', ['unshare', '--mount', '--propagation', 'private',
+                                  sys.executable] + sys.argv)
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
+    results = {'command': ' '.join(shlex.quote(x) for x in sys.argv),
+               'machine': rb.machine_info(a.bench), 'fs': [],
+               'load': open('/proc/loadavg').read().split()[0]}
+    size = (a.segments + 4) * (16 << 20) * 2 + (1 << 30)
+    if a.dir:
+        with rb.DirFs(a.dir) as fs:
+            results['fs'].append(bench_fs(a, fs))
+    else:
+        for fstype in a.fs.split(','):
+            with rb.LoopFs(fstype, size) as fs:
+                results['fs'].append(bench_fs(a, fs))
+    results['load_end'] = open('/proc/loadavg').read().split()[0]
+    with open(a.json, 'w') as fj:
+        json.dump(results, fj, indent=1, default=str)
+    md = report(a, results) + '\nLoad average at the end: %s.\n' % results['load_end']
+    print(md)
+    if a.md:
+        with open(a.md, 'w') as fm:
+            fm.write(md)
+
+
+if __name__ == '__main__':
+    main()
