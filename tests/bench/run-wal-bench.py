@@ -17,7 +17,6 @@ import os
 import shlex
 import shutil
 import signal
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -28,7 +27,6 @@ rb = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(rb)
 
 MODES = ['pool', 'dd', 'pg-zeros', 'fallocate', 'keep-size', 'append']
-NS_MARK = 'PREALLOC_WAL_BENCH_NS'
 
 
 def pct(v, p):
@@ -175,10 +173,7 @@ def main():
     if not a.dir:
         if os.geteuid() != 0:
             sys.exit('run-wal-bench: loop filesystems need root (or use --dir DIR)')
-        if not os.environ.get(NS_MARK):
-            os.environ[NS_MARK] = '1'
-            os.execvp('unshare', ['unshare', '--mount', '--propagation', 'private',
-                                  sys.executable] + sys.argv)
+        rb.enter_namespace()
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     results = {'command': ' '.join(shlex.quote(x) for x in sys.argv),
                'machine': rb.machine_info(a.bench), 'fs': [],
