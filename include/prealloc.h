@@ -303,7 +303,9 @@ const char *prealloc_version(void);
  * nothing that start-up cannot find.)
  *
  * One pool object per directory at a time: the directory is flock()ed and a
- * second open, in this process or another, fails with -EBUSY.
+ * second open, in this process or another, fails with -EBUSY.  The
+ * filesystem must support renameat2(RENAME_NOREPLACE) (ext4, xfs, btrfs,
+ * tmpfs and most local filesystems do).
  *
  * Free space: the worker never grows the pool while the filesystem would be
  * left with less than &prealloc_pool_config.free_floor bytes available after
