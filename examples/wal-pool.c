@@ -11,6 +11,7 @@
  *   cc wal-pool.c $(pkg-config --cflags --libs libprealloc) -o wal-pool
  *   ./wal-pool /path/to/wal-dir 256      # write 256 MiB of records
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -43,6 +44,25 @@ static void segment_name(char *buf, size_t len, uint64_t segno)
 	snprintf(buf, len, "%016" PRIx64, segno);
 }
 
+/* Continue after the newest segment an earlier run left (a real log would
+ * replay it first). */
+static uint64_t last_segment(const char *dir)
+{
+	uint64_t last = 0, n;
+	struct dirent *de;
+	DIR *d = opendir(dir);
+	char *end;
+
+	while (d && (de = readdir(d))) {
+		n = strtoull(de->d_name, &end, 16);
+		if (strlen(de->d_name) == 16 && !*end && n > last)
+			last = n;
+	}
+	if (d)
+		closedir(d);
+	return last;
+}
+
 /* Switch to the next segment: the pool hands one out under its final name. */
 static int next_segment(struct wal *w)
 {
@@ -61,7 +81,7 @@ static int next_segment(struct wal *w)
 	if (w->segno > KEEP_SEGMENTS) {		/* after a checkpoint, say */
 		segment_name(name, sizeof(name), w->segno - KEEP_SEGMENTS);
 		ret = prealloc_pool_recycle(w->pool, w->dirfd, name, 0);
-		if (ret < 0)
+		if (ret < 0 && ret != -ENOENT)
 			return ret;
 	}
 	return 0;
@@ -109,6 +129,7 @@ int main(int argc, char **argv)
 		perror(argv[1]);
 		return 1;
 	}
+	w.segno = last_segment(argv[1]);
 	/* The pool lives in the WAL directory itself: taking is one rename. */
 	ret = prealloc_pool_open(argv[1], &cfg, &w.pool);
 	if (!ret)
@@ -122,7 +143,7 @@ int main(int argc, char **argv)
 	if (w.pool && prealloc_pool_stats(w.pool, &st) == 0)
 		printf("%" PRIu64 " commits, %" PRIu64 " segments: %" PRIu64 " ready when needed, %"
 		       PRIu64 " made while commits waited, %" PRIu64 " recycled\n",
-		       w.lsn / RECORD_SIZE, w.segno, st.hits, st.misses, st.recycled);
+		       w.lsn / RECORD_SIZE, w.lsn / SEGMENT_SIZE, st.hits, st.misses, st.recycled);
 	if (w.fd >= 0)
 		close(w.fd);
 	prealloc_pool_close(w.pool);

@@ -318,8 +318,10 @@ const char *prealloc_version(void);
  * one exists.
  *
  * Fork: the worker thread does not exist in a child process.  In the child,
- * every pool function fails with -ECHILD and prealloc_pool_close() only
- * forgets the handle (the parent still owns the pool and its lock).
+ * every pool function fails with -ECHILD and prealloc_pool_close() only frees
+ * the child's copy of the handle: the parent's pool, its worker, its lock on
+ * the directory and its segments are untouched.  The pool's descriptors are
+ * close-on-exec.
  */
 
 /**
@@ -430,8 +432,10 @@ int prealloc_pool_open(const char *dir, const struct prealloc_pool_config *cfg,
  * Returns: a new descriptor open O_RDWR | O_CLOEXEC on the segment (set
  * O_DIRECT with fcntl(F_SETFL) if needed), or a negative errno: -EINVAL,
  * -EEXIST (@name exists; the segment stays in the pool), -EXDEV (@dirfd on
- * another filesystem), -ENOSPC (none ready and none could be made), -ECHILD,
- * or what the kernel returned.
+ * another filesystem; likewise), -ENOSPC (none ready and none could be made),
+ * -ECHILD, or what the kernel returned.  If the rename succeeded but a
+ * directory fsync() failed (-EIO), the segment is under @name but the rename
+ * may not be durable.
  *
  * Since: 0.2
  */

@@ -181,8 +181,15 @@ PA_EXPORT int prealloc_pool_open(const char *dir, const struct prealloc_pool_con
 
 PA_EXPORT void prealloc_pool_close(struct prealloc_pool *p)
 {
-	if (!p || getpid() != p->pid)
+	if (!p)
 		return;
+	/* A forked child's copy: no worker to stop, and the lock may have been
+	 * held by a thread of the parent.  Closing our descriptor does not
+	 * release the parent's flock (it belongs to the shared open file). */
+	if (getpid() != p->pid) {
+		free_pool(p);
+		return;
+	}
 	pthread_mutex_lock(&p->lock);
 	__atomic_store_n(&p->stop, true, __ATOMIC_RELAXED);
 	pthread_cond_signal(&p->wake);

@@ -666,7 +666,7 @@ static void forked_child(void **state)
 			  prealloc_pool_stats(p, &s) == -ECHILD &&
 			  prealloc_pool_wait_ready(p, 1, -1) == -ECHILD;
 
-		prealloc_pool_close(p);	/* forgets only */
+		prealloc_pool_close(p);	/* frees the child's copy only */
 		_exit(ok ? 0 : 1);
 	}
 	assert_int_equal(waitpid(pid, &st, 0), pid);
