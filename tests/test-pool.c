@@ -21,6 +21,8 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/inotify.h>
+#include <sys/ioctl.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <sys/wait.h>
@@ -513,6 +515,73 @@ static void killed_mid_segment(void **state)
 	close(dfd);
 }
 
+/*
+ * A power cut, as near as a test gets: the filesystem is shut down without
+ * flushing its log (FS_IOC_SHUTDOWN, NOLOGFLUSH: what is not on disk is
+ * lost, as in xfstests' godown), then mounted again.  Segments published
+ * before the cut (renamed, directory synced) must be there and complete;
+ * nothing else may look ready.
+ */
+#define PA_FS_IOC_SHUTDOWN _IOR('X', 125, uint32_t)
+#define PA_SHUTDOWN_NOLOGFLUSH 2u
+
+static void power_cut_mid_segment(void **state)
+{
+	unsigned long seqs[64];
+	uint32_t how = PA_SHUTDOWN_NOLOGFLUSH;
+	struct prealloc_pool *p;
+	int in, dfd, st;
+	unsigned int n;
+	struct tfs t;
+	pid_t pid;
+
+	(void)state;
+	assert_int_equal(tfs_create(&t, fstype, 512, NULL), 0);
+	in = inotify_init1(IN_CLOEXEC);
+	assert_true(in >= 0 && inotify_add_watch(in, t.dir, IN_CREATE) >= 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0)
+		run_pool_forever(t.dir);
+	/* Two segments published, the third under way: cut. */
+	wait_tmp_created(in, 3);
+	dfd = open(t.dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (ioctl(dfd, PA_FS_IOC_SHUTDOWN, &how) < 0) {
+		kill(pid, SIGKILL);
+		waitpid(pid, &st, 0);
+		close(dfd);
+		close(in);
+		tfs_destroy(&t);
+		skip();
+	}
+	assert_int_equal(kill(pid, SIGKILL), 0);
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	close(dfd);
+	close(in);
+	assert_int_equal(umount2(t.dir, 0), 0);
+	assert_int_equal(mount(t.dev, t.dir, fstype, 0, NULL), 0);
+
+	/* Before any pool open cleans up: every ready name is complete. */
+	n = list(t.dir, READY_PREFIX, seqs, 64);
+	assert_true(n >= 2);
+	dfd = open(t.dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	for (unsigned int i = 0; i < n; i++) {
+		char name[48];
+		int fd;
+
+		snprintf(name, sizeof(name), READY_PREFIX "%06lu", seqs[i]);
+		fd = openat(dfd, name, O_RDONLY | O_CLOEXEC);
+		check_segment(fd, CRASH_SEG, true);
+		close(fd);
+	}
+	p = open_pool(t.dir, CRASH_SEG, 0, 1);
+	assert_int_equal(stats(p).ready, n);
+	assert_int_equal(list(t.dir, TMP_PREFIX, NULL, 0), 0);
+	prealloc_pool_close(p);
+	close(dfd);
+	tfs_destroy(&t);
+}
+
 /* --- out of space -------------------------------------------------------- */
 
 /* Fill @dir's filesystem with a file until @left bytes are available. */
@@ -739,6 +808,7 @@ int main(void)
 		cmocka_unit_test(forked_child),
 		cmocka_unit_test(tool_fills_and_inspects),
 		cmocka_unit_test(killed_mid_segment),
+		cmocka_unit_test(power_cut_mid_segment),
 		cmocka_unit_test(floor_gives_space_back),
 		cmocka_unit_test(enospc_in_worker),
 	};
