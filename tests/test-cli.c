@@ -94,7 +94,99 @@ static void usage_errors(void **state)
 	assert_int_equal(run_tool("run --length 1M --method dd %s/f", dir), 2);
 	assert_int_equal(run_tool("run --length 1M --bogus %s/f", dir), 2);
 	assert_int_equal(run_tool("verify --length x %s/f", dir), 2);
-	assert_non_null(strstr(err, "Usage"));
+	/* util-linux style: one line saying what is wrong, then a hint, no usage. */
+	assert_non_null(strstr(err, "prealloc: bad length 'x'"));
+	assert_non_null(strstr(err, "Try 'prealloc verify --help' for more information."));
+	assert_null(strstr(err, "Usage"));
+	assert_int_equal(run_tool("probe"), 2);
+	assert_non_null(strstr(err, "Try 'prealloc probe --help'"));
+	assert_int_equal(run_tool("frobnicate"), 2);
+	assert_non_null(strstr(err, "Try 'prealloc --help' for more information."));
+}
+
+/* Sizes as fallocate(1) reads them: K = KiB = 1024, KB = 1000. */
+static void size_suffixes(void **state)
+{
+	static const struct {
+		const char *arg;
+		const char *bytes;
+	} cases[] = {
+		{ "4096", "\"length\":4096," },
+		{ "4K", "\"length\":4096," },
+		{ "4KiB", "\"length\":4096," },
+		{ "4k", "\"length\":4096," },
+		{ "4KB", "\"length\":4000," },
+		{ "1MB", "\"length\":1000000," },
+		{ "1MiB", "\"length\":1048576," },
+		{ "2M", "\"length\":2097152," },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		assert_int_equal(run_tool("run --no-sync --json --length %s %s/sz%zu", cases[i].arg,
+					  dir, i), 0);
+		if (!strstr(out, cases[i].bytes))
+			fail_msg("%s: %s", cases[i].arg, out);
+	}
+	assert_int_equal(run_tool("run --length 4Kb %s/szbad", dir), 2);
+	assert_int_equal(run_tool("run --length 4iB %s/szbad", dir), 2);
+}
+
+/* "Not supported here" has its own exit code, apart from usage errors. */
+static void not_supported_exit(void **state)
+{
+	(void)state;
+	/* BLKZEROOUT is for block devices only: a forced zeroout on a file. */
+	assert_int_equal(run_tool("run --length 1M --method zeroout %s/ns", dir), 3);
+	assert_non_null(strstr(err, "method zeroout is not possible here"));
+}
+
+/* Text output is for people (binary units); JSON keeps exact bytes. */
+static void human_sizes(void **state)
+{
+	(void)state;
+	assert_int_equal(run_tool("run --no-sync --length 3M %s/hs", dir), 0);
+	assert_non_null(strstr(out, "3 MiB at 0 B"));
+	assert_int_equal(run_tool("verify %s/hs", dir), 0);
+	assert_non_null(strstr(out, "written 3 MiB"));
+}
+
+/* Every command answers --help on stdout with exit 0. */
+static void subcommand_help(void **state)
+{
+	static const char *const cmds[] = { "run", "verify", "probe" };
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
+		assert_int_equal(run_tool("%s --help", cmds[i]), 0);
+		assert_non_null(strstr(out, "Usage:"));
+		assert_non_null(strstr(out, cmds[i]));
+		assert_string_equal(err, "");
+	}
+}
+
+/* probe: text and JSON from the same facts, on a file of this machine. */
+static void probe_file(void **state)
+{
+	char path[160];
+	int fd;
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/p", dir);
+	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	assert_true(fd >= 0);
+	close(fd);
+	assert_int_equal(run_tool("probe --json %s", path), 0);
+	assert_non_null(strstr(out, "\"kind\":\"file\""));
+	assert_non_null(strstr(out, "\"zeroing_offloaded\":"));
+	assert_non_null(strstr(out, "\"decided_by\":\""));
+	assert_non_null(strstr(out, "\"atomic_write\":{\"unit_min\":"));
+	assert_non_null(strstr(out, "\"plan\":{\"method\":\""));
+	assert_non_null(strstr(out, "\"devices\":["));
+	assert_int_equal(run_tool("probe %s", path), 0);
+	assert_non_null(strstr(out, "zeroing offloaded: "));
+	assert_non_null(strstr(out, "\n  because "));
+	assert_non_null(strstr(out, "atomic_write: unit_min="));
 }
 
 static void operational_errors(void **state)
@@ -134,7 +226,8 @@ static void version_and_help(void **state)
 	assert_int_equal(run_tool("--version"), 0);
 	assert_non_null(strstr(out, "prealloc "));
 	assert_int_equal(run_tool("--help"), 0);
-	assert_non_null(strstr(out, "prealloc run"));
+	assert_non_null(strstr(out, "run"));
+	assert_non_null(strstr(out, " 3  not supported here"));
 }
 
 static int setup(void **state)
@@ -159,6 +252,11 @@ int main(void)
 		cmocka_unit_test(operational_errors),
 		cmocka_unit_test(out_of_space),
 		cmocka_unit_test(version_and_help),
+		cmocka_unit_test(size_suffixes),
+		cmocka_unit_test(not_supported_exit),
+		cmocka_unit_test(human_sizes),
+		cmocka_unit_test(subcommand_help),
+		cmocka_unit_test(probe_file),
 	};
 
 	/* Root: a private mount namespace for the out-of-space filesystem. */
