@@ -34,17 +34,7 @@ static char file[256], root[160];
 static struct tfs ext4;
 static int fd = -1;
 
-static void sh(const char *fmt, ...)
-{
-	char cmd[2048];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(cmd, sizeof(cmd), fmt, ap);
-	va_end(ap);
-	if (system(cmd) != 0)
-		fail_msg("command failed: %s", cmd);
-}
+#define sh(...) assert_int_equal(tfs_sh(__VA_ARGS__), 0)
 
 /* Open descriptors, without /proc. */
 static int count_fds(void)

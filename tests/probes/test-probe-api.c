@@ -30,17 +30,7 @@ static char file[128], nvme_root[160], scsi_root[160];
 static int fd = -1;
 static bool on_ext4;
 
-static void sh(const char *fmt, ...)
-{
-	char cmd[4096];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(cmd, sizeof(cmd), fmt, ap);
-	va_end(ap);
-	if (system(cmd) != 0)
-		fail_msg("command failed: %s", cmd);
-}
+#define sh(...) assert_int_equal(tfs_sh(__VA_ARGS__), 0)
 
 /* A probe of the test file for @len bytes at 0 under @ctx (NULL: default). */
 static struct prealloc_probe *probe(struct prealloc_ctx *ctx, uint64_t len, uint32_t method)
