@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <cmocka.h>
@@ -230,6 +231,65 @@ static void version_and_help(void **state)
 	assert_non_null(strstr(out, " 3  not supported here"));
 }
 
+/* probe --json on this machine's loop device: the chain, the queue limits
+ * (with the 6.17 unmap and 6.11 atomic-write ones), signatures, the verdict
+ * and the fact that decided it. */
+static void probe_loop_device(void **state)
+{
+	struct tfs t = { 0 };
+
+	(void)state;
+	if (geteuid() != 0 || tfs_loop(&t, 16, false) < 0)
+		skip();
+	assert_int_equal(run_tool("probe --json %s", t.dev), 0);
+	assert_non_null(strstr(out, "\"kind\":\"block-device\""));
+	assert_non_null(strstr(out, "\"role\":\"loop\""));
+	assert_non_null(strstr(out, "\"backing_file\":"));
+	assert_non_null(strstr(out, "\"signatures\":\"\""));
+	assert_non_null(strstr(out, "\"write_zeroes_unmap_max_hw_bytes\":"));
+	assert_non_null(strstr(out, "\"atomic_write_unit_max_bytes\":"));
+	assert_non_null(strstr(out, "\"atomic_write\":{"));
+	assert_non_null(strstr(out, "\"decided_by\":\""));
+	assert_non_null(strstr(out, "\"plan\":{\"method\":\"zeroout\""));
+	tfs_destroy(&t);
+}
+
+/* probe --json over a captured NVMe tree (PREALLOC_SYSFS_ROOT): the same
+ * facts the probe always showed, plus the verdict, its fact and the limits. */
+static void probe_captured_nvme(void **state)
+{
+	const char *scripts = getenv("PROBE_SCRIPTS");
+	char path[160], tree[200], sys[220];
+	struct stat st;
+	int fd;
+
+	(void)state;
+	if (!scripts)
+		skip();
+	snprintf(path, sizeof(path), "%s/nv", dir);
+	snprintf(tree, sizeof(tree), "%s/tree", dir);
+	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	assert_true(fd >= 0);
+	assert_int_equal(fstat(fd, &st), 0);
+	close(fd);
+	assert_int_equal(tfs_sh("sh '%s/make-tree.sh' %u:%u '%s' >/dev/null", scripts,
+				major(st.st_dev), minor(st.st_dev), tree), 0);
+	snprintf(sys, sizeof(sys), "%s/sys", tree);
+	setenv("PREALLOC_SYSFS_ROOT", sys, 1);
+	assert_int_equal(run_tool("probe --json %s", path), 0);
+	unsetenv("PREALLOC_SYSFS_ROOT");
+	assert_non_null(strstr(out, "\"role\":\"partition\""));
+	assert_non_null(strstr(out, "\"name\":\"nvme0n1\""));
+	assert_non_null(strstr(out, "\"transport\":\"nvme\""));
+	assert_non_null(strstr(out, "\"write_zeroes_unmap_max_bytes\":1044480"));
+	assert_non_null(strstr(out, "\"nvme\":{\"dlfeat\":null"));
+	assert_non_null(strstr(out, "\"write_zeroes_unmap\":true"));
+	assert_non_null(strstr(out, "\"evidence\":\"nvme0n1: queue/write_zeroes_unmap_max_bytes = 1044480\""));
+	assert_non_null(strstr(out, "\"decided_by\":\""));
+	assert_non_null(strstr(out, "\"atomic_write_unit_max_bytes\":512"));
+	assert_non_null(strstr(out, "\"atomic_write\":{"));
+}
+
 static int setup(void **state)
 {
 	(void)state;
@@ -257,6 +317,8 @@ int main(void)
 		cmocka_unit_test(human_sizes),
 		cmocka_unit_test(subcommand_help),
 		cmocka_unit_test(probe_file),
+		cmocka_unit_test(probe_loop_device),
+		cmocka_unit_test(probe_captured_nvme),
 	};
 
 	/* Root: a private mount namespace for the out-of-space filesystem. */
