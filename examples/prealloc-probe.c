@@ -197,7 +197,11 @@ static void print_text(const char *path, const struct prealloc_probe *p)
 	const char *why = NULL;
 	int off = prealloc_probe_zeroing_offloaded(p, &why);
 
-	printf("%s\n", path);
+	const char *kind = NULL, *fs = NULL;
+
+	prealloc_probe_lookup(p, "kind", NULL, &kind);
+	prealloc_probe_lookup(p, "filesystem", NULL, &fs);
+	printf("%s: %s%s%s\n", path, kind ? kind : "?", fs ? " on " : "", fs ? fs : "");
 	printf("zeroing offloaded: %s (%s)\n", off >= 0 && off < 3 ? answers[off] : "?", why);
 	m = prealloc_probe_plan(p, 0);
 	if (m >= 0) {

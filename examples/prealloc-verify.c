@@ -96,6 +96,8 @@ int cmd_verify(int argc, char **argv)
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0 || fstat(fd, &st) < 0) {
 		cli_fail(path, errno, NULL);
+		if (fd >= 0)
+			close(fd);
 		return EXIT_OPERATIONAL;
 	}
 	if (!len)

@@ -441,8 +441,10 @@ struct prealloc_probe;
  * what it would do, and writes nothing.  Facts that cannot be learnt (no
  * privilege for a device command, no sysfs, an old kernel) are
  * %PREALLOC_FACT_NULL or %PREALLOC_UNKNOWN, with the reason where one is
- * known; they never make the call fail.  Reading signatures on a block
- * device needs @fd to be readable.
+ * known; they never make the call fail.  Signatures on a block device are
+ * read through a new descriptor opened via /proc/self/fd (so @fd's offset
+ * is not moved); without read permission on the device or without /proc
+ * they are unknown.
  *
  * Returns: 0, or a negative errno: -EINVAL (@ret_probe NULL, bad options as
  * for prealloc_file_ex()), -EFBIG (@offset + @len too large), -E2BIG (@opts
