@@ -22,6 +22,7 @@ static char out[8192], err[8192];
 static const char *tool;
 
 /* Run the tool with @args (shell words); capture stdout and stderr. */
+__attribute__((format(printf, 1, 2)))
 static int run_tool(const char *fmt, ...)
 {
 	char args[1024], cmd[2048], of[160], ef[160];
@@ -85,7 +86,7 @@ static void verify_sparse_fails(void **state)
 static void usage_errors(void **state)
 {
 	(void)state;
-	assert_int_equal(run_tool(""), 2);
+	assert_int_equal(run_tool("%s", ""), 2);
 	assert_int_equal(run_tool("frobnicate %s/f", dir), 2);
 	assert_int_equal(run_tool("run %s/f", dir), 2);			/* no length */
 	assert_int_equal(run_tool("run --length 12Q %s/f", dir), 2);
