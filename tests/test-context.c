@@ -8,6 +8,8 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <stdbool.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -257,6 +259,47 @@ static void without_proc(void **state)
 	assert_int_equal(child_status(pid), 0);
 }
 
+struct racer {
+	struct prealloc_ctx *ctx;
+	bool flusher;
+	int bad;
+};
+
+static void *race(void *arg)
+{
+	struct racer *r = arg;
+
+	for (int i = 0; i < 200; i++) {
+		if (r->flusher)
+			r->bad += prealloc_ctx_flush(r->ctx) != 0;
+		else
+			r->bad += offloaded(r->ctx) != PREALLOC_YES;
+	}
+	return NULL;
+}
+
+/* Probes and flushes of one context from several threads at once. */
+static void threads_share_ctx(void **state)
+{
+	struct racer r[4];
+	pthread_t th[4];
+	struct prealloc_ctx *ctx;
+	int n0 = count_fds();
+
+	(void)state;
+	assert_int_equal(prealloc_ctx_new(root, 0, &ctx), 0);
+	for (int i = 0; i < 4; i++) {
+		r[i] = (struct racer){ .ctx = ctx, .flusher = i == 0 };
+		assert_int_equal(pthread_create(&th[i], NULL, race, &r[i]), 0);
+	}
+	for (int i = 0; i < 4; i++) {
+		assert_int_equal(pthread_join(th[i], NULL), 0);
+		assert_int_equal(r[i].bad, 0);
+	}
+	assert_null(prealloc_ctx_unref(ctx));
+	assert_int_equal(count_fds(), n0);
+}
+
 static int setup(void **state)
 {
 	const char *scripts = getenv("PROBE_SCRIPTS");
@@ -300,6 +343,7 @@ int main(void)
 		cmocka_unit_test_setup(closefrom_after_fork, claim_unmap),
 		cmocka_unit_test_setup(fork_keeps_fds, claim_unmap),
 		cmocka_unit_test_setup(without_proc, claim_unmap),
+		cmocka_unit_test_setup(threads_share_ctx, claim_unmap),
 	};
 
 	tfs_enter();	/* root, a private mount namespace, loop devices */
