@@ -119,7 +119,7 @@ struct prealloc_ctx;
  * @progress_data: passed to @progress.
  * @max_rate: hard cap on the zeroing rate in bytes per second; 0 for none.
  * @ctx: &struct prealloc_ctx whose caches the call uses, or NULL for the
- *	default context (since 0.2).
+ *	default context.  It must stay referenced for the call's duration.
  *
  * New fields are appended at the end.
  */
@@ -300,8 +300,8 @@ const char *prealloc_version(void);
 /**
  * prealloc_ctx_new() - create a context
  * @sysfs_root: directory to read device facts from instead of /sys (a
- *	captured tree), or NULL for $PREALLOC_SYSFS_ROOT (if set and the
- *	process is not set-user-ID) else /sys.  Device nodes are only opened
+ *	captured tree), or NULL for $PREALLOC_SYSFS_ROOT (read with
+ *	secure_getenv() at each probe) else /sys.  Device nodes are only opened
  *	for transport probes when the root in use is /sys.
  * @flags: 0; no flags are defined yet.
  * @ret_ctx: where to store the new context, with one reference.
