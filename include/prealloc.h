@@ -430,7 +430,8 @@ struct prealloc_probe;
 
 /**
  * prealloc_probe_new() - probe a file or block device
- * @fd: descriptor of a regular file or a block device (any access mode)
+ * @fd: descriptor of a regular file or a block device (any access mode,
+ *	O_PATH included: probing needs no permission on the device itself)
  * @offset: first byte of the request to plan for
  * @len: length of the request, or 0 to probe without a request (no plan)
  * @opts: &struct prealloc_options of the request (flags, method, context),
