@@ -1,57 +1,69 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * `prealloc pool DIR --segment-size N [--count N] [--free-floor N]
- * [--max-rate N] [--json]`: fill a ready-segment pool to COUNT segments and
- * wait for them, or (no --count) inspect it.  Either way the pool is opened
- * as a database would open it: leftovers of a crash are removed, and ready
- * segments not of the given size are removed too.  Public API only.
+ * `prealloc pool`: fill a ready-segment pool and wait for it, or inspect one.
+ * Either way the pool is opened as a database would open it, so leftovers of
+ * a crash are removed, and so are ready segments of another size.
  */
 #include <errno.h>
 #include <getopt.h>
-#include <inttypes.h>
 #include <stdbool.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
+#include <prealloc.h>
+
 #include "cli.h"
-#include "json.h"
-#include "prealloc.h"
 
-static int pool_usage(FILE *f, int status)
+static void usage(void)
 {
-	fputs("usage: prealloc pool DIR --segment-size N [--count N] [--free-floor N]\n"
-	      "                     [--max-rate N] [--json]\n", f);
-	return status;
+	fputs("Usage:\n"
+	      " prealloc pool [options] DIR\n"
+	      "\nKeep a pool of ready segments (allocated, written and durable files of one\n"
+	      "size) in DIR, as prealloc_pool_open() does: fill it to --count segments and\n"
+	      "wait for them, or without --count show what it holds.  Opening the pool\n"
+	      "removes leftovers of a crash and ready segments of another size.\n"
+	      "\nOptions:\n"
+	      " -s, --segment-size N  bytes per segment (required)\n"
+	      " -c, --count N         ready segments to make and wait for (default 0: inspect)\n"
+	      " -f, --free-floor N    free space to leave alone (default 1/20 of the filesystem)\n"
+	      " -r, --max-rate N      cap on the zeroing rate, bytes per second\n"
+	      " -j, --json            print the pool's counters as JSON\n"
+	      " -h, --help            show this help\n"
+	      "\nExit status: 0 the pool holds --count segments, 1 failed (out of space:\n"
+	      "fewer are ready), 2 bad command line.\n", stdout);
 }
 
-static void print_pool(const char *dir, const struct prealloc_pool_config *c,
-		       const struct prealloc_pool_stats *s, int err, bool json)
+static void print_json(const char *dir, const struct prealloc_pool_config *c,
+		       const struct prealloc_pool_stats *s, int err)
 {
-	struct json j;
+	struct json_object *o = json_object_new_object();
 
-	if (!json) {
-		printf("%s: %" PRIu32 " ready segments of %" PRIu64 " bytes (made %" PRIu64
-		       ", %" PRIu64 " bytes zeroed, out of space %" PRIu64 " times)\n",
-		       dir, s->ready, c->segment_size, s->created, s->bytes_zeroed, s->enospc);
-		return;
-	}
-	json_begin(&j, stdout);
-	json_str(&j, "dir", dir);
-	json_u64(&j, "segment_size", c->segment_size);
-	json_u64(&j, "count", c->target);
-	json_bool(&j, "ok", !err);
+	json_object_object_add(o, "dir", json_object_new_string(dir));
+	json_object_object_add(o, "segment_size", json_object_new_uint64(c->segment_size));
+	json_object_object_add(o, "count", json_object_new_uint64(c->target));
+	json_object_object_add(o, "ok", json_object_new_boolean(!err));
 	if (err)
-		json_str(&j, "error", strerror(err));
-	json_u64(&j, "ready", s->ready);
-	json_u64(&j, "created", s->created);
-	json_u64(&j, "bytes_zeroed", s->bytes_zeroed);
-	json_u64(&j, "enospc", s->enospc);
-	json_i64(&j, "last_error", s->last_error);
-	json_end(&j);
+		json_object_object_add(o, "error", json_object_new_string(strerror(err)));
+	json_object_object_add(o, "ready", json_object_new_uint64(s->ready));
+	json_object_object_add(o, "created", json_object_new_uint64(s->created));
+	json_object_object_add(o, "bytes_zeroed", json_object_new_uint64(s->bytes_zeroed));
+	json_object_object_add(o, "enospc", json_object_new_uint64(s->enospc));
+	json_object_object_add(o, "last_error", json_object_new_int(s->last_error));
+	cli_json_print(o);
 }
 
-int cmd_pool(int argc, char **argv)
+static void print_text(const char *dir, const struct prealloc_pool_config *c,
+		       const struct prealloc_pool_stats *s)
+{
+	char seg[32], zeroed[32];
+
+	printf("%s: %u ready segments of %s (made now %llu, %s zeroed)\n", dir, s->ready,
+	       cli_human_size(c->segment_size, seg, sizeof(seg)),
+	       (unsigned long long)s->created, cli_human_size(s->bytes_zeroed, zeroed,
+							      sizeof(zeroed)));
+}
+
+static int parse(int argc, char **argv, struct prealloc_pool_config *c, bool *json)
 {
 	static const struct option lopts[] = {
 		{ "segment-size", required_argument, NULL, 's' },
@@ -62,53 +74,66 @@ int cmd_pool(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
+	uint64_t v;
+	int opt;
+
+	while ((opt = getopt_long(argc, argv, "s:c:f:r:jh", lopts, NULL)) != -1) {
+		if (opt == 'j') {
+			*json = true;
+			continue;
+		}
+		if (opt == 'h') {
+			usage();
+			return -1;
+		}
+		if (opt == '?' || cli_parse_size(optarg, &v))
+			return cli_usage_error("pool", "bad option or size");
+		if (opt == 's' && v)
+			c->segment_size = v;
+		else if (opt == 'c' && v <= PREALLOC_POOL_MAX_TARGET)
+			c->target = (uint32_t)v;
+		else if (opt == 'f')
+			c->free_floor = v;
+		else if (opt == 'r')
+			c->max_rate = v;
+		else
+			return cli_usage_error("pool", "bad value '%s'", optarg);
+	}
+	if (!c->segment_size)
+		return cli_usage_error("pool", "--segment-size is required");
+	if (optind != argc - 1)
+		return cli_usage_error("pool", "expected one DIR");
+	return 0;
+}
+
+int cmd_pool(int argc, char **argv)
+{
 	struct prealloc_pool_config c = { .size = sizeof(c) };
 	struct prealloc_pool_stats s = { .size = sizeof(s) };
 	struct prealloc_pool *p;
 	bool json = false;
-	uint64_t v;
 	const char *dir;
-	int opt, ret;
+	int ret = parse(argc, argv, &c, &json);
 
-	while ((opt = getopt_long(argc, argv, "s:c:f:r:jh", lopts, NULL)) != -1) {
-		if (opt == 'j') {
-			json = true;
-			continue;
-		}
-		if (opt == 'h')
-			return pool_usage(stdout, 0);
-		if (opt == '?' || cli_parse_size(optarg, &v)) {
-			fprintf(stderr, "prealloc: bad option or size: '%s'\n",
-				opt == '?' ? argv[optind - 1] : optarg);
-			return pool_usage(stderr, EXIT_USAGE);
-		}
-		if (opt == 's')
-			c.segment_size = v;
-		else if (opt == 'c' && v <= PREALLOC_POOL_MAX_TARGET)
-			c.target = (uint32_t)v;
-		else if (opt == 'f')
-			c.free_floor = v;
-		else if (opt == 'r')
-			c.max_rate = v;
-		else
-			return pool_usage(stderr, EXIT_USAGE);
-	}
-	if (optind != argc - 1 || !c.segment_size)
-		return pool_usage(stderr, EXIT_USAGE);
+	if (ret)
+		return ret < 0 ? 0 : ret;
 	dir = argv[optind];
 	ret = prealloc_pool_open(dir, &c, &p);
 	if (ret) {
 		cli_fail(dir, -ret, ret == -EBUSY ? "in use by another pool" : NULL);
-		return EXIT_OPERATIONAL;
+		return cli_exit_code(-ret);
 	}
 	ret = prealloc_pool_wait_ready(p, c.target, -1);
 	prealloc_pool_stats(p, &s);
 	prealloc_pool_close(p);
 	if (ret == -ENOSPC)
-		cli_fail(dir, 0, "out of space: %" PRIu32 " of %" PRIu32 " segments ready "
-			 "(the pool leaves the free-space floor alone)", s.ready, c.target);
+		cli_fail(dir, 0, "out of space: %u of %u segments ready (the pool leaves "
+			 "the free-space floor alone)", s.ready, c.target);
 	else if (ret)
 		cli_fail(dir, -ret, NULL);
-	print_pool(dir, &c, &s, -ret, json);
-	return ret ? EXIT_OPERATIONAL : 0;
+	if (json)
+		print_json(dir, &c, &s, -ret);
+	else if (!ret)
+		print_text(dir, &c, &s);
+	return ret ? cli_exit_code(-ret) : 0;
 }
