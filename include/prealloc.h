@@ -732,7 +732,8 @@ int prealloc_pool_open(const char *dir, const struct prealloc_pool_config *cfg,
  * @pool: the pool
  * @dirfd: directory for @name (or %AT_FDCWD); it must be on the pool's
  *	filesystem, and may be the pool's own directory
- * @name: the segment's new name, relative to @dirfd; must not exist
+ * @name: the segment's new name, relative to @dirfd; must not exist, and its
+ *	last component must not start with ``.prealloc-`` (the pool's names)
  * @flags: 0 (no flags are defined yet)
  *
  * Moves the oldest ready segment to @name with renameat2(RENAME_NOREPLACE)

@@ -201,11 +201,20 @@ PA_EXPORT void prealloc_pool_close(struct prealloc_pool *p)
 	free_pool(p);
 }
 
+/* The pool's own names are refused: a segment taken under one would be
+ * removed or adopted again by the next prealloc_pool_open(). */
+static bool pool_name(const char *name)
+{
+	const char *base = strrchr(name, '/');
+
+	return strncmp(base ? base + 1 : name, ".prealloc-", strlen(".prealloc-")) == 0;
+}
+
 static int check_name(int dirfd, const char *name)
 {
 	struct stat st;
 
-	if (!name || !*name)
+	if (!name || !*name || pool_name(name))
 		return -EINVAL;
 	if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0)
 		return -EEXIST;

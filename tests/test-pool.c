@@ -174,6 +174,8 @@ static void bad_arguments(void **state)
 	assert_int_equal(prealloc_pool_take(p, dfd, "", 0), -EINVAL);
 	assert_int_equal(prealloc_pool_take(p, dfd, NULL, 0), -EINVAL);
 	assert_int_equal(prealloc_pool_take(p, dfd, "x", 1), -EINVAL);
+	assert_int_equal(prealloc_pool_take(p, dfd, ".prealloc-tmp-999999", 0), -EINVAL);
+	assert_int_equal(prealloc_pool_take(p, AT_FDCWD, "/x/.prealloc-ready-1", 0), -EINVAL);
 	assert_int_equal(prealloc_pool_recycle(p, dfd, "x", PREALLOC_KEEP_SIZE), -EINVAL);
 	assert_int_equal(prealloc_pool_recycle(p, dfd, "missing", 0), -ENOENT);
 	assert_int_equal(prealloc_pool_recycle(p, AT_FDCWD, dir, 0), -EINVAL);	/* a directory */
@@ -416,6 +418,30 @@ static void recycle_kept(void **state)
 {
 	(void)state;
 	recycle_one(false, SEG);
+}
+
+/* Recycled segments are kept even when the pool is at its target. */
+static void recycle_beyond_target(void **state)
+{
+	struct prealloc_pool *p;
+	char dir[128];
+	struct stat st;
+	int dfd, fd;
+
+	(void)state;
+	p = open_pool(new_dir(dir, sizeof(dir)), SEG, 1, 1);
+	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	fd = prealloc_pool_take(p, dfd, "used", 0);
+	assert_int_equal(fstat(fd, &st), 0);
+	close(fd);
+	assert_int_equal(prealloc_pool_wait_ready(p, 1, -1), 0);	/* at target again */
+	assert_int_equal(prealloc_pool_recycle(p, dfd, "used", 0), 0);
+	fd = take_inode(p, dfd, st.st_ino, 1);
+	check_segment(fd, SEG, true);	/* it was never written: still zero */
+	close(fd);
+	assert_int_equal(stats(p).recycled, 1);
+	prealloc_pool_close(p);
+	close(dfd);
 }
 
 static void recycle_cut_and_grown(void **state)
@@ -805,6 +831,7 @@ int main(void)
 		cmocka_unit_test(recycle_zeroed),
 		cmocka_unit_test(recycle_kept),
 		cmocka_unit_test(recycle_cut_and_grown),
+		cmocka_unit_test(recycle_beyond_target),
 		cmocka_unit_test(forked_child),
 		cmocka_unit_test(tool_fills_and_inspects),
 		cmocka_unit_test(killed_mid_segment),
