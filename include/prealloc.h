@@ -740,10 +740,11 @@ int prealloc_pool_open(const char *dir, const struct prealloc_pool_config *cfg,
  * and fsync()s the directories involved, so the segment appears under @name
  * complete or not at all, also after a crash.  If no segment is ready, one is
  * made in the calling thread at full speed (a miss; see
- * &prealloc_pool_stats.misses).  The segment is @cfg->segment_size bytes,
- * allocated, written and durable; freshly made segments read zero, recycled
- * ones hold what prealloc_pool_recycle() left in them.  Safe to call from
- * several threads at once: each call gets its own segment.
+ * &prealloc_pool_stats.misses).  The segment is
+ * &prealloc_pool_config.segment_size bytes, allocated, written and durable;
+ * freshly made segments read zero, recycled ones hold what
+ * prealloc_pool_recycle() left in them.  Safe to call from several threads at
+ * once: each call gets its own segment.
  *
  * Returns: a new descriptor open O_RDWR | O_CLOEXEC on the segment (set
  * O_DIRECT with fcntl(F_SETFL) if needed), or a negative errno: -EINVAL,
@@ -793,8 +794,11 @@ int prealloc_pool_recycle(struct prealloc_pool *pool, int dirfd, const char *nam
  * @timeout_ms: give up after this many milliseconds; -1 waits as long as the
  *	worker makes progress
  *
- * For start-up ("open the database once the pool is warm") and tests.  The
- * worker is asked to look at free space again first.
+ * For start-up ("open the database once the pool is warm") and tests.
+ * Returns at once when @count segments are ready.  Otherwise the worker is
+ * asked for a fresh round (free space looked at again, a retry after an
+ * ENOSPC) and the call returns when @count are ready or that round ends
+ * short of them.
  *
  * Returns: 0 once @count segments are ready, or a negative errno: -EINVAL
  * (@count above the target), -ETIMEDOUT, -ENOSPC (the worker stopped short for
