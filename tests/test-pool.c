@@ -22,6 +22,8 @@
 #include <unistd.h>
 #include <sys/inotify.h>
 #include <sys/ioctl.h>
+#include <linux/fiemap.h>
+#include <linux/fs.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
@@ -95,6 +97,15 @@ static void check_segment(int fd, uint64_t seg, bool zero)
 				fail_msg("byte %llu is %u", (unsigned long long)off + (unsigned long long)i,
 					 buf[i]);
 	}
+}
+
+/* Extents of the whole file (FIEMAP): the segment was reserved in one go. */
+static unsigned int extents(int fd)
+{
+	struct fiemap fm = { .fm_length = FIEMAP_MAX_OFFSET, .fm_flags = FIEMAP_FLAG_SYNC };
+
+	assert_int_equal(ioctl(fd, FS_IOC_FIEMAP, &fm), 0);
+	return fm.fm_mapped_extents;
 }
 
 /* Names in @dir starting with @prefix; their count, the sequence numbers of
@@ -213,6 +224,7 @@ static void take_hits_and_names(void **state)
 	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	fd = prealloc_pool_take(p, dfd, "000001", 0);	/* the pool's own directory */
 	check_segment(fd, SEG, true);
+	assert_true(extents(fd) <= 2);	/* one reservation on a roomy filesystem */
 	assert_int_equal(fstatat(dfd, "000001", &a, 0), 0);
 	assert_int_equal(fstat(fd, &b), 0);
 	assert_int_equal(a.st_ino, b.st_ino);
