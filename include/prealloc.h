@@ -640,10 +640,22 @@ int prealloc_probe_device_lookup(const struct prealloc_probe *probe, unsigned in
  */
 
 /**
+ * enum prealloc_pool_flags - flags of &prealloc_pool_config
+ * @PREALLOC_POOL_FULL_SPEED: the worker zeroes at full speed, in one burst
+ *	per segment, instead of with %PREALLOC_BACKGROUND pacing (still capped
+ *	by &prealloc_pool_config.max_rate).  For storage where a short burst
+ *	hurts the database's commits less than a long trickle of writes does
+ *	(tests/bench/RESULTS.md measures both).
+ */
+enum prealloc_pool_flags {
+	PREALLOC_POOL_FULL_SPEED = 1u << 0,
+};
+
+/**
  * struct prealloc_pool_config - what prealloc_pool_open() builds
  * @size: sizeof(struct prealloc_pool_config) as the caller knows it (rules
  *	as for &prealloc_options.size).
- * @flags: 0 (no flags are defined yet).
+ * @flags: &enum prealloc_pool_flags.
  * @segment_size: bytes per segment, > 0.
  * @target: ready segments the worker keeps, at most %PREALLOC_POOL_MAX_TARGET;
  *	0 for none (the pool then only recycles and hands out what it holds).

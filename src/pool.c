@@ -71,7 +71,7 @@ static int get_config(const struct prealloc_pool_config *cfg, struct prealloc_po
 			       offsetof(struct prealloc_pool_config, target));
 	if (ret)
 		return ret;
-	if (c->flags || !c->segment_size || c->segment_size > PA_MAX_END ||
+	if ((c->flags & ~(uint32_t)PREALLOC_POOL_FULL_SPEED) || !c->segment_size || c->segment_size > PA_MAX_END ||
 	    c->target > PREALLOC_POOL_MAX_TARGET || (c->mode & ~07777u))
 		return -EINVAL;
 	if (!c->mode)

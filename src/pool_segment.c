@@ -146,7 +146,8 @@ static int fill(struct prealloc_pool *p, int fd, unsigned int flags, bool backgr
 	int ret;
 
 	if (background) {
-		o.flags |= PREALLOC_BACKGROUND;
+		if (!(p->cfg.flags & PREALLOC_POOL_FULL_SPEED))
+			o.flags |= PREALLOC_BACKGROUND;
 		o.max_rate = p->cfg.max_rate;
 		o.progress = keep_going;
 		o.progress_data = p;

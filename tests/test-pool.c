@@ -54,16 +54,22 @@ static const char *new_dir(char *buf, size_t len)
 	return buf;
 }
 
-static struct prealloc_pool *open_pool(const char *dir, uint64_t seg, uint32_t target,
-				       uint64_t floor)
+static struct prealloc_pool *open_pool_flags(const char *dir, uint64_t seg, uint32_t target,
+					     uint64_t floor, uint32_t flags)
 {
-	struct prealloc_pool_config c = { .size = sizeof(c), .segment_size = seg,
+	struct prealloc_pool_config c = { .size = sizeof(c), .flags = flags, .segment_size = seg,
 					  .target = target, .free_floor = floor };
 	struct prealloc_pool *p = NULL;
 
 	assert_int_equal(prealloc_pool_open(dir, &c, &p), 0);
 	assert_non_null(p);
 	return p;
+}
+
+static struct prealloc_pool *open_pool(const char *dir, uint64_t seg, uint32_t target,
+				       uint64_t floor)
+{
+	return open_pool_flags(dir, seg, target, floor, 0);
 }
 
 static struct prealloc_pool_stats stats(struct prealloc_pool *p)
@@ -164,7 +170,7 @@ static void bad_arguments(void **state)
 	c.size = sizeof(c);
 	big.c.size = sizeof(big);
 	assert_int_equal(prealloc_pool_open(dir, &big.c, &p), -E2BIG);
-	c.flags = 1;
+	c.flags = 2;
 	assert_int_equal(prealloc_pool_open(dir, &c, &p), -EINVAL);
 	c.flags = 0;
 	c.segment_size = 0;
@@ -331,7 +337,8 @@ static void concurrent_takes(void **state)
 	int dfd;
 
 	(void)state;
-	p = open_pool(new_dir(dir, sizeof(dir)), SEG, 8, 1);
+	/* Full speed: the refills race the takes as hard as they can. */
+	p = open_pool_flags(new_dir(dir, sizeof(dir)), SEG, 8, 1, PREALLOC_POOL_FULL_SPEED);
 	assert_int_equal(prealloc_pool_wait_ready(p, 8, -1), 0);
 	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	pthread_barrier_init(&go, NULL, NTHREADS);

@@ -26,7 +26,7 @@ _spec = importlib.util.spec_from_file_location('run_bench', os.path.join(HERE, '
 rb = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(rb)
 
-MODES = ['pool', 'dd', 'pg-zeros', 'fallocate', 'keep-size', 'append']
+MODES = ['pool', 'pool-full-speed', 'dd', 'pg-zeros', 'fallocate', 'keep-size', 'append']
 
 
 def pct(v, p):
@@ -84,7 +84,8 @@ def bench_fs(a, fs):
         for k, ref in (('x_dd', 'dd'), ('x_fallocate', 'fallocate')):
             row[k] = rb.paired(runs, m, ref, 'steady_cps')
             row[k + '_iqr'] = rb.iqr(runs, m, ref, 'steady_cps')
-        row['misses'] = sum(x.get('pool', {}).get('misses', 0) for x in ok) if m == 'pool' else None
+        row['misses'] = (sum(x.get('pool', {}).get('misses', 0) for x in ok)
+                         if m.startswith('pool') else None)
         row['runs'] = len(ok)
         rows[m] = row
     return {'fstype': fs.fstype, 'info': rb.fs_info(fs.mnt), 'rows': rows, 'samples': runs}
@@ -100,24 +101,26 @@ def short(o):
 
 
 def targets(fs):
-    p = fs['rows'].get('pool')
-    if not p:
-        return []
+    return [line for m in fs['rows'] if m.startswith('pool') for line in targets_of(fs, m)]
+
+
+def targets_of(fs, mode):
+    p = fs['rows'][mode]
     st, sw = p['steady'], p['switch']
     checks = [
         ('switch p99.9 <= 1.2x steady p99.9', sw['p999_us'] / st['p999_us'], 1.2),
         ('switch max <= 3x steady p99', sw['max_us'] / st['p99_us'], 3.0),
     ]
-    out = ['- %s, pool: %s: %.2f %s' % (fs['fstype'], n, v, 'PASS' if v <= lim else 'MISS')
+    out = ['- %s, %s: %s: %.2f %s' % (fs['fstype'], mode, n, v, 'PASS' if v <= lim else 'MISS')
            for n, v, lim in checks]
     for key, lim, name in (('x_dd', 0.95, 'dd-zeroed'), ('x_fallocate', 1.8, 'fallocate(0)')):
         v, q = p.get(key), p.get(key + '_iqr')
-        out.append('- %s, pool: steady commits/s >= %.2fx %s: %s%s %s' % (
-            fs['fstype'], lim, name, rb.f(v, '%.2f'),
+        out.append('- %s, %s: steady commits/s >= %.2fx %s: %s%s %s' % (
+            fs['fstype'], mode, lim, name, rb.f(v, '%.2f'),
             ' (per-run IQR %.2f-%.2f)' % tuple(q) if q else '',
             'PASS' if v is not None and v >= lim else 'MISS'))
-    out.append('- %s, pool: misses once warm: %s %s' % (
-        fs['fstype'], p['misses'], 'PASS' if p['misses'] == 0 else 'MISS'))
+    out.append('- %s, %s: misses once warm: %s %s' % (
+        fs['fstype'], mode, p['misses'], 'PASS' if p['misses'] == 0 else 'MISS'))
     return out
 
 

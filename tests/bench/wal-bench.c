@@ -9,7 +9,10 @@
  * Commits append one record with pwrite() and fdatasync() it; every
  * --segment-size bytes the log switches to a new segment, and the commit that
  * needs it pays for the switch.  MODE says how the segment is had:
- *   pool       prealloc_pool_take() from a pool in DIR (target 2, warm first)
+ *   pool       prealloc_pool_take() from a pool in DIR (target 2, warm first);
+ *              the worker paces itself (PREALLOC_BACKGROUND)
+ *   pool-full-speed  the same with PREALLOC_POOL_FULL_SPEED: one burst per
+ *              segment
  *   pg-zeros   created under a temporary name, zero-filled like PostgreSQL's
  *              pg_pwrite_zeros (32 x 8 KiB iovecs per pwritev), fsync, rename,
  *              directory fsync: all in the committing thread
@@ -107,7 +110,7 @@ static int next_segment(struct bench *b, unsigned int segno)
 	int fd, ret = 0;
 
 	name_of(name, sizeof(name), segno);
-	if (strcmp(b->mode, "pool") == 0)
+	if (b->pool)
 		return prealloc_pool_take(b->pool, b->dirfd, name, 0);
 	if (strcmp(b->mode, "dd") == 0) {
 		fd = openat(b->dirfd, name, O_WRONLY | O_CLOEXEC);
@@ -271,9 +274,14 @@ int main(int argc, char **argv)
 	if (b.dirfd < 0 || !b.zeros)
 		return 1;
 	memset(b.zeros, 0, 2u << 20);
-	if (strcmp(b.mode, "pool") == 0) {
+	if (strncmp(b.mode, "pool", 4) == 0) {
 		struct prealloc_pool_config cfg = { .size = sizeof(cfg), .segment_size = b.seg,
 						    .target = 2 };
+
+		if (strcmp(b.mode, "pool-full-speed") == 0)
+			cfg.flags = PREALLOC_POOL_FULL_SPEED;
+		else if (strcmp(b.mode, "pool") != 0)
+			return 2;
 
 		ret = prealloc_pool_open(argv[optind + 1], &cfg, &b.pool);
 		if (!ret)
