@@ -124,7 +124,7 @@ int cmd_pool(int argc, char **argv)
 		return cli_exit_code(-ret);
 	}
 	ret = prealloc_pool_wait_ready(p, c.target, -1);
-	prealloc_pool_stats(p, &s);
+	prealloc_pool_get_stats(p, &s);
 	prealloc_pool_close(p);
 	if (ret == -ENOSPC)
 		cli_fail(dir, 0, "out of space: %u of %u segments ready (the pool leaves "

@@ -140,7 +140,7 @@ int main(int argc, char **argv)
 		memset(r.payload, (int)(r.lsn >> 13), sizeof(r.payload));
 		ret = commit(&w, &r);
 	}
-	if (w.pool && prealloc_pool_stats(w.pool, &st) == 0)
+	if (w.pool && prealloc_pool_get_stats(w.pool, &st) == 0)
 		printf("%" PRIu64 " commits, %" PRIu64 " segments: %" PRIu64 " ready when needed, %"
 		       PRIu64 " made while commits waited, %" PRIu64 " recycled\n",
 		       w.lsn / RECORD_SIZE, w.lsn / SEGMENT_SIZE, st.hits, st.misses, st.recycled);

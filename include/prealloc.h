@@ -598,46 +598,6 @@ int prealloc_probe_device_lookup(const struct prealloc_probe *probe, unsigned in
 				 const char *name, uint64_t *ret_number,
 				 const char **ret_string);
 
-/**
- * DOC: ready-segment pool
- *
- * A pool keeps a number of segments (files of one fixed size, allocated,
- * written and durable) ready in one directory, so that a database switching
- * to a new WAL segment renames one into place instead of zeroing one while
- * commits wait.  A library thread (the worker) makes them in the background
- * (%PREALLOC_BACKGROUND, optionally capped by &prealloc_pool_config.max_rate),
- * one at a time and in order, each under a temporary name
- * ``.prealloc-tmp-NNNNNN``: reserved with one fallocate() for the whole
- * segment, zero-written, fdatasync()ed, then renamed to
- * ``.prealloc-ready-NNNNNN`` and the directory fsync()ed.  After a crash the
- * directory therefore holds only complete segments under ``.prealloc-ready-*``
- * names; prealloc_pool_open() removes every ``.prealloc-tmp-*`` leftover and
- * every ready segment that is not of the configured size or not fully
- * written.  Files with other names are never touched.  (Named temporaries
- * rather than O_TMPFILE: every filesystem has them, and a crash leaves
- * nothing that start-up cannot find.)
- *
- * One pool object per directory at a time: the directory is flock()ed and a
- * second open, in this process or another, fails with -EBUSY.  The
- * filesystem must support renameat2(RENAME_NOREPLACE) (ext4, xfs, btrfs,
- * tmpfs and most local filesystems do).
- *
- * Free space: the worker never grows the pool while the filesystem would be
- * left with less than &prealloc_pool_config.free_floor bytes available after
- * the segment it would add, and while less than the floor is available it
- * removes ready segments, oldest first, to give the space back.  A miss in
- * prealloc_pool_take() is the database asking, so it ignores the floor.  An
- * ENOSPC (or EDQUOT) met by the worker lowers its target to the segments it
- * has and is counted in &prealloc_pool_stats.enospc; the target grows back
- * when space returns.  prealloc_pool_take() hands out a ready segment whenever
- * one exists.
- *
- * Fork: the worker thread does not exist in a child process.  In the child,
- * every pool function fails with -ECHILD and prealloc_pool_close() only frees
- * the child's copy of the handle: the parent's pool, its worker, its lock on
- * the directory and its segments are untouched.  The pool's descriptors are
- * close-on-exec.
- */
 
 /**
  * enum prealloc_pool_flags - flags of &prealloc_pool_config
@@ -680,7 +640,7 @@ struct prealloc_pool_config {
 #define PREALLOC_POOL_MAX_TARGET 4096
 
 /**
- * struct prealloc_pool_stats - counters of a pool, from prealloc_pool_stats()
+ * struct prealloc_pool_stats - a pool's counters, from prealloc_pool_get_stats()
  * @size: set by the caller to sizeof(struct prealloc_pool_stats); the library
  *	fills at most that many bytes.  At least 16.
  * @ready: ready segments now.
@@ -725,9 +685,45 @@ struct prealloc_pool;
  * @cfg: &struct prealloc_pool_config
  * @ret_pool: where to store the new handle
  *
- * Removes leftovers of an earlier run (see "ready-segment pool" above), adopts
- * the complete ready segments already there, and starts the worker, which
- * runs with every signal blocked.
+ * Removes leftovers of an earlier run, adopts the complete ready segments
+ * already there, and starts the worker, which runs with every signal blocked.
+ *
+ * A pool keeps a number of segments (files of one fixed size, allocated,
+ * written and durable) ready in one directory, so that a database switching
+ * to a new WAL segment renames one into place instead of zeroing one while
+ * commits wait.  A library thread (the worker) makes them in the background
+ * (%PREALLOC_BACKGROUND, optionally capped by &prealloc_pool_config.max_rate),
+ * one at a time and in order, each under a temporary name
+ * ".prealloc-tmp-NNNNNN": reserved with one fallocate() for the whole
+ * segment, zero-written, fdatasync()ed, then renamed to
+ * ".prealloc-ready-NNNNNN" and the directory fsync()ed.  After a crash the
+ * directory therefore holds only complete segments under ".prealloc-ready-*"
+ * names; prealloc_pool_open() removes every ".prealloc-tmp-*" leftover and
+ * every ready segment that is not of the configured size or not fully
+ * written.  Files with other names are never touched.  (Named temporaries
+ * rather than O_TMPFILE: every filesystem has them, and a crash leaves
+ * nothing that start-up cannot find.)
+ *
+ * One pool object per directory at a time: the directory is flock()ed and a
+ * second open, in this process or another, fails with -EBUSY.  The
+ * filesystem must support renameat2(RENAME_NOREPLACE) (ext4, xfs, btrfs,
+ * tmpfs and most local filesystems do).
+ *
+ * Free space: the worker never grows the pool while the filesystem would be
+ * left with less than &prealloc_pool_config.free_floor bytes available after
+ * the segment it would add, and while less than the floor is available it
+ * removes ready segments, oldest first, to give the space back.  A miss in
+ * prealloc_pool_take() is the database asking, so it ignores the floor.  An
+ * ENOSPC (or EDQUOT) met by the worker lowers its target to the segments it
+ * has and is counted in &prealloc_pool_stats.enospc; the target grows back
+ * when space returns.  prealloc_pool_take() hands out a ready segment whenever
+ * one exists.
+ *
+ * Fork: the worker thread does not exist in a child process.  In the child,
+ * every pool function fails with -ECHILD and prealloc_pool_close() only frees
+ * the child's copy of the handle: the parent's pool, its worker, its lock on
+ * the directory and its segments are untouched.  The pool's descriptors are
+ * close-on-exec.
  *
  * Returns: 0, or a negative errno: -EINVAL (bad arguments or configuration,
  * unknown flags), -E2BIG (@cfg from a newer library with unknown non-zero
@@ -745,7 +741,7 @@ int prealloc_pool_open(const char *dir, const struct prealloc_pool_config *cfg,
  * @dirfd: directory for @name (or %AT_FDCWD); it must be on the pool's
  *	filesystem, and may be the pool's own directory
  * @name: the segment's new name, relative to @dirfd; must not exist, and its
- *	last component must not start with ``.prealloc-`` (the pool's names)
+ *	last component must not start with ".prealloc-" (the pool's names)
  * @flags: 0 (no flags are defined yet)
  *
  * Moves the oldest ready segment to @name with renameat2(RENAME_NOREPLACE)
@@ -822,7 +818,7 @@ int prealloc_pool_recycle(struct prealloc_pool *pool, int dirfd, const char *nam
 int prealloc_pool_wait_ready(struct prealloc_pool *pool, uint32_t count, int timeout_ms);
 
 /**
- * prealloc_pool_stats() - read a pool's counters
+ * prealloc_pool_get_stats() - read a pool's counters
  * @pool: the pool
  * @stats: &struct prealloc_pool_stats, @stats->size set by the caller
  *
@@ -830,7 +826,7 @@ int prealloc_pool_wait_ready(struct prealloc_pool *pool, uint32_t count, int tim
  *
  * Since: 0.2
  */
-int prealloc_pool_stats(struct prealloc_pool *pool, struct prealloc_pool_stats *stats);
+int prealloc_pool_get_stats(struct prealloc_pool *pool, struct prealloc_pool_stats *stats);
 
 /**
  * prealloc_pool_close() - stop the worker and free the handle

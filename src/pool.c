@@ -390,7 +390,7 @@ PA_EXPORT int prealloc_pool_wait_ready(struct prealloc_pool *p, uint32_t count, 
 	return ret;
 }
 
-PA_EXPORT int prealloc_pool_stats(struct prealloc_pool *p, struct prealloc_pool_stats *stats)
+PA_EXPORT int prealloc_pool_get_stats(struct prealloc_pool *p, struct prealloc_pool_stats *stats)
 {
 	struct prealloc_pool_stats s;
 	int ret = check_caller(p);

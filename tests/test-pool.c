@@ -76,7 +76,7 @@ static struct prealloc_pool_stats stats(struct prealloc_pool *p)
 {
 	struct prealloc_pool_stats s = { .size = sizeof(s) };
 
-	assert_int_equal(prealloc_pool_stats(p, &s), 0);
+	assert_int_equal(prealloc_pool_get_stats(p, &s), 0);
 	return s;
 }
 
@@ -198,9 +198,9 @@ static void bad_arguments(void **state)
 	assert_int_equal(prealloc_pool_recycle(p, AT_FDCWD, dir, 0), -EINVAL);	/* a directory */
 	assert_int_equal(prealloc_pool_wait_ready(p, 2, -1), -EINVAL);	/* above target */
 	assert_int_equal(prealloc_pool_wait_ready(p, 1, -2), -EINVAL);
-	assert_int_equal(prealloc_pool_stats(p, &s), -EINVAL);
-	assert_int_equal(prealloc_pool_stats(p, NULL), -EINVAL);
-	assert_int_equal(prealloc_pool_stats(NULL, &s), -EINVAL);
+	assert_int_equal(prealloc_pool_get_stats(p, &s), -EINVAL);
+	assert_int_equal(prealloc_pool_get_stats(p, NULL), -EINVAL);
+	assert_int_equal(prealloc_pool_get_stats(NULL, &s), -EINVAL);
 	prealloc_pool_close(p);
 	prealloc_pool_close(NULL);
 	close(dfd);
@@ -780,7 +780,7 @@ static void forked_child(void **state)
 	if (pid == 0) {
 		struct prealloc_pool_stats s = { .size = sizeof(s) };
 		bool ok = prealloc_pool_take(p, AT_FDCWD, "/nonexistent/x", 0) == -ECHILD &&
-			  prealloc_pool_stats(p, &s) == -ECHILD &&
+			  prealloc_pool_get_stats(p, &s) == -ECHILD &&
 			  prealloc_pool_wait_ready(p, 1, -1) == -ECHILD;
 
 		prealloc_pool_close(p);	/* frees the child's copy only */
@@ -788,7 +788,7 @@ static void forked_child(void **state)
 	}
 	assert_int_equal(waitpid(pid, &st, 0), pid);
 	assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
-	assert_int_equal(prealloc_pool_stats(p, &(struct prealloc_pool_stats){ .size = 16 }), 0);
+	assert_int_equal(prealloc_pool_get_stats(p, &(struct prealloc_pool_stats){ .size = 16 }), 0);
 	prealloc_pool_close(p);
 }
 

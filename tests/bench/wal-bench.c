@@ -229,7 +229,7 @@ static int run(struct bench *b, FILE *raw)
 	if (b->pool) {
 		struct prealloc_pool_stats s = { .size = sizeof(s) };
 
-		prealloc_pool_stats(b->pool, &s);
+		prealloc_pool_get_stats(b->pool, &s);
 		printf(",\"pool\":{\"hits\":%" PRIu64 ",\"misses\":%" PRIu64 ",\"created\":%" PRIu64
 		       ",\"foreground_wait_ms\":%.1f}", s.hits, s.misses, s.created,
 		       (double)s.foreground_wait_ns / 1e6);
