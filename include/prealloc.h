@@ -659,6 +659,8 @@ struct prealloc_pool_config {
  * @bytes_zeroed: bytes the worker made to read zero (new and recycled
  *	segments; &prealloc_report.bytes_zeroed summed).
  * @enospc: times the pool (worker or a miss) ran out of space.
+ * @worker_ns: time the worker spent making and recycling segments (with
+ *	pacing, much longer than the zeroing itself takes).
  *
  * New fields are appended at the end.
  */
@@ -675,6 +677,7 @@ struct prealloc_pool_stats {
 	uint64_t removed;
 	uint64_t bytes_zeroed;
 	uint64_t enospc;
+	uint64_t worker_ns;
 };
 
 struct prealloc_pool;

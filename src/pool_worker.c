@@ -70,7 +70,7 @@ int pa_pool_adopt(struct prealloc_pool *p, uint32_t seq, uint64_t *counter, uint
 static void grow_one(struct prealloc_pool *p)
 {
 	uint32_t seq = p->next_seq++;
-	uint64_t zeroed = 0;
+	uint64_t zeroed = 0, t0 = pa_now_ns();
 	int fd, ret;
 
 	pthread_mutex_unlock(&p->lock);
@@ -81,6 +81,7 @@ static void grow_one(struct prealloc_pool *p)
 		ret = pa_pool_adopt(p, seq, &p->st.created, zeroed);
 	}
 	pthread_mutex_lock(&p->lock);
+	p->st.worker_ns += pa_now_ns() - t0;
 	if (ret)
 		failed(p, ret);
 }
@@ -88,7 +89,7 @@ static void grow_one(struct prealloc_pool *p)
 static void recycle_one(struct prealloc_pool *p)
 {
 	struct pa_recycled r = p->rq[0];
-	uint64_t zeroed = 0;
+	uint64_t zeroed = 0, t0 = pa_now_ns();
 	int ret;
 
 	memmove(p->rq, p->rq + 1, --p->nrq * sizeof(*p->rq));
@@ -97,6 +98,7 @@ static void recycle_one(struct prealloc_pool *p)
 	if (!ret)
 		ret = pa_pool_adopt(p, r.seq, &p->st.recycled, zeroed);
 	pthread_mutex_lock(&p->lock);
+	p->st.worker_ns += pa_now_ns() - t0;
 	if (ret)
 		failed(p, ret);
 }

@@ -225,6 +225,7 @@ static void take_hits_and_names(void **state)
 	assert_int_equal(s.target, 3);
 	assert_true(s.created >= 3);
 	assert_true(s.bytes_zeroed >= 3 * SEG);
+	assert_true(s.worker_ns > 0);
 	assert_int_equal(s.hits + s.misses, 0);
 
 	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);

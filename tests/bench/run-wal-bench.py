@@ -86,6 +86,8 @@ def bench_fs(a, fs):
             row[k + '_iqr'] = rb.iqr(runs, m, ref, 'steady_cps')
         row['misses'] = (sum(x.get('pool', {}).get('misses', 0) for x in ok)
                          if m.startswith('pool') else None)
+        w = [x['pool']['worker_ms_per_segment'] for x in ok if 'pool' in x]
+        row['worker_ms'] = sorted(w)[len(w) // 2] if w else None
         row['runs'] = len(ok)
         rows[m] = row
     return {'fstype': fs.fstype, 'info': rb.fs_info(fs.mnt), 'rows': rows, 'samples': runs}
@@ -119,6 +121,8 @@ def targets_of(fs, mode):
             fs['fstype'], mode, lim, name, rb.f(v, '%.2f'),
             ' (per-run IQR %.2f-%.2f)' % tuple(q) if q else '',
             'PASS' if v is not None and v >= lim else 'MISS'))
+    out.append('- %s, %s: making a segment took the worker %s ms (median of runs)' % (
+        fs['fstype'], mode, rb.f(p['worker_ms'], '%.0f')))
     out.append('- %s, %s: misses once warm: %s %s' % (
         fs['fstype'], mode, p['misses'], 'PASS' if p['misses'] == 0 else 'MISS'))
     return out

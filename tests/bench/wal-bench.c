@@ -231,8 +231,9 @@ static int run(struct bench *b, FILE *raw)
 
 		prealloc_pool_get_stats(b->pool, &s);
 		printf(",\"pool\":{\"hits\":%" PRIu64 ",\"misses\":%" PRIu64 ",\"created\":%" PRIu64
-		       ",\"foreground_wait_ms\":%.1f}", s.hits, s.misses, s.created,
-		       (double)s.foreground_wait_ns / 1e6);
+		       ",\"foreground_wait_ms\":%.1f,\"worker_ms_per_segment\":%.1f}", s.hits,
+		       s.misses, s.created, (double)s.foreground_wait_ns / 1e6,
+		       s.created ? (double)s.worker_ns / 1e6 / (double)s.created : 0.0);
 	}
 	printf("}\n");
 	free(all);
