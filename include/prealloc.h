@@ -601,11 +601,10 @@ int prealloc_probe_device_lookup(const struct prealloc_probe *probe, unsigned in
 
 /**
  * enum prealloc_pool_flags - flags of &prealloc_pool_config
- * @PREALLOC_POOL_FULL_SPEED: the worker zeroes at full speed, in one burst
- *	per segment, instead of with %PREALLOC_BACKGROUND pacing (still capped
- *	by &prealloc_pool_config.max_rate).  For storage where a short burst
- *	hurts the database's commits less than a long trickle of writes does
- *	(tests/bench/RESULTS.md measures both).
+ * @PREALLOC_POOL_FULL_SPEED: the worker always zeroes at full speed, in one
+ *	burst of large writes per segment, instead of quietly (still capped by
+ *	&prealloc_pool_config.max_rate).  Commits that flush during a burst wait
+ *	for it (tests/bench/RESULTS.md measures both ways).
  */
 enum prealloc_pool_flags {
 	PREALLOC_POOL_FULL_SPEED = 1u << 0,
@@ -694,11 +693,13 @@ struct prealloc_pool;
  * A pool keeps a number of segments (files of one fixed size, allocated,
  * written and durable) ready in one directory, so that a database switching
  * to a new WAL segment renames one into place instead of zeroing one while
- * commits wait.  A library thread (the worker) makes them in the background
- * (%PREALLOC_BACKGROUND, optionally capped by &prealloc_pool_config.max_rate),
- * one at a time and in order, each under a temporary name
- * ".prealloc-tmp-NNNNNN": reserved with one fallocate() for the whole
- * segment, zero-written, fdatasync()ed, then renamed to
+ * commits wait.  A library thread (the worker) makes them in the background,
+ * one at a time and in order: while a segment is ready anyway, with
+ * %PREALLOC_BACKGROUND pacing and 256 KiB writes one at a time, so that a
+ * commit's cache flush never waits behind more than that; at full speed when
+ * none is ready; never faster than &prealloc_pool_config.max_rate.  Each is
+ * made under a temporary name ".prealloc-tmp-NNNNNN": reserved with one
+ * fallocate() for the whole segment, zero-written, fdatasync()ed, renamed to
  * ".prealloc-ready-NNNNNN" and the directory fsync()ed.  After a crash the
  * directory therefore holds only complete segments under ".prealloc-ready-*"
  * names; prealloc_pool_open() removes every ".prealloc-tmp-*" leftover and

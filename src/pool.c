@@ -239,6 +239,9 @@ static int take_ready(struct prealloc_pool *p, uint32_t seq, int dirfd, const ch
 		p->st.hits++;
 	else if (in_pool(p, from))	/* not moved: it stays ready */
 		pa_seqs_add(&p->ready, seq);	/* cannot fail: it was there */
+	/* Refill only now: the worker's first writes would queue in front of
+	 * the directory sync above. */
+	kick(p);
 	pthread_mutex_unlock(&p->lock);
 	if (ret && fd >= 0)
 		close(fd);
@@ -253,7 +256,7 @@ static int take_miss(struct prealloc_pool *p, uint32_t seq, int dirfd, const cha
 	int fd, ret;
 
 	pa_pool_name(from, sizeof(from), false, seq);
-	fd = pa_pool_make(p, seq, false, &zeroed);
+	fd = pa_pool_make(p, seq, PA_POOL_CALLER, &zeroed);
 	ret = fd < 0 ? fd : pa_pool_move(p, from, dirfd, name);
 	if (ret && fd >= 0) {
 		close(fd);
@@ -289,8 +292,6 @@ PA_EXPORT int prealloc_pool_take(struct prealloc_pool *p, int dirfd, const char 
 	pthread_mutex_lock(&p->lock);
 	hit = p->ready.n > 0;
 	seq = hit ? pa_seqs_pop_oldest(&p->ready) : p->next_seq++;
-	if (hit)
-		kick(p);	/* refill */
 	pthread_mutex_unlock(&p->lock);
 	return hit ? take_ready(p, seq, dirfd, name) : take_miss(p, seq, dirfd, name);
 }

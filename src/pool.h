@@ -51,10 +51,19 @@ struct prealloc_pool {
 	struct prealloc_pool_stats st;
 };
 
+/* How a segment is zeroed. */
+enum pa_pool_pace {
+	PA_POOL_CALLER,		/* a miss: the caller waits; full speed */
+	PA_POOL_URGENT,		/* the worker with none ready: full speed */
+	PA_POOL_QUIET,		/* the worker with one ready anyway: beside the commits */
+};
+
 /* pool_segment.c: segments on disk. */
 void pa_pool_name(char *buf, size_t len, bool ready, uint32_t seq);
-int pa_pool_make(struct prealloc_pool *p, uint32_t seq, bool background, uint64_t *zeroed);
-int pa_pool_refill(struct prealloc_pool *p, uint32_t seq, bool zero, uint64_t *zeroed);
+int pa_pool_make(struct prealloc_pool *p, uint32_t seq, enum pa_pool_pace pace,
+		 uint64_t *zeroed);
+int pa_pool_refill(struct prealloc_pool *p, uint32_t seq, bool zero, enum pa_pool_pace pace,
+		   uint64_t *zeroed);
 int pa_pool_publish(struct prealloc_pool *p, uint32_t seq);
 int pa_pool_move(struct prealloc_pool *p, const char *from, int dirfd, const char *to);
 int pa_pool_move_in(struct prealloc_pool *p, int dirfd, const char *from, const char *to);

@@ -136,8 +136,16 @@ static int keep_going(uint64_t done, uint64_t total, void *data)
 	return __atomic_load_n(&p->stop, __ATOMIC_RELAXED);
 }
 
+/*
+ * Quiet writes: while a segment is ready anyway the worker writes 256 KiB at
+ * a time, one in flight, so a commit's cache flush waits behind at most that
+ * much.  Behind the default 4 x 4 MiB burst, the first commit after a switch
+ * took 10-30 times a normal one (tests/bench/RESULTS.md).
+ */
+#define PA_POOL_QUIET_REQUEST (256u << 10)
+
 /* Make the open file @fd a complete segment: written and durable. */
-static int fill(struct prealloc_pool *p, int fd, unsigned int flags, bool background,
+static int fill(struct prealloc_pool *p, int fd, unsigned int flags, enum pa_pool_pace pace,
 		uint64_t *zeroed)
 {
 	struct prealloc_options o = { .size = sizeof(o), .flags = flags };
@@ -145,12 +153,15 @@ static int fill(struct prealloc_pool *p, int fd, unsigned int flags, bool backgr
 	uint64_t len = p->cfg.segment_size;
 	int ret;
 
-	if (background) {
-		if (!(p->cfg.flags & PREALLOC_POOL_FULL_SPEED))
-			o.flags |= PREALLOC_BACKGROUND;
+	if (pace != PA_POOL_CALLER) {
 		o.max_rate = p->cfg.max_rate;
 		o.progress = keep_going;
 		o.progress_data = p;
+	}
+	if (pace == PA_POOL_QUIET && !(p->cfg.flags & PREALLOC_POOL_FULL_SPEED)) {
+		o.flags |= PREALLOC_BACKGROUND;
+		o.request_bytes = PA_POOL_QUIET_REQUEST;
+		o.queue_depth = 1;
 	}
 	/* One reservation for the whole segment before any write, so the
 	 * filesystem can place it in one contiguous run. */
@@ -164,7 +175,8 @@ static int fill(struct prealloc_pool *p, int fd, unsigned int flags, bool backgr
 
 /* A new segment under its temporary name; returns it open, or -errno with
  * nothing left behind. */
-int pa_pool_make(struct prealloc_pool *p, uint32_t seq, bool background, uint64_t *zeroed)
+int pa_pool_make(struct prealloc_pool *p, uint32_t seq, enum pa_pool_pace pace,
+		 uint64_t *zeroed)
 {
 	char name[64];
 	int fd, ret;
@@ -173,7 +185,7 @@ int pa_pool_make(struct prealloc_pool *p, uint32_t seq, bool background, uint64_
 	fd = openat(p->dirfd, name, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, p->cfg.mode);
 	if (fd < 0)
 		return -errno;
-	ret = fill(p, fd, 0, background, zeroed);
+	ret = fill(p, fd, 0, pace, zeroed);
 	if (!ret)
 		return fd;
 	close(fd);
@@ -183,7 +195,8 @@ int pa_pool_make(struct prealloc_pool *p, uint32_t seq, bool background, uint64_
 
 /* A recycled segment (under its temporary name) cut or grown to size and
  * made written again.  On failure it is removed. */
-int pa_pool_refill(struct prealloc_pool *p, uint32_t seq, bool zero, uint64_t *zeroed)
+int pa_pool_refill(struct prealloc_pool *p, uint32_t seq, bool zero, enum pa_pool_pace pace,
+		   uint64_t *zeroed)
 {
 	char name[64];
 	struct stat st;
@@ -201,7 +214,7 @@ int pa_pool_refill(struct prealloc_pool *p, uint32_t seq, bool zero, uint64_t *z
 		 ftruncate(fd, (off_t)p->cfg.segment_size) < 0)
 		ret = -errno;
 	if (!ret)
-		ret = fill(p, fd, zero ? PREALLOC_ZERO_DATA : 0, true, zeroed);
+		ret = fill(p, fd, zero ? PREALLOC_ZERO_DATA : 0, pace, zeroed);
 	close(fd);
 	if (ret)
 		unlinkat(p->dirfd, name, 0);

@@ -67,14 +67,21 @@ int pa_pool_adopt(struct prealloc_pool *p, uint32_t seq, uint64_t *counter, uint
 /* The steps below are called and return with the lock held, and drop it
  * around the disk work. */
 
+/* Full speed when nothing is ready: the next take would be a miss. */
+static enum pa_pool_pace pace_now(const struct prealloc_pool *p)
+{
+	return p->ready.n ? PA_POOL_QUIET : PA_POOL_URGENT;
+}
+
 static void grow_one(struct prealloc_pool *p)
 {
 	uint32_t seq = p->next_seq++;
 	uint64_t zeroed = 0, t0 = pa_now_ns();
+	enum pa_pool_pace pace = pace_now(p);
 	int fd, ret;
 
 	pthread_mutex_unlock(&p->lock);
-	fd = pa_pool_make(p, seq, true, &zeroed);
+	fd = pa_pool_make(p, seq, pace, &zeroed);
 	ret = fd < 0 ? fd : 0;
 	if (fd >= 0) {
 		close(fd);
@@ -90,11 +97,12 @@ static void recycle_one(struct prealloc_pool *p)
 {
 	struct pa_recycled r = p->rq[0];
 	uint64_t zeroed = 0, t0 = pa_now_ns();
+	enum pa_pool_pace pace = pace_now(p);
 	int ret;
 
 	memmove(p->rq, p->rq + 1, --p->nrq * sizeof(*p->rq));
 	pthread_mutex_unlock(&p->lock);
-	ret = pa_pool_refill(p, r.seq, r.zero, &zeroed);
+	ret = pa_pool_refill(p, r.seq, r.zero, pace, &zeroed);
 	if (!ret)
 		ret = pa_pool_adopt(p, r.seq, &p->st.recycled, zeroed);
 	pthread_mutex_lock(&p->lock);
