@@ -26,7 +26,7 @@ _spec = importlib.util.spec_from_file_location('run_bench', os.path.join(HERE, '
 rb = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(rb)
 
-MODES = ['pool', 'pool-full-speed', 'dd', 'pg-zeros', 'fallocate', 'keep-size', 'append']
+MODES = ['pool', 'pool-ahead', 'pool-full-speed', 'dd', 'pg-zeros', 'fallocate', 'keep-size', 'append']
 
 
 def pct(v, p):
@@ -161,7 +161,7 @@ def parse_args():
     p.add_argument('--dir', help='use this directory instead of loop filesystems')
     p.add_argument('--fs', default='ext4,xfs')
     p.add_argument('--modes', default=','.join(MODES))
-    p.add_argument('--runs', type=int, default=2)
+    p.add_argument('--runs', type=int, default=3)
     p.add_argument('--segments', type=int, default=4, help='16 MiB segments per run')
     p.add_argument('--window', type=int, default=16, help='commits after a switch')
     p.add_argument('--json', default='bench-wal.json')
