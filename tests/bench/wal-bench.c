@@ -385,6 +385,7 @@ int main(int argc, char **argv)
 		free(b.ahead);
 	}
 	prealloc_pool_close(b.pool);
+	free(b.zeros);
 	if (raw)
 		fclose(raw);
 	return ret ? 1 : 0;
