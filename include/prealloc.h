@@ -125,6 +125,10 @@ struct prealloc_options {
  * @elapsed_ns: wall-clock time of the call.
  * @refused: methods tried and refused by the kernel or device before the call
  *	fell back to the next one, as a bit mask of (1 << &enum prealloc_method).
+ * @bytes_unknown: bytes of @bytes_kept whose extent state the library cannot
+ *	tell: without FIEMAP (FUSE, some network filesystems) SEEK_DATA shows
+ *	unwritten extents as data.  @written is 0 while this is not 0.
+ *	Since: 0.2
  */
 struct prealloc_report {
 	uint32_t size;
@@ -137,6 +141,7 @@ struct prealloc_report {
 	uint64_t bytes_reserved;
 	uint64_t elapsed_ns;
 	uint32_t refused;
+	uint64_t bytes_unknown;
 };
 
 /**

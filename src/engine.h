@@ -56,6 +56,9 @@ struct pa_call {
 	uint64_t total;
 };
 
+/* Count @bytes done by @method in the report, without telling anyone. */
+void pa_count(struct pa_call *c, unsigned int method, uint64_t bytes);
+
 /* Count @bytes done by @method and call the progress callback: -ECANCELED
  * if it asks to stop. */
 int pa_advance(struct pa_call *c, unsigned int method, uint64_t bytes);
