@@ -150,11 +150,23 @@ static int parse_run(int argc, char **argv, struct run_args *a)
 	return 0;
 }
 
+/* What a failed call left: with --zero-data, zeroed data stays zeroed. */
+static const char *after_failure(const struct run_args *a, const struct prealloc_report *r,
+				 char *buf, size_t len)
+{
+	if (!(a->o.flags & PREALLOC_ZERO_DATA) || !r->bytes_zeroed)
+		return "the file is as it was";
+	snprintf(buf, len, "size and allocation are as they were, but %" PRIu64 " bytes of the "
+		 "range were zeroed before the failure (data among them is lost)", r->bytes_zeroed);
+	return buf;
+}
+
 /* Say why, in the words of this tool, for the errors a person can act on. */
-static void explain(const char *path, int fd, int err, const struct run_args *a)
+static void explain(const char *path, int fd, int err, const struct run_args *a,
+		    const struct prealloc_report *r)
 {
 	struct stat st;
-	char sig[128] = "";
+	char sig[128] = "", left[160];
 	bool bdev = fstat(fd, &st) == 0 && S_ISBLK(st.st_mode);
 
 	if (bdev && err == EINVAL && !(a->o.flags & PREALLOC_ZERO_DATA))
@@ -168,12 +180,14 @@ static void explain(const char *path, int fd, int err, const struct run_args *a)
 	else if (err == EBUSY)
 		cli_fail(path, err, "device is in use (mounted or held open exclusively); refused even with --force");
 	else if (err == ENOSPC)
-		cli_fail(path, err, "out of space: %" PRIu64 " bytes do not fit; nothing was changed",
-			 a->length);
+		cli_fail(path, err, "out of space: %" PRIu64 " bytes do not fit; %s", a->length,
+			 after_failure(a, r, left, sizeof(left)));
 	else if (err == EOPNOTSUPP && a->o.method)
 		cli_fail(path, err, "method %s is not possible here", prealloc_method_name(a->o.method));
 	else if (err == ECANCELED)
-		cli_fail(path, err, "cancelled; the file is as it was");
+		cli_fail(path, err, "cancelled; %s", after_failure(a, r, left, sizeof(left)));
+	else if (a->o.flags & PREALLOC_ZERO_DATA && r->bytes_zeroed)
+		cli_fail(path, err, "%s", after_failure(a, r, left, sizeof(left)));
 	else
 		cli_fail(path, err, NULL);
 }
@@ -192,6 +206,7 @@ static void print_run(const char *path, const struct run_args *a,
 		       r->method ? prealloc_method_name(r->method) : "nothing to do",
 		       r->bytes_zeroed, r->bytes_kept, r->bytes_reserved,
 		       r->written ? "written" : r->cow ? "copy-on-write: not written" :
+		       r->bytes_unknown ? "written state unknown (no FIEMAP)" :
 		       "not fully written", (double)r->elapsed_ns / 1e9);
 		return;
 	}
@@ -215,6 +230,7 @@ static void print_run(const char *path, const struct run_args *a,
 	json_u64(&j, "bytes_zeroed", r->bytes_zeroed);
 	json_u64(&j, "bytes_kept", r->bytes_kept);
 	json_u64(&j, "bytes_reserved", r->bytes_reserved);
+	json_u64(&j, "bytes_unknown", r->bytes_unknown);
 	json_bool(&j, "written", r->written);
 	json_bool(&j, "cow", r->cow);
 	json_double(&j, "seconds", (double)r->elapsed_ns / 1e9);
@@ -249,7 +265,7 @@ int cmd_run(int argc, char **argv)
 	}
 	ret = prealloc_file_ex(fd, a.offset, a.length, &a.o, &r);
 	if (ret)
-		explain(path, fd, -ret, &a);
+		explain(path, fd, -ret, &a, &r);
 	print_run(path, &a, &r, -ret);
 	/* "The file is as it was": it was not there. */
 	if (ret && created)
@@ -294,9 +310,16 @@ int cmd_verify(int argc, char **argv)
 		cli_fail(path, errno, NULL);
 		return EXIT_OPERATIONAL;
 	}
+	if (!len && off >= (uint64_t)st.st_size) {
+		close(fd);
+		cli_fail(path, 0, "offset %" PRIu64 " is at or beyond the end of file (%" PRIu64
+			 " bytes): nothing to verify; give --length to census beyond it", off,
+			 (uint64_t)st.st_size);
+		return EXIT_OPERATIONAL;
+	}
 	if (!len)
-		len = (uint64_t)st.st_size > off ? (uint64_t)st.st_size - off : 0;
-	ret = len ? prealloc_verify(fd, off, len, &cs) : 0;
+		len = (uint64_t)st.st_size - off;
+	ret = prealloc_verify(fd, off, len, &cs);
 	close(fd);
 	if (ret) {
 		cli_fail(path, -ret, "cannot map extents");
@@ -314,6 +337,7 @@ int cmd_verify(int argc, char **argv)
 		json_u64(&j, "unwritten_bytes", cs.unwritten_bytes);
 		json_u64(&j, "hole_bytes", cs.hole_bytes);
 		json_u64(&j, "shared_bytes", cs.shared_bytes);
+		json_u64(&j, "unknown_bytes", cs.unknown_bytes);
 		json_bool(&j, "fiemap", cs.fiemap);
 		json_bool(&j, "fully_written", full);
 		json_end(&j);
@@ -321,7 +345,7 @@ int cmd_verify(int argc, char **argv)
 		printf("%s: [%" PRIu64 ", %" PRIu64 "): written %" PRIu64 ", unwritten %" PRIu64
 		       ", holes %" PRIu64 ", shared %" PRIu64 "%s: %s\n", path, off, off + len,
 		       cs.written_bytes, cs.unwritten_bytes, cs.hole_bytes, cs.shared_bytes,
-		       cs.fiemap ? "" : " (no FIEMAP: unwritten extents not visible)",
+		       cs.unknown_bytes ? " (no FIEMAP: data may be unwritten extents)" : "",
 		       full ? "fully written" : "NOT fully written");
 	}
 	return full ? 0 : EXIT_OPERATIONAL;

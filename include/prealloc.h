@@ -153,6 +153,11 @@ struct prealloc_report {
  * @unwritten_bytes: bytes in unwritten (preallocated) extents.
  * @hole_bytes: bytes with no extent.
  * @shared_bytes: bytes of @written_bytes in shared (reflinked) extents.
+ * @unknown_bytes: without FIEMAP, bytes SEEK_DATA calls data but which may
+ *	be unwritten extents (FUSE, network filesystems): not counted in
+ *	@written_bytes.  On tmpfs, which has no FIEMAP, pages in memory count
+ *	as written (an allocated page is a written page of zeros) and others as
+ *	holes, a page swapped out included.  Since: 0.2
  */
 struct prealloc_census {
 	uint32_t size;
@@ -161,6 +166,7 @@ struct prealloc_census {
 	uint64_t unwritten_bytes;
 	uint64_t hole_bytes;
 	uint64_t shared_bytes;
+	uint64_t unknown_bytes;
 };
 
 /**

@@ -113,10 +113,14 @@ static int check_space(struct file_job *j)
 			nfresh++;
 		}
 	}
+	/* Nothing to allocate: fallocate() would only reserve allocated
+	 * space again (xfs does, and fails near full). */
+	j->piecewise = true;
 	if (!need)
 		return 0;
 	if (PA_RETRY_EINTR(fstatfs(j->c->fd, &sfs)) < 0)
 		return -errno;
+	j->piecewise = false;
 	if (sfs.f_blocks == 0)
 		return 0;
 	/* Root may use the blocks ext4 reserves for it, not its own reserve. */

@@ -66,6 +66,7 @@ int pa_plan(const struct pa_plan_input *in, struct pa_plan *p)
 		}
 		if (in->mem_backed) {
 			add(p, PREALLOC_METHOD_ALLOCATE);
+			add(p, PREALLOC_METHOD_BUFFERED);	/* ramfs has no fallocate() */
 			p->reason = "memory-backed filesystem: allocated pages are already written";
 			return 0;
 		}
