@@ -155,9 +155,9 @@ struct prealloc_report {
  * @shared_bytes: bytes of @written_bytes in shared (reflinked) extents.
  * @unknown_bytes: without FIEMAP, bytes SEEK_DATA calls data but which may
  *	be unwritten extents (FUSE, network filesystems): not counted in
- *	@written_bytes.  On tmpfs, which has no FIEMAP, pages in memory count
- *	as written (an allocated page is a written page of zeros) and others as
- *	holes, a page swapped out included.  Since: 0.2
+ *	@written_bytes.  On tmpfs and ramfs, which have no FIEMAP either, data
+ *	is written and pages allocated but never written (fallocate) count as
+ *	holes.  Since: 0.2
  */
 struct prealloc_census {
 	uint32_t size;

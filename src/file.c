@@ -364,7 +364,7 @@ static void fill_report(struct file_job *j)
 {
 	struct prealloc_report *r = &j->c->rep;
 	const struct pa_plan_input *in = &j->c->target.in;
-	uint64_t eof_kept = count_bytes(j, false, false);
+	uint64_t unreserved = count_bytes(j, false, false);
 
 	r->bytes_kept = count_bytes(j, false, true);
 	/* Reflinked data is copied on its next overwrite: not written in place
@@ -372,19 +372,22 @@ static void fill_report(struct file_job *j)
 	r->cow = in->cow;
 	for (size_t i = 0; i < j->segs.n; i++)
 		r->cow |= j->segs.v[i].shared && !seg_zeroed(j, &j->segs.v[i]);
-	if (in->mem_backed) {
-		/* An allocated tmpfs page is a written page of zeros. */
+	if (in->no_write) {
+		/* A hugetlbfs page is zeroed when fallocate() allocates it. */
 		r->bytes_zeroed += r->bytes_reserved;
 		r->bytes_reserved = 0;
 	}
 	/* Keep-size beyond EOF: reserved, not written, if the filesystem
 	 * reserves at all (ext2 and indirect-block ext4 files do not). */
-	if (!j->reserve_refused && j->reserved)
-		r->bytes_reserved += eof_kept;
+	if (j->reserved && !j->reserve_refused) {
+		r->bytes_reserved += unreserved;
+		unreserved = 0;
+	}
 	/* SEEK_DATA cannot tell written data from unwritten extents. */
 	if (!j->fiemap && !in->mem_backed)
 		r->bytes_unknown = r->bytes_kept;
-	r->written = !r->cow && r->bytes_reserved == 0 && eof_kept == 0 && r->bytes_unknown == 0;
+	r->written = !r->cow && r->bytes_reserved == 0 && unreserved == 0 &&
+		     r->bytes_unknown == 0;
 }
 
 /*

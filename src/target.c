@@ -96,6 +96,7 @@ int pa_target_open(int fd, uint64_t off, uint64_t len, uint32_t flags, uint32_t 
 		in->cow = is_cow(fd, t->fs_type);
 		in->mem_backed = t->fs_type == TMPFS_MAGIC || t->fs_type == RAMFS_MAGIC ||
 				 t->fs_type == HUGETLBFS_MAGIC;
+		in->no_write = t->fs_type == HUGETLBFS_MAGIC;
 		in->range_in_eof = off + len <= (uint64_t)t->st.st_size;
 	}
 	t->dev = S_ISBLK(t->st.st_mode) ? t->st.st_rdev : t->st.st_dev;
