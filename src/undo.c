@@ -15,6 +15,17 @@
 #include "internal.h"
 #include "undo.h"
 
+/* Is anything allocated in [start, end)? */
+static bool allocated(int fd, uint64_t start, uint64_t end)
+{
+	struct pa_extlist ext = { 0 };
+	bool fiemap, any;
+
+	any = pa_extents_read(fd, start, end, &ext, &fiemap) != 0 || ext.n > 0;
+	pa_extlist_free(&ext);
+	return any;
+}
+
 int pa_undo_record(struct pa_undo *u, int fd, uint64_t off, uint64_t end,
 		   uint64_t old_size, uint64_t bs, bool may_resize)
 {
@@ -25,6 +36,7 @@ int pa_undo_record(struct pa_undo *u, int fd, uint64_t off, uint64_t end,
 	/* Inside EOF punching works everywhere and the size stays: no truncate. */
 	if (end <= old_size)
 		return 0;
+	u->eof_hole = old_size % bs && !allocated(fd, PA_ROUND_DOWN(old_size, bs), old_size);
 	return pa_extents_read(fd, PA_ROUND_UP(old_size, bs), PA_MAX_END, &u->beyond, &fiemap);
 }
 
@@ -39,17 +51,6 @@ static bool fresh(const struct pa_seg *s)
 	return s->state == PA_SEG_HOLE || (s->state == PA_SEG_EOF && !s->allocated);
 }
 
-/* Is anything allocated in [start, end)? */
-static bool allocated(int fd, uint64_t start, uint64_t end)
-{
-	struct pa_extlist ext = { 0 };
-	bool fiemap, any;
-
-	any = pa_extents_read(fd, start, end, &ext, &fiemap) != 0 || ext.n > 0;
-	pa_extlist_free(&ext);
-	return any;
-}
-
 /* Reserve again what the file had beyond EOF (a truncate freed it). */
 static void reserve_again(const struct pa_undo *u, int fd, uint64_t from)
 {
@@ -60,6 +61,40 @@ static void reserve_again(const struct pa_undo *u, int fd, uint64_t from)
 		if (s < e)
 			PA_RETRY_EINTR(fallocate(fd, FALLOC_FL_KEEP_SIZE, (off_t)s, (off_t)(e - s)));
 	}
+}
+
+/* Do the bytes [start, end) read zero? */
+static bool reads_zero(int fd, uint64_t start, uint64_t end)
+{
+	uint8_t buf[4096];
+
+	while (start < end) {
+		ssize_t n = pread(fd, buf, PA_MIN(sizeof(buf), end - start), (off_t)start);
+
+		if (n <= 0)
+			return false;
+		for (ssize_t i = 0; i < n; i++)
+			if (buf[i])
+				return false;
+		start += (uint64_t)n;
+	}
+	return true;
+}
+
+/*
+ * Growing the size makes btrfs write zeros into the rest of the old last
+ * block, allocating it when it was a hole.  Give it back when its bytes
+ * inside EOF still read zero, as a hole does.  (A writer putting non-zero
+ * bytes there between the check and the punch would lose them: the window
+ * is two syscalls, and only on a failed call that had grown the file.)
+ */
+static void release_eof_block(const struct pa_undo *u, int fd)
+{
+	uint64_t blk = PA_ROUND_DOWN(u->old_size, u->bs);
+
+	if (allocated(fd, blk, u->old_size) && reads_zero(fd, blk, u->old_size))
+		PA_RETRY_EINTR(fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
+					 (off_t)blk, (off_t)u->bs));
 }
 
 void pa_undo_run(const struct pa_undo *u, const struct pa_seglist *segs, int fd)
@@ -111,4 +146,6 @@ void pa_undo_run(const struct pa_undo *u, const struct pa_seglist *segs, int fd)
 		cut = true;
 	if (cut)
 		reserve_again(u, fd, eof_blk);
+	if (u->eof_hole && size == u->old_size)
+		release_eof_block(u, fd);
 }

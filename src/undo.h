@@ -18,6 +18,7 @@ struct pa_undo {
 	uint64_t old_size;
 	uint64_t bs;			/* filesystem block size */
 	bool may_resize;		/* the call may extend the size (no KEEP_SIZE) */
+	bool eof_hole;			/* the block holding the old EOF was a hole */
 	struct pa_extlist beyond;	/* extents beyond the old EOF block */
 };
 
