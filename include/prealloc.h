@@ -32,7 +32,9 @@ extern "C" {
  *	exist beyond end of file, so the part of the range beyond EOF is only
  *	reserved (unwritten) and the report says the range is not written.
  * @PREALLOC_ZERO_DATA: zero the whole range, including bytes that hold data
- *	(recycling a WAL segment).  Required for block devices.
+ *	(recycling a WAL segment).  Required for block devices.  Zeroed data
+ *	cannot be restored: a call that fails part way leaves some of the
+ *	range's data zeroed (see prealloc_file()).
  * @PREALLOC_NO_SYNC: skip the final fdatasync(); the result is not durable
  *	until the caller syncs.
  * @PREALLOC_FORCE: block devices only: zero a device that carries a
@@ -77,8 +79,8 @@ enum prealloc_method {
  * @data: the caller's pointer from &struct prealloc_options
  *
  * Called from the calling thread between chunks of work.  Return 0 to go on,
- * anything else to cancel: the call then stops, undoes what it can (see
- * prealloc_file_ex()) and returns -ECANCELED.
+ * anything else to cancel: the call then stops, undoes its work as any failed
+ * call does (see prealloc_file()) and returns -ECANCELED.
  */
 typedef int (*prealloc_progress_fn)(uint64_t done, uint64_t total, void *data);
 
@@ -180,8 +182,40 @@ struct prealloc_census {
  * allocated and written, bytes that held data hold the same bytes, all other
  * bytes of the range read zero, the file is at least @offset + @len long
  * (unless %PREALLOC_KEEP_SIZE) and the result is durable (unless
- * %PREALLOC_NO_SYNC).  On failure the file is as it was: size restored, space
- * the call allocated released, data untouched.
+ * %PREALLOC_NO_SYNC).
+ *
+ * On failure the call undoes exactly what it did, and nothing else:
+ *  - blocks it allocated are released: every whole block of the range that
+ *    was a hole (or unallocated beyond EOF) when the call started, and a
+ *    block the range shares with bytes outside it when those bytes are
+ *    beyond EOF.  A hole block the range shares with bytes inside EOF
+ *    outside the range (at most one at each end) may stay allocated,
+ *    reading zero as before: another writer may be using the rest of it.
+ *  - the size is restored if the call changed it and it is still one the
+ *    call set (the file is never made longer by the undo);
+ *  - space the file had reserved beyond EOF (%PREALLOC_KEEP_SIZE) is kept.
+ *    ext4 cannot punch beyond EOF, so there the undo truncates to the size
+ *    the file has (a truncate that keeps the size) and reserves the file's
+ *    own reservation again (a write extending the file from another thread
+ *    between that truncate's size check and the truncate would be cut);
+ *  - btrfs writes zeros into the rest of the old last block when a call
+ *    reaches past EOF, allocating it if it was a hole: it is released again
+ *    when its bytes inside EOF still read zero;
+ *  - data is untouched, except with %PREALLOC_ZERO_DATA: then any part of
+ *    the range's data the call had zeroed before the failure reads zero
+ *    (not necessarily a prefix: writes run in parallel), and
+ *    &prealloc_report.bytes_zeroed counts every byte the call wrote,
+ *    writes still in flight when it failed included.  Bytes that held no
+ *    data read zero either way.
+ * A failure decided before anything is changed changes nothing at all: bad
+ * arguments, a forced method known not to apply (zeroout on a file, uring
+ * where O_DIRECT is refused, anything but buffered on ext4 inline data),
+ * append-only or immutable files, -ENOSPC from the free-space check.
+ *
+ * ext4 inline data (tiny files kept in the inode) is only ever written with
+ * pwrite(), never fallocate()d: fallocate() on an inline file can lose the
+ * next write at umount.  Keep-size space beyond EOF of such a file is not
+ * reserved (the report says so).
  *
  * On a block device the range must be logical-block aligned and inside the
  * device, and %PREALLOC_ZERO_DATA is required because every byte is zeroed.
