@@ -35,6 +35,10 @@ int pa_target_open(int fd, uint64_t off, uint64_t len, uint32_t flags, uint32_t 
 		   struct pa_target *t);
 void pa_target_close(struct pa_target *t);
 
+/* statfs f_type of the upper layer under overlayfs descriptor @fd: where
+ * its data is written.  0 when it cannot be told (src/overlay.c). */
+uint64_t pa_overlay_upper_fs(int fd);
+
 /* "ext4", "xfs", "btrfs", "tmpfs", ... or NULL for an unknown f_type. */
 const char *pa_fs_name(uint64_t fs_type);
 

@@ -93,7 +93,9 @@ int pa_target_open(int fd, uint64_t off, uint64_t len, uint32_t flags, uint32_t 
 		t->fs_block = sfs.f_bsize > 0 ? (uint64_t)sfs.f_bsize : 4096;
 		in->target = PA_TARGET_FILE;
 		in->fs_write_zeroes = t->fs_type == EXT4_SUPER_MAGIC;
-		in->cow = is_cow(fd, t->fs_type);
+		/* Overlayfs writes to its upper layer: judge that one. */
+		in->cow = is_cow(fd, t->fs_type == OVERLAYFS_SUPER_MAGIC ?
+				      pa_overlay_upper_fs(fd) : t->fs_type);
 		in->mem_backed = t->fs_type == TMPFS_MAGIC || t->fs_type == RAMFS_MAGIC ||
 				 t->fs_type == HUGETLBFS_MAGIC;
 		in->no_write = t->fs_type == HUGETLBFS_MAGIC;

@@ -518,6 +518,40 @@ static void tmpfs_run_verify_agree(void **st)
 	tfs_destroy(&t);
 }
 
+/* Overlayfs over a btrfs upper layer: copy-on-write is the upper's. */
+static void overlay_over_btrfs(void **st)
+{
+	struct prealloc_report r = { .size = sizeof(r) };
+	char opts[512], dir[4][160];
+	static const char *const names[] = { "lower", "upper", "work", "merged" };
+	struct tfs t;
+	int fd;
+
+	(void)st;
+	if (!tfs_supported("btrfs"))
+		skip();
+	assert_int_equal(tfs_create(&t, "btrfs", 256, NULL), 0);
+	for (int i = 0; i < 4; i++) {
+		tfs_path(&t, names[i], dir[i], sizeof(dir[i]));
+		assert_int_equal(mkdir(dir[i], 0755), 0);
+	}
+	snprintf(opts, sizeof(opts), "lowerdir=%s,upperdir=%s,workdir=%s", dir[0], dir[1], dir[2]);
+	if (mount("overlay", dir[3], "overlay", 0, opts) < 0) {
+		tfs_destroy(&t);
+		skip();
+	}
+	strcat(dir[3], "/f");
+	fd = open(dir[3], O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	assert_true(fd >= 0);
+	assert_int_equal(prealloc_file_ex(fd, 0, 1 * MiB, NULL, &r), 0);
+	assert_int_equal(r.cow, 1);
+	assert_int_equal(r.written, 0);
+	close(fd);
+	tfs_path(&t, "merged", dir[3], sizeof(dir[3]));
+	assert_int_equal(umount2(dir[3], 0), 0);
+	tfs_destroy(&t);
+}
+
 /* --- ext4 inline data ---------------------------------------------------- */
 
 static void inline_data_remount(void **st)
@@ -594,6 +628,7 @@ int main(void)
 		cmocka_unit_test(keep_size_without_fallocate),
 		cmocka_unit_test(tmpfs_run_verify_agree),
 		cmocka_unit_test(inline_data_remount),
+		cmocka_unit_test(overlay_over_btrfs),
 	};
 	int failed = 0;
 
