@@ -17,6 +17,10 @@
 #define PA_ROUND_DOWN(x, a) ((x) / (a) * (a))
 #define PA_ROUND_UP(x, a) ((((x) + (a) - 1) / (a)) * (a))
 
+/* Methods this library knows: [0, PA_METHOD_COUNT). */
+#define PA_METHOD_COUNT (PREALLOC_METHOD_ALLOCATE + 1)
+_Static_assert(PA_METHOD_COUNT <= PREALLOC_METHOD_SLOTS, "report has a slot per method");
+
 /* Largest file offset + 1 the kernel accepts (loff_t is signed). */
 #define PA_MAX_END ((uint64_t)INT64_MAX)
 
