@@ -52,26 +52,10 @@
 #define PA_ROUND_DOWN_U(x, a) ((x) / (a) * (a))
 #define PA_ROUND_UP_U(x, a) (((x) + (a) - 1) / (a) * (a))
 
-struct rng {
-	uint64_t s;
-};
-
-static uint64_t rnd(struct rng *r)
+static uint64_t pick(struct tc_rng *r, uint64_t lo, uint64_t hi, uint64_t bs)
 {
-	r->s += 0x9e3779b97f4a7c15ull;
-	return tc_mix(r->s);
-}
-
-static uint64_t below(struct rng *r, uint64_t n)
-{
-	return n ? rnd(r) % n : 0;
-}
-
-/* An offset or length in [lo, hi]: unaligned, sector- or block-aligned. */
-static uint64_t pick(struct rng *r, uint64_t lo, uint64_t hi, uint64_t bs)
-{
-	uint64_t v = lo + below(r, hi - lo + 1);
-	unsigned int k = (unsigned int)below(r, 10);
+	uint64_t v = lo + tc_below(r, hi - lo + 1);
+	unsigned int k = (unsigned int)tc_below(r, 10);
 
 	if (k < 4)
 		v = v / bs * bs;
@@ -81,7 +65,7 @@ static uint64_t pick(struct rng *r, uint64_t lo, uint64_t hi, uint64_t bs)
 }
 
 struct model {
-	struct rng r;
+	struct tc_rng r;
 	const char *type;
 	const struct tfs *t;
 	int fd, src;		/* the file; a reflink source */
@@ -180,7 +164,7 @@ static int op_fallocate(struct model *m)
 {
 	uint64_t off = pick(&m->r, 0, CAP - 1, m->bs);
 	uint64_t len = pick(&m->r, 1, PA_MIN_U(1 * MiB, CAP - off), m->bs);
-	bool keep = below(&m->r, 2) || off + len > SPAN;
+	bool keep = tc_below(&m->r, 2) || off + len > SPAN;
 
 	snprintf(m->log, sizeof(m->log), "fallocate%s [%" PRIu64 ", +%" PRIu64 ")",
 		 keep ? " keep-size" : "", off, len);
@@ -192,8 +176,8 @@ static int op_fallocate(struct model *m)
 
 static int op_reflink(struct model *m)
 {
-	uint64_t soff = PA_ROUND_DOWN_U(below(&m->r, SPAN), m->bs);
-	uint64_t doff = PA_ROUND_DOWN_U(below(&m->r, SPAN), m->bs);
+	uint64_t soff = PA_ROUND_DOWN_U(tc_below(&m->r, SPAN), m->bs);
+	uint64_t doff = PA_ROUND_DOWN_U(tc_below(&m->r, SPAN), m->bs);
 	uint64_t len = PA_ROUND_DOWN_U(pick(&m->r, m->bs, 512 * KiB, m->bs), m->bs);
 	struct file_clone_range fcr;
 
@@ -323,20 +307,20 @@ static int op_prealloc(struct model *m)
 	};
 	struct inject in = { .dir = m->t->dir, .filler = -1 };
 	struct prealloc_options o = { .size = sizeof(o), .progress = progress, .progress_data = &in,
-				      .request_bytes = 64 * KiB << below(&m->r, 5) };
+				      .request_bytes = 64 * KiB << tc_below(&m->r, 5) };
 	struct prealloc_report r = { .size = sizeof(r) };
 	uint64_t off = pick(&m->r, 0, CAP - 1, m->bs);
 	uint64_t len = pick(&m->r, 1, PA_MIN_U(4 * MiB, CAP - off), m->bs);
 	uint64_t lo, hi, out_lo, out_hi, in_blocks, old_size;
-	unsigned int k = (unsigned int)below(&m->r, 10);
+	unsigned int k = (unsigned int)tc_below(&m->r, 10);
 	int ret;
 
-	o.flags = (unsigned int)below(&m->r, 8);	/* KEEP_SIZE, ZERO_DATA, NO_SYNC */
-	o.method = methods[below(&m->r, sizeof(methods) / sizeof(methods[0]))];
+	o.flags = (unsigned int)tc_below(&m->r, 8);	/* KEEP_SIZE, ZERO_DATA, NO_SYNC */
+	o.method = methods[tc_below(&m->r, sizeof(methods) / sizeof(methods[0]))];
 	in.fault = k < 3 ? F_CANCEL : k < 4 ? F_TOO_BIG : k < 5 ? F_FILL : F_NONE;
-	in.at = 1 + (unsigned int)below(&m->r, 12);
+	in.at = 1 + (unsigned int)tc_below(&m->r, 12);
 	if (in.fault == F_TOO_BIG) {
-		off = SPAN + (uint64_t)below(&m->r, MiB);
+		off = SPAN + (uint64_t)tc_below(&m->r, MiB);
 		len = tc_free_bytes(m->t->dir) + 64 * MiB;
 	}
 	snprintf(m->log, sizeof(m->log), "prealloc [%" PRIu64 ", +%" PRIu64 ") flags %#x %s%s",
@@ -410,7 +394,7 @@ static int op_prealloc(struct model *m)
 
 static int step(struct model *m)
 {
-	unsigned int k = (unsigned int)below(&m->r, 20);
+	unsigned int k = (unsigned int)tc_below(&m->r, 20);
 	int ret;
 
 	if (k < 5)
