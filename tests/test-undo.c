@@ -310,13 +310,14 @@ static void zero_data_counts(void **st)
 		.progress_data = &s,
 	};
 	struct prealloc_report r = { .size = sizeof(r) };
-	uint8_t *buf = malloc(24 * MiB);
 	uint64_t zeros = 0;
+	uint8_t *buf;
 	int fd;
 
 	(void)st;
 	if (strcmp(fs_type, "btrfs") == 0)
 		skip();	/* copy-on-write: data is rewritten in one buffered pass */
+	buf = malloc(24 * MiB);
 	fd = open_file(&fs, "zd");
 	assert_non_null(buf);
 	assert_int_equal(tc_write_pattern(fd, NULL, 5, 0, 24 * MiB), 0);
