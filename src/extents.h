@@ -43,7 +43,15 @@ struct pa_seg {
 	uint64_t blk_end;
 	uint8_t state;		/* enum pa_seg_state */
 	uint8_t shared;
-	uint8_t allocated;	/* PA_SEG_EOF: an extent already backs it */
+	uint8_t allocated;	/* PA_SEG_EOF: enum pa_eof_alloc */
+};
+
+/* What backs a PA_SEG_EOF segment: nothing, an unwritten extent (a
+ * keep-size reservation) or a written one (the rest of the old last block). */
+enum pa_eof_alloc {
+	PA_EOF_NONE,
+	PA_EOF_UNWRITTEN,
+	PA_EOF_WRITTEN,
 };
 
 struct pa_seglist {

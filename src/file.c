@@ -364,7 +364,8 @@ static void fill_report(struct file_job *j)
 {
 	struct prealloc_report *r = &j->c->rep;
 	const struct pa_plan_input *in = &j->c->target.in;
-	uint64_t unreserved = count_bytes(j, false, false);
+	bool reserves = j->reserved && !j->reserve_refused;
+	uint64_t unreserved = 0;
 
 	r->bytes_kept = count_bytes(j, false, true);
 	/* Reflinked data is copied on its next overwrite: not written in place
@@ -377,11 +378,22 @@ static void fill_report(struct file_job *j)
 		r->bytes_zeroed += r->bytes_reserved;
 		r->bytes_reserved = 0;
 	}
-	/* Keep-size beyond EOF: reserved, not written, if the filesystem
-	 * reserves at all (ext2 and indirect-block ext4 files do not). */
-	if (j->reserved && !j->reserve_refused) {
-		r->bytes_reserved += unreserved;
-		unreserved = 0;
+	/*
+	 * Keep-size beyond EOF: the rest of a written last block is written
+	 * already; the rest is reserved, not written, if the filesystem
+	 * reserves at all (ext2 and indirect-block ext4 files do not).
+	 */
+	for (size_t i = 0; i < j->segs.n; i++) {
+		const struct pa_seg *s = &j->segs.v[i];
+
+		if (s->state != PA_SEG_EOF || seg_zeroed(j, s))
+			continue;
+		if (s->allocated == PA_EOF_WRITTEN)
+			r->bytes_kept += s->len;
+		else if (s->allocated == PA_EOF_UNWRITTEN || reserves)
+			r->bytes_reserved += s->len;
+		else
+			unreserved += s->len;
 	}
 	/* SEEK_DATA cannot tell written data from unwritten extents. */
 	if (!j->fiemap && !in->mem_backed)
