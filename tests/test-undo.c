@@ -488,6 +488,40 @@ static int run_tool(const char *args)
 	return WEXITSTATUS(st);
 }
 
+/* The tool says what a failed zero-data call left: zeroed data. */
+static void tool_says_data_zeroed(void **st)
+{
+	const char *tool = getenv("PREALLOC_TOOL");
+	char path[128], cmd[512], out[512] = "";
+	struct stat sb;
+	struct tfs t;
+	FILE *p;
+	int fd;
+
+	(void)st;
+	if (!tool)
+		skip();
+	/* No fallocate: the zero writes allocate as they go and meet the
+	 * file size limit after the data was zeroed. */
+	assert_int_equal(tfs_create(&t, "ext4", 64, "-b 4096 -O ^extent,^64bit"), 0);
+	fd = open_file(&t, "f");
+	assert_int_equal(tc_write_pattern(fd, NULL, 1, 0, 4 * MiB), 0);
+	assert_int_equal(fsync(fd), 0);
+	snprintf(cmd, sizeof(cmd), "sh -c 'trap \"\" XFSZ; ulimit -f 6144; exec %s run --zero-data "
+		 "--method buffered --length 8M %s' 2>&1", tool, tfs_path(&t, "f", path, sizeof(path)));
+	p = popen(cmd, "r");
+	assert_non_null(p);
+	if (!fgets(out, sizeof(out), p))
+		out[0] = 0;
+	pclose(p);
+	print_message("%s", out);
+	assert_non_null(strstr(out, "were zeroed before the failure"));
+	assert_int_equal(fstat(fd, &sb), 0);
+	assert_int_equal((uint64_t)sb.st_size, 4 * MiB);
+	close(fd);
+	tfs_destroy(&t);
+}
+
 /* tmpfs: what a call reports, verify says; verify beyond EOF is not "written". */
 static void tmpfs_run_verify_agree(void **st)
 {
@@ -628,6 +662,7 @@ int main(void)
 		cmocka_unit_test(near_full_ext4),
 		cmocka_unit_test(keep_size_without_fallocate),
 		cmocka_unit_test(tmpfs_run_verify_agree),
+		cmocka_unit_test(tool_says_data_zeroed),
 		cmocka_unit_test(inline_data_remount),
 		cmocka_unit_test(overlay_over_btrfs),
 	};
