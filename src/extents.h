@@ -59,6 +59,12 @@ struct pa_seglist {
 	size_t n, cap;
 };
 
+/* Blocks a call may allocate: unallocated when it started. */
+static inline bool pa_seg_fresh(const struct pa_seg *s)
+{
+	return s->state == PA_SEG_HOLE || (s->state == PA_SEG_EOF && s->allocated == PA_EOF_NONE);
+}
+
 int pa_extlist_push(struct pa_extlist *l, uint64_t start, uint64_t len, uint32_t flags);
 void pa_extlist_free(struct pa_extlist *l);
 void pa_seglist_free(struct pa_seglist *l);

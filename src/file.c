@@ -7,18 +7,15 @@
 #include <fcntl.h>
 #include <linux/fs.h>
 #include <linux/magic.h>
-#include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
-#include <sys/sysmacros.h>
-#include <sys/statfs.h>
 #include <unistd.h>
 
 #include "engine.h"
 #include "extents.h"
 #include "internal.h"
+#include "space.h"
 #include "undo.h"
 
 #define WZ_CHUNK (1ull << 30)	/* progress and cancelling granularity */
@@ -62,79 +59,17 @@ static int classify(struct file_job *j)
 	return ret;
 }
 
-/* Blocks the call may allocate: unallocated when it started. */
-static bool seg_fresh(const struct pa_seg *s)
-{
-	return s->state == PA_SEG_HOLE || (s->state == PA_SEG_EOF && !s->allocated);
-}
-
-/*
- * Bytes ext4 keeps from everyone, root included (reserved_clusters, about 2%
- * of the volume up to 4096 clusters), which statfs counts as free.
- */
-static uint64_t ext4_reserved_bytes(dev_t dev, uint64_t bsize)
-{
-	char path[96], link[256], *name;
-	unsigned long long n = 0;
-	ssize_t len;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/sys/dev/block/%u:%u", major(dev), minor(dev));
-	len = readlink(path, link, sizeof(link) - 1);
-	if (len <= 0)
-		return 0;
-	link[len] = 0;
-	name = strrchr(link, '/');
-	snprintf(path, sizeof(path), "/sys/fs/ext4/%.40s/reserved_clusters", name ? name + 1 : link);
-	f = fopen(path, "re");
-	if (!f)
-		return 0;
-	if (fscanf(f, "%llu", &n) != 1)
-		n = 0;
-	fclose(f);
-	return (uint64_t)n * bsize;
-}
-
-/*
- * Fail fast with ENOSPC before changing anything when the new blocks cannot
- * fit.  A filesystem without a fixed capacity (tmpfs size=0, ramfs, memfd)
- * reports zero blocks: it answers for itself.
- */
+/* Fail fast with ENOSPC before changing anything (src/space.c). */
 static int check_space(struct file_job *j)
 {
-	uint64_t need = 0, nfresh = 0, avail, spare;
-	struct statfs sfs;
+	uint64_t avail;
+	int ret = pa_space_check(j->c->fd, j->c->target.st.st_dev, &j->segs, &avail);
 
-	for (size_t i = 0; i < j->segs.n; i++) {
-		const struct pa_seg *s = &j->segs.v[i];
-
-		if (seg_fresh(s)) {
-			need += s->blk_end - s->blk_start;
-			nfresh++;
-		}
-	}
-	/* Nothing to allocate: fallocate() would only reserve allocated
-	 * space again (xfs does, and fails near full). */
-	j->piecewise = true;
-	if (!need)
-		return 0;
-	if (PA_RETRY_EINTR(fstatfs(j->c->fd, &sfs)) < 0)
-		return -errno;
-	j->piecewise = false;
-	if (sfs.f_blocks == 0)
-		return 0;
-	/* Root may use the blocks ext4 reserves for it, not its own reserve. */
-	avail = (uint64_t)(geteuid() == 0 ? sfs.f_bfree : sfs.f_bavail) * (uint64_t)sfs.f_bsize;
-	if (sfs.f_type == EXT4_SUPER_MAGIC && geteuid() == 0) {
-		spare = ext4_reserved_bytes(j->c->target.st.st_dev, (uint64_t)sfs.f_bsize);
-		avail = avail > spare ? avail - spare : 0;
-		/* Extent tree: a leaf of 340 extents of at most 32767 blocks. */
-		need += ((need / sfs.f_bsize) / 32767 + nfresh) / 340 * sfs.f_bsize +
-			2 * (uint64_t)sfs.f_bsize;
-	}
-	/* Allocated space is not reserved again (xfs would count it). */
+	/* Allocated space is not reserved again (xfs would count it, and
+	 * fail near full): reserve hole by hole when the range exceeds what
+	 * is free. */
 	j->piecewise = j->end - j->off > avail;
-	return need > avail ? -ENOSPC : 0;
+	return ret;
 }
 
 static int falloc(int fd, int mode, uint64_t start, uint64_t len)
@@ -156,7 +91,7 @@ static int reserve(struct file_job *j)
 	if (!j->piecewise)
 		ret = falloc(fd, mode, j->off, j->end - j->off);
 	for (size_t i = 0; i < j->segs.n && j->piecewise && !ret; i++)
-		if (seg_fresh(&j->segs.v[i]))
+		if (pa_seg_fresh(&j->segs.v[i]))
 			ret = falloc(fd, mode, j->segs.v[i].start, j->segs.v[i].len);
 	/* The size, when the last piece was allocated already. */
 	if (!ret && j->piecewise && !mode && fstat(fd, &st) == 0 &&

@@ -45,12 +45,6 @@ void pa_undo_free(struct pa_undo *u)
 	pa_extlist_free(&u->beyond);
 }
 
-/* Blocks the call may have allocated: unallocated when it started. */
-static bool fresh(const struct pa_seg *s)
-{
-	return s->state == PA_SEG_HOLE || (s->state == PA_SEG_EOF && !s->allocated);
-}
-
 /* Reserve again what the file had beyond EOF (a truncate freed it). */
 static void reserve_again(const struct pa_undo *u, int fd, uint64_t from)
 {
@@ -127,14 +121,14 @@ void pa_undo_run(const struct pa_undo *u, const struct pa_seglist *segs, int fd)
 
 		/* A block shared with data or an extent that was there before
 		 * (the old EOF's partial block) is not the call's to release. */
-		if (i > 0 && !fresh(&segs->v[i - 1]))
+		if (i > 0 && !pa_seg_fresh(&segs->v[i - 1]))
 			ps = PA_MAX(ps, PA_ROUND_UP(s->start, u->bs));
-		if (i + 1 < segs->n && !fresh(&segs->v[i + 1]))
+		if (i + 1 < segs->n && !pa_seg_fresh(&segs->v[i + 1]))
 			pe = PA_MIN(pe, PA_ROUND_DOWN(s->start + s->len, u->bs));
 
 		if (cut)	/* the truncate freed everything past its block */
 			pe = PA_MIN(pe, eof_blk);
-		if (!fresh(s) || ps >= pe)
+		if (!pa_seg_fresh(s) || ps >= pe)
 			continue;
 		PA_RETRY_EINTR(fallocate(fd, punch, (off_t)ps, (off_t)(pe - ps)));
 		if (pe > eof_blk && allocated(fd, PA_MAX(ps, eof_blk), pe))
