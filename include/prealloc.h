@@ -150,7 +150,9 @@ struct prealloc_options {
  *	(%PREALLOC_METHOD_AUTO if nothing needed doing).
  * @refused: methods tried and refused by the kernel or device before the call
  *	fell back to the next one, as a bit mask of (1 << &enum prealloc_method).
- * @bytes_zeroed: bytes made to read zero by any method.
+ * @bytes_zeroed: bytes made to read zero by any method; with
+ *	%PREALLOC_KEEP_SIZE also the rest of a written last block past EOF,
+ *	which is written zeros already.
  * @bytes_kept: bytes of existing data left untouched.
  * @bytes_reserved: bytes only reserved (allocated but not written).
  * @elapsed_ns: wall-clock time of the call.

@@ -315,7 +315,7 @@ static void fill_report(struct file_job *j)
 	}
 	/*
 	 * Keep-size beyond EOF: the rest of a written last block is written
-	 * already; the rest is reserved, not written, if the filesystem
+	 * zeros already; the rest is reserved, not written, if the filesystem
 	 * reserves at all (ext2 and indirect-block ext4 files do not).
 	 */
 	for (size_t i = 0; i < j->segs.n; i++) {
@@ -324,7 +324,7 @@ static void fill_report(struct file_job *j)
 		if (s->state != PA_SEG_EOF || seg_zeroed(j, s))
 			continue;
 		if (s->allocated == PA_EOF_WRITTEN)
-			r->bytes_kept += s->len;
+			r->bytes_zeroed += s->len;
 		else if (s->allocated == PA_EOF_UNWRITTEN || reserves)
 			r->bytes_reserved += s->len;
 		else
