@@ -43,7 +43,7 @@
 
 #define KiB (1ull << 10)
 #define MiB (1ull << 20)
-#define FAR (1ull << 40)	/* "to the end of any file here" */
+#define FAR_END (1ull << 40)	/* "to the end of any file here" */
 
 static const char *fs_type;	/* the group's filesystem */
 static struct tfs fs;
@@ -259,6 +259,30 @@ static void sibling_survives(void **st)
 	assert_int_equal(allocated(fd, 8192, 1 * MiB), 0);
 	check_pattern(fd, 1, 0, 200);
 	close(fd);
+}
+
+/* A hole at the old end of file stays a hole: btrfs fills the rest of the
+ * old last block with zeros when a call reaches past it. */
+static void old_last_block_released(void **st)
+{
+	(void)st;
+	for (unsigned int keep = 0; keep < 2; keep++) {
+		struct prealloc_options o = { .size = sizeof(o), .progress = cancel_now,
+					      .flags = keep ? PREALLOC_KEEP_SIZE : 0 };
+		struct state s;
+		int fd = open_file(&fs, "lastblock");
+
+		assert_int_equal(ftruncate(fd, 5000), 0);
+		take(fd, &s);
+		/* Keep-size past EOF alone has nothing to write, nothing to
+		 * cancel: start it inside EOF, at the old last block (a block
+		 * the range shares with bytes inside EOF would stay). */
+		assert_int_equal(prealloc_file_ex(fd, keep ? 4096 : 8192, 1 * MiB, &o, NULL),
+				 -ECANCELED);
+		same(fd, &s, keep ? "keep-size" : "growing");
+		assert_int_equal(allocated(fd, 0, FAR_END), 0);
+		close(fd);
+	}
 }
 
 /* An active swap file refuses fallocate (ETXTBSY): it must not grow. */
@@ -650,6 +674,7 @@ int main(void)
 		cmocka_unit_test(reservation_survives),
 		cmocka_unit_test(other_writer_survives),
 		cmocka_unit_test(sibling_survives),
+		cmocka_unit_test(old_last_block_released),
 		cmocka_unit_test(swapfile_does_not_grow),
 		cmocka_unit_test(zero_data_counts),
 		cmocka_unit_test(zero_data_unshares),
