@@ -13,17 +13,22 @@
 
 #include "config.h"
 #include "nvme.h"
+#include "registry.h"
 
 #if HAVE_LIBNVME
 #include <libnvme.h>
 #endif
 
-static const struct pa_nvme_io *probe_io;
+#ifdef PA_TEST_HOOKS
+static const struct pa_nvme_io *test_io;
 
 void pa_nvme_set_io(const struct pa_nvme_io *io)
 {
-	probe_io = io;
+	test_io = io;
 }
+#else
+#define test_io ((const struct pa_nvme_io *)NULL)	/* shipped: no seam */
+#endif
 
 #if HAVE_LIBNVME
 /* Convert libnvme's "status > 0 or -1 with errno" to "status > 0 or -errno". */
@@ -69,65 +74,66 @@ static int real_identify(void *ctx, const char *devnode, dev_t dev,
 	return r;
 #else
 	(void)ctx; (void)devnode; (void)dev; (void)what; (void)nsid; (void)buf;
-	return -EOPNOTSUPP;
+	return -ENOSYS;
 #endif
 }
 
-static void set_reason(struct pa_nvme_info *n, const char *what, int r)
-{
-	if (n->reason[0])
-		return;		/* keep the first, it usually explains the rest */
-	if (r > 0)
-		snprintf(n->reason, sizeof(n->reason), "%s: NVMe status 0x%x", what, r);
-	else if (r == -EOPNOTSUPP)
-		snprintf(n->reason, sizeof(n->reason), "%s: built without libnvme", what);
-	else
-		snprintf(n->reason, sizeof(n->reason), "%s: %s", what, strerror(-r));
-}
+static const struct pa_nvme_io real_io = { .identify = real_identify };
 
 void pa_nvme_probe(const char *name, dev_t dev, bool real_root, struct pa_nvme_info *ret)
 {
 	uint8_t buf[PA_NVME_IDENTIFY_SIZE];	/* on the stack: no per-thread TLS cost */
-	const struct pa_nvme_io *io = probe_io;
-	int (*identify)(void *, const char *, dev_t, enum pa_nvme_identify, uint32_t *, void *);
+	const struct pa_nvme_io *io = test_io ? test_io : real_root ? &real_io : NULL;
 	char node[64];
-	void *ctx = NULL;
 	int r;
 
 	memset(ret, 0, sizeof(*ret));
-	if (io) {
-		identify = io->identify;
-		ctx = io->ctx;
-	} else if (!real_root) {
-		snprintf(ret->reason, sizeof(ret->reason),
-			 "sysfs root overridden: no device node to ask");
+	if (!io) {
+		pa_probe_set_reason(ret->reason, sizeof(ret->reason), "Identify", -ENOENT);
 		return;
-	} else {
-		identify = real_identify;
 	}
 	snprintf(node, sizeof(node), "/dev/%s", name);
 
-	r = identify(ctx, node, dev, PA_NVME_ID_NS, &ret->nsid, buf);
+	r = io->identify(io->ctx, node, dev, PA_NVME_ID_NS, &ret->nsid, buf);
 	if (r == 0)
 		r = pa_nvme_decode_id_ns(buf, sizeof(buf), &ret->ns);
 	if (r == 0)
 		ret->have_ns = true;
 	else
-		set_reason(ret, "Identify Namespace", r);
+		pa_probe_set_reason(ret->reason, sizeof(ret->reason), "Identify Namespace", r);
 
-	r = identify(ctx, node, dev, PA_NVME_ID_CTRL, NULL, buf);
+	r = io->identify(io->ctx, node, dev, PA_NVME_ID_CTRL, NULL, buf);
 	if (r == 0)
 		r = pa_nvme_decode_id_ctrl(buf, sizeof(buf), &ret->ctrl);
 	if (r == 0)
 		ret->have_ctrl = true;
 	else
-		set_reason(ret, "Identify Controller", r);
+		pa_probe_set_reason(ret->reason, sizeof(ret->reason), "Identify Controller", r);
 
-	r = identify(ctx, node, dev, PA_NVME_ID_NVM_CTRL, NULL, buf);
+	r = io->identify(io->ctx, node, dev, PA_NVME_ID_NVM_CTRL, NULL, buf);
 	if (r == 0)
 		r = pa_nvme_decode_nvm_id_ctrl(buf, sizeof(buf), &ret->nvm);
 	if (r == 0)
 		ret->have_nvm = true;
 	else
-		set_reason(ret, "NVM Identify Controller", r);
+		pa_probe_set_reason(ret->reason, sizeof(ret->reason), "NVM Identify Controller", r);
 }
+
+static bool nvme_match(const char *sysdir, const char *name)
+{
+	(void)sysdir;
+	return !strncmp(name, "nvme", 4);
+}
+
+static void nvme_probe(const char *sysdir, struct pa_device *d, bool real_root)
+{
+	(void)sysdir;
+	pa_nvme_probe(d->name, d->dev, real_root, &d->nvme);
+}
+
+const struct pa_prober pa_nvme_prober = {
+	.name = "nvme",
+	.transport = PA_TRANSPORT_NVME,
+	.match = nvme_match,
+	.probe = nvme_probe,
+};

@@ -88,8 +88,11 @@ struct pa_nvme_io {
 	void *ctx;
 };
 
-/* Install @io (NULL: libnvme on the real device node).  Not thread-safe. */
+#ifdef PA_TEST_HOOKS
+/* Test builds only (libprealloc-test, never shipped): install @io in place
+ * of the real device (NULL: back to it).  Not thread-safe. */
 void pa_nvme_set_io(const struct pa_nvme_io *io);
+#endif
 
 /* Probe the namespace block device @name (@dev).  @real_root false: no
  * device node may be opened (captured sysfs tree) unless a seam is set. */

@@ -14,7 +14,9 @@
 #include <sys/stat.h>
 
 #include "config.h"
+#include "registry.h"
 #include "scsi.h"
+#include "sysfs_read.h"
 
 #if HAVE_SGUTILS
 #include <scsi/sg_lib.h>
@@ -24,12 +26,16 @@
 #define VPD_MAX 252		/* B0h and B2h are 64 bytes or less in practice */
 #define SG_TIMEOUT 20
 
-static const struct pa_scsi_io *scsi_io;
+#ifdef PA_TEST_HOOKS
+static const struct pa_scsi_io *test_io;
 
 void pa_scsi_set_io(const struct pa_scsi_io *io)
 {
-	scsi_io = io;
+	test_io = io;
 }
+#else
+#define test_io ((const struct pa_scsi_io *)NULL)	/* shipped: no seam */
+#endif
 
 #if HAVE_SGUTILS
 static int sg_open_checked(const char *devnode, dev_t dev)
@@ -64,7 +70,7 @@ static int real_vpd(void *ctx, const char *devnode, dev_t dev, int page, void *b
 	return (int)len - resid;
 #else
 	(void)ctx; (void)devnode; (void)dev; (void)page; (void)buf; (void)len;
-	return -EOPNOTSUPP;
+	return -ENOSYS;
 #endif
 }
 
@@ -84,26 +90,11 @@ static int real_rc16(void *ctx, const char *devnode, dev_t dev, void *buf, size_
 	return (int)len;
 #else
 	(void)ctx; (void)devnode; (void)dev; (void)buf; (void)len;
-	return -EOPNOTSUPP;
+	return -ENOSYS;
 #endif
 }
 
 static const struct pa_scsi_io real_io = { .vpd = real_vpd, .rc16 = real_rc16 };
-
-static int read_bin(const char *dir, const char *attr, uint8_t *buf, size_t len)
-{
-	char path[PATH_MAX];
-	ssize_t n;
-	int fd;
-
-	snprintf(path, sizeof(path), "%s/%s", dir, attr);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	n = read(fd, buf, len);
-	close(fd);
-	return n < 0 ? -errno : (int)n;
-}
 
 /* scsi_disk/H:C:T:L/zeroing_mode: what the kernel actually chose. */
 static void read_kernel_mode(const char *sysdir, struct pa_scsi_info *s)
@@ -117,30 +108,16 @@ static void read_kernel_mode(const char *sysdir, struct pa_scsi_info *s)
 	if (!dp)
 		return;
 	while ((e = readdir(dp))) {
-		char sub[PATH_MAX + 300];
-		int n;
+		char sub[PATH_MAX];
 
-		if (e->d_name[0] == '.')
+		if (e->d_name[0] == '.' || pa_path_join(sub, sizeof(sub), dir, e->d_name) < 0)
 			continue;
-		snprintf(sub, sizeof(sub), "%s/%s", dir, e->d_name);
-		n = read_bin(sub, "zeroing_mode", (uint8_t *)s->kernel_zeroing_mode,
-			     sizeof(s->kernel_zeroing_mode) - 1);
-		if (n > 0) {
-			s->kernel_zeroing_mode[n] = 0;
-			s->kernel_zeroing_mode[strcspn(s->kernel_zeroing_mode, "\n")] = 0;
+		if (pa_sysfs_read_str(sub, "zeroing_mode", s->kernel_zeroing_mode,
+				      sizeof(s->kernel_zeroing_mode)) == 0 &&
+		    s->kernel_zeroing_mode[0])
 			break;
-		}
 	}
 	closedir(dp);
-}
-
-static void set_reason(struct pa_scsi_info *s, const char *what, int r)
-{
-	if (s->reason[0])
-		return;		/* keep the first, it usually explains the rest */
-	snprintf(s->reason, sizeof(s->reason), "%s: %s", what,
-		 r == -EOPNOTSUPP ? "not available" :
-		 r == -ENOENT ? "not in sysfs and no device node to ask" : strerror(-r));
 }
 
 static int get_vpd(const struct pa_scsi_io *io, const char *sysdir, const char *node,
@@ -150,7 +127,7 @@ static int get_vpd(const struct pa_scsi_io *io, const char *sysdir, const char *
 	int n;
 
 	snprintf(attr, sizeof(attr), "device/vpd_pg%02x", page);
-	n = read_bin(sysdir, attr, buf, VPD_MAX);
+	n = pa_sysfs_read(sysdir, attr, buf, VPD_MAX);
 	if (n > 0) {
 		snprintf(s->source, sizeof(s->source), "sysfs");
 		return n;
@@ -166,7 +143,7 @@ static int get_vpd(const struct pa_scsi_io *io, const char *sysdir, const char *
 void pa_scsi_probe(const char *sysdir, const char *name, dev_t dev, bool real_root,
 		   struct pa_scsi_info *ret)
 {
-	const struct pa_scsi_io *io = scsi_io ? scsi_io : real_root ? &real_io : NULL;
+	const struct pa_scsi_io *io = test_io ? test_io : real_root ? &real_io : NULL;
 	uint8_t buf[VPD_MAX];
 	char node[64];
 	int n;
@@ -179,21 +156,21 @@ void pa_scsi_probe(const char *sysdir, const char *name, dev_t dev, bool real_ro
 	n = get_vpd(io, sysdir, node, dev, 0xb0, buf, ret);
 	n = n < 0 ? n : pa_scsi_decode_block_limits(buf, (size_t)n, &ret->bl);
 	if (n < 0)
-		set_reason(ret, "Block Limits VPD", n);
+		pa_probe_set_reason(ret->reason, sizeof(ret->reason), "Block Limits VPD", n);
 	else
 		ret->have_bl = true;
 
 	n = get_vpd(io, sysdir, node, dev, 0xb2, buf, ret);
 	n = n < 0 ? n : pa_scsi_decode_lbp(buf, (size_t)n, &ret->lbp);
 	if (n < 0)
-		set_reason(ret, "Logical Block Provisioning VPD", n);
+		pa_probe_set_reason(ret->reason, sizeof(ret->reason), "Logical Block Provisioning VPD", n);
 	else
 		ret->have_lbp = true;
 
 	n = io ? io->rc16(io->ctx, node, dev, buf, 32) : -ENOENT;
 	n = n < 0 ? n : pa_scsi_decode_rc16(buf, (size_t)n, &ret->rc16);
 	if (n < 0)
-		set_reason(ret, "READ CAPACITY(16)", n);
+		pa_probe_set_reason(ret->reason, sizeof(ret->reason), "READ CAPACITY(16)", n);
 	else
 		ret->have_rc16 = true;
 
@@ -201,3 +178,22 @@ void pa_scsi_probe(const char *sysdir, const char *name, dev_t dev, bool real_ro
 		ret->zeroing_mode = pa_scsi_zeroing_mode(&ret->lbp, ret->have_bl ? &ret->bl : NULL,
 							 ret->have_rc16 ? &ret->rc16 : NULL);
 }
+
+static bool scsi_match(const char *sysdir, const char *name)
+{
+	(void)name;
+	return pa_sysfs_exists(sysdir, "device/scsi_level") ||
+	       pa_sysfs_exists(sysdir, "device/vpd_pg0");
+}
+
+static void scsi_probe(const char *sysdir, struct pa_device *d, bool real_root)
+{
+	pa_scsi_probe(sysdir, d->name, d->dev, real_root, &d->scsi);
+}
+
+const struct pa_prober pa_scsi_prober = {
+	.name = "scsi",
+	.transport = PA_TRANSPORT_SCSI,
+	.match = scsi_match,
+	.probe = scsi_probe,
+};

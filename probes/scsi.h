@@ -82,8 +82,11 @@ struct pa_scsi_io {
 	void *ctx;
 };
 
-/* Install @io (NULL: libsgutils2 on the real device node).  Not thread-safe. */
+#ifdef PA_TEST_HOOKS
+/* Test builds only (libprealloc-test, never shipped): install @io in place
+ * of the real device (NULL: back to it).  Not thread-safe. */
 void pa_scsi_set_io(const struct pa_scsi_io *io);
+#endif
 
 /* Probe the SCSI disk whose sysfs directory is @sysdir. */
 void pa_scsi_probe(const char *sysdir, const char *name, dev_t dev, bool real_root,

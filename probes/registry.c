@@ -1,0 +1,68 @@
+/* SPDX-License-Identifier: MIT */
+/* The transport prober table and the loop over it (see registry.h). */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "registry.h"
+#include "sysfs_read.h"
+#include "util.h"
+
+/* Order matters only if two probers could match the same disk. */
+static const struct pa_prober *const probers[] = {
+	&pa_nvme_prober,
+	&pa_scsi_prober,
+};
+
+static const struct pa_prober *prober_of(int transport)
+{
+	for (size_t i = 0; i < PA_ARRAY_SIZE(probers); i++)
+		if ((int)probers[i]->transport == transport)
+			return probers[i];
+	return NULL;
+}
+
+enum pa_transport pa_transport_detect(const char *sysdir, const char *name)
+{
+	for (size_t i = 0; i < PA_ARRAY_SIZE(probers); i++)
+		if (probers[i]->match(sysdir, name))
+			return probers[i]->transport;
+	return PA_TRANSPORT_NONE;
+}
+
+const char *pa_transport_name(int transport)
+{
+	const struct pa_prober *p = prober_of(transport);
+
+	return p ? p->name : NULL;
+}
+
+void pa_chain_probe_transports(const char *root, bool real_root,
+			       struct pa_device *devs, size_t n)
+{
+	char dir[PATH_MAX];
+
+	for (size_t i = 0; i < n; i++) {
+		const struct pa_prober *p = prober_of(devs[i].transport);
+
+		if (p && pa_sysfs_dev_dir(root, devs[i].dev, dir) == 0)
+			p->probe(dir, &devs[i], real_root);
+	}
+}
+
+void pa_probe_set_reason(char *reason, size_t len, const char *what, int r)
+{
+	if (reason[0])
+		return;
+	if (r > 0)
+		snprintf(reason, len, "%s: device status 0x%x", what, (unsigned int)r);
+	else if (r == -ENOSYS)
+		snprintf(reason, len, "%s: built without the library to ask the device", what);
+	else if (r == -EOPNOTSUPP)
+		snprintf(reason, len, "%s: not supported by the device", what);
+	else if (r == -ENOENT)
+		snprintf(reason, len, "%s: not in sysfs and no device node to ask", what);
+	else
+		snprintf(reason, len, "%s: %s", what, strerror(-r));
+}

@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The transport probes as a registry (probes/registry.c), after libblkid's
+ * topology prober table: one const entry per transport, each defined in the
+ * transport's own file, iterated in order by the chain walk (detection) and
+ * by the capabilities builder (pa_chain_probe_transports).
+ */
+#ifndef PREALLOC_REGISTRY_H
+#define PREALLOC_REGISTRY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "chain.h"
+
+struct pa_prober {
+	const char *name;		/* "nvme", "scsi" */
+	enum pa_transport transport;
+	/* Is the whole disk at sysfs directory @sysdir (kernel name @name) ours? */
+	bool (*match)(const char *sysdir, const char *name);
+	/* Fill the transport details of @d.  @real_root false: no device node
+	 * may be opened (captured sysfs tree).  Never fails: what cannot be
+	 * learnt is recorded as unknown with its reason. */
+	void (*probe)(const char *sysdir, struct pa_device *d, bool real_root);
+};
+
+extern const struct pa_prober pa_nvme_prober;	/* probes/nvme.c */
+extern const struct pa_prober pa_scsi_prober;	/* probes/scsi.c */
+
+/* The transport of the disk at @sysdir: the first prober that matches, or
+ * PA_TRANSPORT_NONE. */
+enum pa_transport pa_transport_detect(const char *sysdir, const char *name);
+
+/* "nvme", "scsi", or NULL for PA_TRANSPORT_NONE and unknown values. */
+const char *pa_transport_name(int transport);
+
+/*
+ * Record why @what could not be learnt in @reason (@len bytes), unless a
+ * reason is already there: the first failure usually explains the rest.
+ * @r: -errno, or a device status > 0.  -ENOSYS means "built without the
+ * library for it", -ENOENT "not in sysfs and no device node to ask".
+ */
+void pa_probe_set_reason(char *reason, size_t len, const char *what, int r);
+
+#endif
