@@ -19,17 +19,6 @@
 #include <libnvme.h>
 #endif
 
-#ifdef PA_TEST_HOOKS
-static const struct pa_nvme_io *test_io;
-
-void pa_nvme_set_io(const struct pa_nvme_io *io)
-{
-	test_io = io;
-}
-#else
-#define test_io ((const struct pa_nvme_io *)NULL)	/* shipped: no seam */
-#endif
-
 #if HAVE_LIBNVME
 /* Convert libnvme's "status > 0 or -1 with errno" to "status > 0 or -errno". */
 static int nvme_ret(int r)
@@ -83,13 +72,13 @@ static const struct pa_nvme_io real_io = { .identify = real_identify };
 void pa_nvme_probe(const char *name, dev_t dev, bool real_root, struct pa_nvme_info *ret)
 {
 	uint8_t buf[PA_NVME_IDENTIFY_SIZE];	/* on the stack: no per-thread TLS cost */
-	const struct pa_nvme_io *io = test_io ? test_io : real_root ? &real_io : NULL;
+	const struct pa_nvme_io *io = pa_probe_io(PA_TRANSPORT_NVME, real_root, &real_io);
 	char node[64];
 	int r;
 
 	memset(ret, 0, sizeof(*ret));
 	if (!io) {
-		pa_probe_set_reason(ret->reason, sizeof(ret->reason), "Identify", -ENOENT);
+		pa_probe_step_ok(ret->reason, sizeof(ret->reason), "Identify", -ENOENT);
 		return;
 	}
 	snprintf(node, sizeof(node), "/dev/%s", name);
@@ -97,26 +86,17 @@ void pa_nvme_probe(const char *name, dev_t dev, bool real_root, struct pa_nvme_i
 	r = io->identify(io->ctx, node, dev, PA_NVME_ID_NS, &ret->nsid, buf);
 	if (r == 0)
 		r = pa_nvme_decode_id_ns(buf, sizeof(buf), &ret->ns);
-	if (r == 0)
-		ret->have_ns = true;
-	else
-		pa_probe_set_reason(ret->reason, sizeof(ret->reason), "Identify Namespace", r);
+	ret->have_ns = pa_probe_step_ok(ret->reason, sizeof(ret->reason), "Identify Namespace", r);
 
 	r = io->identify(io->ctx, node, dev, PA_NVME_ID_CTRL, NULL, buf);
 	if (r == 0)
 		r = pa_nvme_decode_id_ctrl(buf, sizeof(buf), &ret->ctrl);
-	if (r == 0)
-		ret->have_ctrl = true;
-	else
-		pa_probe_set_reason(ret->reason, sizeof(ret->reason), "Identify Controller", r);
+	ret->have_ctrl = pa_probe_step_ok(ret->reason, sizeof(ret->reason), "Identify Controller", r);
 
 	r = io->identify(io->ctx, node, dev, PA_NVME_ID_NVM_CTRL, NULL, buf);
 	if (r == 0)
 		r = pa_nvme_decode_nvm_id_ctrl(buf, sizeof(buf), &ret->nvm);
-	if (r == 0)
-		ret->have_nvm = true;
-	else
-		pa_probe_set_reason(ret->reason, sizeof(ret->reason), "NVM Identify Controller", r);
+	ret->have_nvm = pa_probe_step_ok(ret->reason, sizeof(ret->reason), "NVM Identify Controller", r);
 }
 
 static bool nvme_match(const char *sysdir, const char *name)

@@ -78,7 +78,7 @@ enum pa_nvme_identify {
 };
 
 /*
- * Device I/O seam: tests replace it to feed fixture bytes.  @identify fills
+ * Device I/O (pa_probe_io(); test builds substitute fixture bytes).  @identify fills
  * @buf (PA_NVME_IDENTIFY_SIZE bytes) and returns 0, -errno, or an NVMe
  * status > 0.  It sets *nsid for PA_NVME_ID_NS.
  */
@@ -88,14 +88,10 @@ struct pa_nvme_io {
 	void *ctx;
 };
 
-#ifdef PA_TEST_HOOKS
-/* Test builds only (libprealloc-test, never shipped): install @io in place
- * of the real device (NULL: back to it).  Not thread-safe. */
-void pa_nvme_set_io(const struct pa_nvme_io *io);
-#endif
 
 /* Probe the namespace block device @name (@dev).  @real_root false: no
- * device node may be opened (captured sysfs tree) unless a seam is set. */
+ * device node may be opened (captured sysfs tree) unless a test build set
+ * its own I/O. */
 void pa_nvme_probe(const char *name, dev_t dev, bool real_root, struct pa_nvme_info *ret);
 
 #endif

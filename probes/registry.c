@@ -51,10 +51,12 @@ void pa_chain_probe_transports(const char *root, bool real_root,
 	}
 }
 
-void pa_probe_set_reason(char *reason, size_t len, const char *what, int r)
+bool pa_probe_step_ok(char *reason, size_t len, const char *what, int r)
 {
+	if (r == 0)
+		return true;
 	if (reason[0])
-		return;
+		return false;
 	if (r > 0)
 		snprintf(reason, len, "%s: device status 0x%x", what, (unsigned int)r);
 	else if (r == -ENOSYS)
@@ -65,4 +67,25 @@ void pa_probe_set_reason(char *reason, size_t len, const char *what, int r)
 		snprintf(reason, len, "%s: not in sysfs and no device node to ask", what);
 	else
 		snprintf(reason, len, "%s: %s", what, strerror(-r));
+	return false;
+}
+
+#ifdef PA_TEST_HOOKS
+static const void *test_io[PA_TRANSPORT_SCSI + 1];
+
+void pa_probe_set_io(enum pa_transport t, const void *io)
+{
+	test_io[t] = io;
+}
+#endif
+
+const void *pa_probe_io(enum pa_transport t, bool real_root, const void *real_io)
+{
+#ifdef PA_TEST_HOOKS
+	if (test_io[t])
+		return test_io[t];
+#else
+	(void)t;
+#endif
+	return real_root ? real_io : NULL;
 }

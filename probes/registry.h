@@ -35,11 +35,22 @@ enum pa_transport pa_transport_detect(const char *sysdir, const char *name);
 const char *pa_transport_name(int transport);
 
 /*
- * Record why @what could not be learnt in @reason (@len bytes), unless a
- * reason is already there: the first failure usually explains the rest.
- * @r: -errno, or a device status > 0.  -ENOSYS means "built without the
- * library for it", -ENOENT "not in sysfs and no device node to ask".
+ * The outcome of one probe step (fetch, then decode): true when @r is 0.
+ * Otherwise records why @what could not be learnt in @reason (@len bytes),
+ * unless a reason is already there: the first failure usually explains the
+ * rest.  @r: -errno, or a device status > 0.  -ENOSYS means "built without
+ * the library for it", -ENOENT "not in sysfs and no device node to ask".
  */
-void pa_probe_set_reason(char *reason, size_t len, const char *what, int r);
+bool pa_probe_step_ok(char *reason, size_t len, const char *what, int r);
+
+/*
+ * The device I/O a transport probe uses: @real_io on the real /sys, none
+ * (NULL) on a captured tree.  Test builds (PA_TEST_HOOKS) may substitute
+ * their own through pa_probe_set_io(); the installed library has no seam.
+ */
+const void *pa_probe_io(enum pa_transport t, bool real_root, const void *real_io);
+#ifdef PA_TEST_HOOKS
+void pa_probe_set_io(enum pa_transport t, const void *io);
+#endif
 
 #endif

@@ -26,17 +26,6 @@
 #define VPD_MAX 252		/* B0h and B2h are 64 bytes or less in practice */
 #define SG_TIMEOUT 20
 
-#ifdef PA_TEST_HOOKS
-static const struct pa_scsi_io *test_io;
-
-void pa_scsi_set_io(const struct pa_scsi_io *io)
-{
-	test_io = io;
-}
-#else
-#define test_io ((const struct pa_scsi_io *)NULL)	/* shipped: no seam */
-#endif
-
 #if HAVE_SGUTILS
 static int sg_open_checked(const char *devnode, dev_t dev)
 {
@@ -143,7 +132,7 @@ static int get_vpd(const struct pa_scsi_io *io, const char *sysdir, const char *
 void pa_scsi_probe(const char *sysdir, const char *name, dev_t dev, bool real_root,
 		   struct pa_scsi_info *ret)
 {
-	const struct pa_scsi_io *io = test_io ? test_io : real_root ? &real_io : NULL;
+	const struct pa_scsi_io *io = pa_probe_io(PA_TRANSPORT_SCSI, real_root, &real_io);
 	uint8_t buf[VPD_MAX];
 	char node[64];
 	int n;
@@ -155,24 +144,15 @@ void pa_scsi_probe(const char *sysdir, const char *name, dev_t dev, bool real_ro
 
 	n = get_vpd(io, sysdir, node, dev, 0xb0, buf, ret);
 	n = n < 0 ? n : pa_scsi_decode_block_limits(buf, (size_t)n, &ret->bl);
-	if (n < 0)
-		pa_probe_set_reason(ret->reason, sizeof(ret->reason), "Block Limits VPD", n);
-	else
-		ret->have_bl = true;
+	ret->have_bl = pa_probe_step_ok(ret->reason, sizeof(ret->reason), "Block Limits VPD", n);
 
 	n = get_vpd(io, sysdir, node, dev, 0xb2, buf, ret);
 	n = n < 0 ? n : pa_scsi_decode_lbp(buf, (size_t)n, &ret->lbp);
-	if (n < 0)
-		pa_probe_set_reason(ret->reason, sizeof(ret->reason), "Logical Block Provisioning VPD", n);
-	else
-		ret->have_lbp = true;
+	ret->have_lbp = pa_probe_step_ok(ret->reason, sizeof(ret->reason), "Logical Block Provisioning VPD", n);
 
 	n = io ? io->rc16(io->ctx, node, dev, buf, 32) : -ENOENT;
 	n = n < 0 ? n : pa_scsi_decode_rc16(buf, (size_t)n, &ret->rc16);
-	if (n < 0)
-		pa_probe_set_reason(ret->reason, sizeof(ret->reason), "READ CAPACITY(16)", n);
-	else
-		ret->have_rc16 = true;
+	ret->have_rc16 = pa_probe_step_ok(ret->reason, sizeof(ret->reason), "READ CAPACITY(16)", n);
 
 	if (ret->have_lbp)
 		ret->zeroing_mode = pa_scsi_zeroing_mode(&ret->lbp, ret->have_bl ? &ret->bl : NULL,

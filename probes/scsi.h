@@ -74,19 +74,15 @@ struct pa_scsi_info {
 	char reason[96];		/* why something is unknown, "" if all known */
 };
 
-/* Device I/O seam for INQUIRY EVPD / READ CAPACITY(16): fill @buf (@len
- * bytes), return the byte count or -errno. */
+/* Device I/O for INQUIRY EVPD / READ CAPACITY(16) (pa_probe_io(); test
+ * builds substitute fixture bytes): fill @buf (@len bytes), return the byte
+ * count or -errno. */
 struct pa_scsi_io {
 	int (*vpd)(void *ctx, const char *devnode, dev_t dev, int page, void *buf, size_t len);
 	int (*rc16)(void *ctx, const char *devnode, dev_t dev, void *buf, size_t len);
 	void *ctx;
 };
 
-#ifdef PA_TEST_HOOKS
-/* Test builds only (libprealloc-test, never shipped): install @io in place
- * of the real device (NULL: back to it).  Not thread-safe. */
-void pa_scsi_set_io(const struct pa_scsi_io *io);
-#endif
 
 /* Probe the SCSI disk whose sysfs directory is @sysdir. */
 void pa_scsi_probe(const char *sysdir, const char *name, dev_t dev, bool real_root,

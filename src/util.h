@@ -25,46 +25,21 @@
 	do { __r = (long)(expr); } while (__r == -1 && errno == EINTR); \
 	__r; })
 
-/* Unaligned little-endian loads, for wire formats without a library struct. */
-static inline uint16_t pa_get_le16(const void *p)
-{
-	uint16_t v;
-
-	memcpy(&v, p, sizeof(v));
-	return le16toh(v);
-}
-
-static inline uint32_t pa_get_le32(const void *p)
-{
-	uint32_t v;
-
-	memcpy(&v, p, sizeof(v));
-	return le32toh(v);
-}
-
-static inline uint16_t pa_get_be16(const void *p)
-{
-	uint16_t v;
-
-	memcpy(&v, p, sizeof(v));
-	return be16toh(v);
-}
-
-static inline uint32_t pa_get_be32(const void *p)
-{
-	uint32_t v;
-
-	memcpy(&v, p, sizeof(v));
-	return be32toh(v);
-}
-
-static inline uint64_t pa_get_be64(const void *p)
-{
-	uint64_t v;
-
-	memcpy(&v, p, sizeof(v));
-	return be64toh(v);
-}
+/* Unaligned loads in a given byte order, for wire formats without a library
+ * struct or helper: pa_get_le16(p), pa_get_be32(p), ... */
+#define PA_DEFINE_GET(name, type, to_cpu)			\
+	static inline type name(const void *p)			\
+	{							\
+		type v;						\
+		memcpy(&v, p, sizeof(v));			\
+		return to_cpu(v);				\
+	}
+PA_DEFINE_GET(pa_get_le16, uint16_t, le16toh)
+PA_DEFINE_GET(pa_get_le32, uint32_t, le32toh)
+PA_DEFINE_GET(pa_get_be16, uint16_t, be16toh)
+PA_DEFINE_GET(pa_get_be32, uint32_t, be32toh)
+PA_DEFINE_GET(pa_get_be64, uint64_t, be64toh)
+#undef PA_DEFINE_GET
 
 /* CLOCK_MONOTONIC in nanoseconds: durations, never wall time. */
 static inline uint64_t pa_now_ns(void)

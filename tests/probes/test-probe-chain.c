@@ -21,6 +21,7 @@
 #include "chain.h"
 #include "fixture.h"
 #include "plan.h"
+#include "registry.h"
 #include "tfs.h"
 
 static char tmpdir[] = "/tmp/probe-chain-XXXXXX";
@@ -173,9 +174,9 @@ static void nvme_loop_yes(void **state)
 	(void)state;
 	n = walk(root, 259, 1, d);
 	assert_int_equal(n, 1);
-	pa_nvme_set_io(&io);
+	pa_probe_set_io(PA_TRANSPORT_NVME, &io);
 	pa_chain_probe_transports(root, false, d, (size_t)n);
-	pa_nvme_set_io(NULL);
+	pa_probe_set_io(PA_TRANSPORT_NVME, NULL);
 	assert_true(d[0].nvme.have_ns && d[0].nvme.have_ctrl && d[0].nvme.have_nvm);
 	assert_int_equal(d[0].nvme.ns.dlfeat, 9);
 	assert_int_equal(d[0].nvme.ctrl.oncs, 0x2c);
@@ -224,9 +225,9 @@ static void scsi_sysfs_vpd(void **state)
 	n = walk(root, 8, 0, d);
 	assert_int_equal(n, 1);
 	assert_int_equal(d[0].transport, PA_TRANSPORT_SCSI);
-	pa_scsi_set_io(&io);
+	pa_probe_set_io(PA_TRANSPORT_SCSI, &io);
 	pa_chain_probe_transports(root, false, d, (size_t)n);
-	pa_scsi_set_io(NULL);
+	pa_probe_set_io(PA_TRANSPORT_SCSI, NULL);
 	assert_true(d[0].scsi.have_bl && d[0].scsi.have_lbp && d[0].scsi.have_rc16);
 	assert_string_equal(d[0].scsi.source, "sysfs");
 	assert_int_equal(d[0].scsi.zeroing_mode, PA_SCSI_ZERO_WS16_UNMAP);
@@ -418,7 +419,7 @@ static void unprivileged(void **state)
 			_exit(12);
 		/* An NVMe device refusing Identify (EACCES): unknown, not an error. */
 		setenv("PREALLOC_SYSFS_ROOT", root, 1);
-		pa_nvme_set_io(&io);
+		pa_probe_set_io(PA_TRANSPORT_NVME, &io);
 		if (pa_caps_get(makedev(259, 1), &c) != 0)
 			_exit(13);
 		if (c->devices[0].nvme.have_ns || !strstr(c->devices[0].nvme.reason, "Permission denied"))
