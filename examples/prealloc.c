@@ -150,30 +150,60 @@ static int parse_run(int argc, char **argv, struct run_args *a)
 	return 0;
 }
 
-/* Say why, in the words of this tool, for the errors a person can act on. */
-static void explain(const char *path, int fd, int err, const struct run_args *a)
+/* Say why, in the words of this tool, for the errors a person can act on;
+ * the report names the step that failed, so nothing is guessed. */
+static void explain(const char *path, int err, const struct run_args *a,
+		    const struct prealloc_report *r)
 {
-	struct stat st;
 	char sig[128] = "";
-	bool bdev = fstat(fd, &st) == 0 && S_ISBLK(st.st_mode);
 
-	if (bdev && err == EINVAL && !(a->o.flags & PREALLOC_ZERO_DATA))
-		cli_fail(path, 0, "a block device has no holes: preallocating it means zeroing "
-			 "it and destroying its contents; pass --zero-data to do that");
-	else if (bdev && err == EINVAL)
-		cli_fail(path, err, "range must be aligned to the logical block size and inside the device");
-	else if (err == EEXIST && pa_blkid_signatures(path, sig, sizeof(sig)) >= 0)
-		cli_fail(path, 0, "device carries a signature (%s); pass --force to zero it anyway",
-			 sig[0] ? sig : "unknown");
-	else if (err == EBUSY)
-		cli_fail(path, err, "device is in use (mounted or held open exclusively); refused even with --force");
-	else if (err == ENOSPC)
-		cli_fail(path, err, "out of space: %" PRIu64 " bytes do not fit; nothing was changed",
-			 a->length);
-	else if (err == EOPNOTSUPP && a->o.method)
+	switch (r->failed_step) {
+	case PREALLOC_STEP_REQUEST:
+		if (err == EINVAL && !(a->o.flags & PREALLOC_ZERO_DATA)) {
+			cli_fail(path, 0, "a block device has no holes: preallocating it means "
+				 "zeroing it and destroying its contents; pass --zero-data to do that");
+			return;
+		}
+		if (err == EINVAL) {
+			cli_fail(path, err, "range must be aligned to the logical block size "
+				 "and inside the device");
+			return;
+		}
+		break;
+	case PREALLOC_STEP_SIGNATURES:
+		if (err == EEXIST) {
+			pa_blkid_signatures(path, sig, sizeof(sig));
+			cli_fail(path, 0, "device carries a signature (%s); pass --force to "
+				 "zero it anyway", sig[0] ? sig : "unknown");
+			return;
+		}
+		break;
+	case PREALLOC_STEP_CLAIM:
+		if (err == EBUSY) {
+			cli_fail(path, err, "device is in use (mounted or held open "
+				 "exclusively); refused even with --force");
+			return;
+		}
+		break;
+	case PREALLOC_STEP_SPACE_CHECK:
+		if (err == ENOSPC) {
+			cli_fail(path, err, "out of space: %" PRIu64 " bytes do not fit; "
+				 "nothing was changed", a->length);
+			return;
+		}
+		break;
+	}
+	if (err == EOPNOTSUPP && a->o.method)
 		cli_fail(path, err, "method %s is not possible here", prealloc_method_name(a->o.method));
 	else if (err == ECANCELED)
 		cli_fail(path, err, "cancelled; the file is as it was");
+	else if (err == ENOSPC)
+		cli_fail(path, err, "out of space at step %s", prealloc_step_name(r->failed_step));
+	else if (r->failed_method)
+		cli_fail(path, err, "step %s with method %s", prealloc_step_name(r->failed_step),
+			 prealloc_method_name(r->failed_method));
+	else if (r->failed_step)
+		cli_fail(path, err, "step %s", prealloc_step_name(r->failed_step));
 	else
 		cli_fail(path, err, NULL);
 }
@@ -200,8 +230,12 @@ static void print_run(const char *path, const struct run_args *a,
 	json_u64(&j, "offset", a->offset);
 	json_u64(&j, "length", a->length);
 	json_bool(&j, "ok", !err);
-	if (err)
+	if (err) {
 		json_str(&j, "error", strerror(err));
+		json_str(&j, "failed_step", prealloc_step_name(r->failed_step));
+		json_str(&j, "failed_method", r->failed_method ?
+			 prealloc_method_name(r->failed_method) : NULL);
+	}
 	json_str(&j, "method", r->method ? prealloc_method_name(r->method) : "none");
 	json_object(&j, "bytes_by_method");
 	for (unsigned int m = 1; m < PREALLOC_METHOD_SLOTS; m++)
@@ -250,7 +284,7 @@ int cmd_run(int argc, char **argv)
 	}
 	ret = prealloc_file_ex(fd, a.offset, a.length, &a.o, &r);
 	if (ret)
-		explain(path, fd, -ret, &a);
+		explain(path, -ret, &a, &r);
 	print_run(path, &a, &r, -ret);
 	/* "The file is as it was": it was not there. */
 	if (ret && created)
