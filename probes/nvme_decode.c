@@ -2,7 +2,7 @@
 /*
  * Pure decoders for NVMe Identify data, through libnvme's wire structs and
  * names (nvme/types.h, nvme/util.h).  No I/O: tested over captured bytes and
- * fuzzed.  A build without libnvme decodes nothing (-EOPNOTSUPP): it cannot
+ * fuzzed.  A build without libnvme decodes nothing (-ENOSYS): it cannot
  * fetch Identify data either.
  */
 #include <errno.h>
@@ -116,19 +116,19 @@ int pa_nvme_decode_nvm_id_ctrl(const void *buf, size_t len, struct pa_nvme_nvm_c
 int pa_nvme_decode_id_ns(const void *buf, size_t len, struct pa_nvme_ns *ret)
 {
 	(void)buf; (void)len; (void)ret;
-	return -EOPNOTSUPP;
+	return -ENOSYS;
 }
 
 int pa_nvme_decode_id_ctrl(const void *buf, size_t len, struct pa_nvme_ctrl *ret)
 {
 	(void)buf; (void)len; (void)ret;
-	return -EOPNOTSUPP;
+	return -ENOSYS;
 }
 
 int pa_nvme_decode_nvm_id_ctrl(const void *buf, size_t len, struct pa_nvme_nvm_ctrl *ret)
 {
 	(void)buf; (void)len; (void)ret;
-	return -EOPNOTSUPP;
+	return -ENOSYS;
 }
 
 #endif
