@@ -13,6 +13,12 @@
 #include "util.h"
 
 #if HAVE_SGUTILS
+/* sg_unaligned.h's generic loads shift bytes into an int, undefined for a
+ * byte >= 0x80 shifted by 24; its <byteswap.h> path is memcpy + bswap.  Linux
+ * C libraries all have <byteswap.h>. */
+#ifndef HAVE_BYTESWAP_H
+#define HAVE_BYTESWAP_H 1
+#endif
 #include <scsi/sg_unaligned.h>
 #else
 /* The VPD pages are world-readable in sysfs: decode them without sg3_utils. */
