@@ -47,9 +47,13 @@ def inline(text):
     text = re.sub(r'@([A-Za-z_]\w*(?:->\w+)*)', r'\\fI\1\\fR', text)
     text = re.sub(r'\b([A-Za-z_]\w*)\(\)', r'\\fB\1\\fR()', text)
     text = re.sub(r'(?<![\w*])\*(\w[\w ]*\w)\*(?![\w*])', r'\\fI\1\\fR', text)
-    # Minus signs (-EINVAL, -1), not hyphens: they must survive copy and paste.
-    text = re.sub(r'(?<![\w\\-])-(?=[A-Z0-9])', r'\\-', text)
-    return text
+    return minus(text)
+
+
+def minus(text):
+    """Minus signs (-EINVAL, -1, -errno), not hyphens: they must survive copy
+    and paste."""
+    return re.sub(r'(?<![\w\\-])-(?=[A-Z0-9]|errno)', r'\\-', text)
 
 
 def para_lines(text):
@@ -63,7 +67,7 @@ def para_lines(text):
     return out
 
 
-def parse_block(body, decl, lineno):
+def parse_block(body, decl, lineno, macro=False):
     lines = []
     for raw in body.split('\n'):
         s = raw.strip()
@@ -92,7 +96,7 @@ def parse_block(body, decl, lineno):
     # Parameters / members: "@name: text" with tab-indented continuations.
     while i < len(lines):
         line = lines[i]
-        pm = re.match(r'^@(\w+):\s*(.*)$', line)
+        pm = re.match(r'^@(\w+|\.\.\.):\s*(.*)$', line)
         if pm:
             doc['params'].append([pm.group(1), pm.group(2)])
         elif line.startswith('\t') and doc['params']:
@@ -132,7 +136,7 @@ def parse_block(body, decl, lineno):
         else:
             para.append(line.strip())
     flush()
-    if kind == 'function':
+    if kind == 'function' and not macro:
         if 'Returns' not in doc['sections'] and not doc['decl'].startswith('void '):
             raise DocError('line %d: %s(): no "Returns:" section' % (lineno, name))
         if 'Since' not in doc['sections']:
@@ -142,13 +146,47 @@ def parse_block(body, decl, lineno):
             raise DocError('line %d: comment for %s() precedes a declaration of %s'
                            % (lineno, name, declared[:1]))
         pnames = [p[0] for p in doc['params']]
-        args = re.search(r'\((.*)\)', doc['decl'], re.S).group(1)
-        decl_params = [re.findall(r'(\w+)\s*(?:\[\w*\])?\s*$', a.strip())[0]
-                       for a in args.split(',') if a.strip() and a.strip() != 'void']
+        decl_params = param_names(doc['decl'], name)
         if pnames != decl_params:
             raise DocError('line %d: %s(): documented parameters %s, declared %s'
                            % (lineno, name, pnames, decl_params))
     return doc
+
+
+def split_top(text):
+    """Split on commas outside parentheses."""
+    parts, depth, cur = [], 0, ''
+    for c in text:
+        if c == '(':
+            depth += 1
+        elif c == ')':
+            depth -= 1
+        if c == ',' and depth == 0:
+            parts.append(cur)
+            cur = ''
+        else:
+            cur += c
+    parts.append(cur)
+    return [p.strip() for p in parts if p.strip()]
+
+
+def param_names(decl, name):
+    """Parameter names of function @name in @decl ('...' for varargs)."""
+    start = re.search(r'\b%s\s*\(' % re.escape(name), decl).end()
+    depth, end = 1, start
+    while depth and end < len(decl):
+        depth += {'(': 1, ')': -1}.get(decl[end], 0)
+        end += 1
+    names = []
+    for arg in split_top(decl[start:end - 1]):
+        if arg in ('void', '...'):
+            if arg == '...':
+                names.append('...')
+            continue
+        fp = re.search(r'\(\s*\*\s*(\w+)\s*\)', arg)  # int (*fn)(void *)
+        m = fp or re.search(r'(\w+)\s*(?:\[[^]]*\])?\s*$', arg)
+        names.append(m.group(1) if m else arg)
+    return names
 
 
 def parse_header(text):
@@ -156,6 +194,16 @@ def parse_header(text):
     for m in re.finditer(r'/\*\*(?!\*)(.*?)\*/', text, re.S):
         lineno = text.count('\n', 0, m.start()) + 1
         rest = text[m.end():]
+        if rest.lstrip().startswith('#define'):
+            # A macro: the #define and its continuation lines; documented like a
+            # function (NAME() - ...), without a parameter check.
+            lines = []
+            for line in rest.lstrip().split('\n'):
+                lines.append(line)
+                if not line.endswith('\\'):
+                    break
+            docs.append(parse_block(m.group(1), '\n'.join(lines), lineno, macro=True))
+            continue
         # The declaration: up to ';' outside braces.
         depth, end = 0, None
         for j, c in enumerate(rest):
@@ -174,9 +222,12 @@ def parse_header(text):
 
 def overview(text):
     """The header's first plain comment: title line and paragraphs."""
-    m = re.search(r'/\*(?!\*)(.*?)\*/', text[text.find('*/') + 2:], re.S)
-    lines = [re.sub(r'^\s*\* ?', '', l).rstrip() for l in m.group(1).split('\n')]
-    lines = [l for l in lines]
+    # The first multi-line plain comment (a one-line SPDX tag is not it).
+    body = next((m.group(1) for m in re.finditer(r'/\*(?!\*)(.*?)\*/', text, re.S)
+                 if '\n' in m.group(1)), None)
+    if body is None:
+        raise DocError('no overview comment at the top of the header')
+    lines = [re.sub(r'^\s*\* ?', '', l).rstrip() for l in body.split('\n')]
     while lines and not lines[0]:
         lines.pop(0)
     title = lines[0]
@@ -213,7 +264,7 @@ def render(doc, names, version):
     kind, name = doc['kind'], doc['name']
     section = '3' if kind == 'function' else '3type'
     out = th(name, section, version)
-    out += ['.SH NAME', '%s \\- %s' % (name, roff_escape(doc['short']))]
+    out += ['.SH NAME', '%s \\- %s' % (name, minus(roff_escape(doc['short'])))]
     out += ['.SH SYNOPSIS', '.nf', '.B #include <prealloc.h>', '.PP']
     for line in doc['decl'].split('\n'):
         out.append('\\&' + roff_escape(line.replace('\t', '        ')))
@@ -297,8 +348,13 @@ def main(argv):
         with open(os.path.join(outdir, sub, '%s.%s' % (d['name'], ext)), 'w',
                   encoding='utf-8') as f:
             f.write(render(d, names, version))
+    try:
+        page = render_overview(text, docs, version)
+    except DocError as e:
+        sys.stderr.write('%s: %s\n' % (header, e))
+        return 1
     with open(os.path.join(outdir, 'man3', 'libprealloc.3'), 'w', encoding='utf-8') as f:
-        f.write(render_overview(text, docs, version))
+        f.write(page)
     return 0
 
 
