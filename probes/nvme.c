@@ -5,11 +5,9 @@
  * device node) becomes an "unknown" with its reason, never an error.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
-#include <sys/stat.h>
 
 #include "config.h"
 #include "nvme.h"
@@ -42,23 +40,18 @@ static int libnvme_identify(int fd, enum pa_nvme_identify what, uint32_t *nsid, 
 }
 #endif
 
-/* The default seam: open /dev/NAME, check it is @dev, ask libnvme. */
+/* The real device: open /dev/NAME, check it is @dev, ask libnvme. */
 static int real_identify(void *ctx, const char *devnode, dev_t dev,
 			 enum pa_nvme_identify what, uint32_t *nsid, void *buf)
 {
 #if HAVE_LIBNVME
-	struct stat st;
 	int fd, r;
 
 	(void)ctx;
-	fd = open(devnode, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	fd = pa_probe_open_node(devnode, dev);
 	if (fd < 0)
-		return -errno;
-	/* Never talk to a node that is not the device we walked to. */
-	if (fstat(fd, &st) < 0 || !S_ISBLK(st.st_mode) || st.st_rdev != dev)
-		r = -ENODEV;
-	else
-		r = libnvme_identify(fd, what, nsid, buf);
+		return fd;
+	r = libnvme_identify(fd, what, nsid, buf);
 	close(fd);
 	return r;
 #else

@@ -1,9 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /* The transport prober table and the loop over it (see registry.h). */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
 
 #include "registry.h"
 #include "sysfs_read.h"
@@ -68,6 +71,20 @@ bool pa_probe_step_ok(char *reason, size_t len, const char *what, int r)
 	else
 		snprintf(reason, len, "%s: %s", what, strerror(-r));
 	return false;
+}
+
+int pa_probe_open_node(const char *devnode, dev_t dev)
+{
+	struct stat st;
+	int fd = open(devnode, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) < 0 || !S_ISBLK(st.st_mode) || st.st_rdev != dev) {
+		close(fd);
+		return -ENODEV;
+	}
+	return fd;
 }
 
 #ifdef PA_TEST_HOOKS

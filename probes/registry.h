@@ -10,6 +10,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/types.h>
 
 #include "chain.h"
 
@@ -42,6 +43,13 @@ const char *pa_transport_name(int transport);
  * the library for it", -ENOENT "not in sysfs and no device node to ask".
  */
 bool pa_probe_step_ok(char *reason, size_t len, const char *what, int r);
+
+/*
+ * Open the device node @devnode read-only for device commands, refusing
+ * (-ENODEV) a node that is not block device @dev: never send a command to a
+ * device other than the one the chain walk reached.  An fd or -errno.
+ */
+int pa_probe_open_node(const char *devnode, dev_t dev);
 
 /*
  * The device I/O a transport probe uses: @real_io on the real /sys, none

@@ -6,12 +6,10 @@
  */
 #include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
-#include <sys/stat.h>
 
 #include "config.h"
 #include "registry.h"
@@ -26,34 +24,17 @@
 #define VPD_MAX 252		/* B0h and B2h are 64 bytes or less in practice */
 #define SG_TIMEOUT 20
 
-#if HAVE_SGUTILS
-static int sg_open_checked(const char *devnode, dev_t dev)
-{
-	struct stat st;
-	int fd = sg_cmds_open_device(devnode, true, 0);
-
-	if (fd < 0)
-		return fd;
-	/* Never send commands to a node that is not the device we walked to. */
-	if (fstat(fd, &st) < 0 || !S_ISBLK(st.st_mode) || st.st_rdev != dev) {
-		sg_cmds_close_device(fd);
-		return -ENODEV;
-	}
-	return fd;
-}
-#endif
-
 static int real_vpd(void *ctx, const char *devnode, dev_t dev, int page, void *buf, size_t len)
 {
 #if HAVE_SGUTILS
 	int fd, r, resid = 0;
 
 	(void)ctx;
-	fd = sg_open_checked(devnode, dev);
+	fd = pa_probe_open_node(devnode, dev);
 	if (fd < 0)
 		return fd;
 	r = sg_ll_inquiry_v2(fd, true, page, buf, (int)len, SG_TIMEOUT, &resid, false, 0);
-	sg_cmds_close_device(fd);
+	close(fd);
 	if (r != 0)
 		return r == SG_LIB_CAT_ILLEGAL_REQ ? -EOPNOTSUPP : -EIO;
 	return (int)len - resid;
@@ -69,11 +50,11 @@ static int real_rc16(void *ctx, const char *devnode, dev_t dev, void *buf, size_
 	int fd, r;
 
 	(void)ctx;
-	fd = sg_open_checked(devnode, dev);
+	fd = pa_probe_open_node(devnode, dev);
 	if (fd < 0)
 		return fd;
 	r = sg_ll_readcap_16(fd, false, 0, buf, (int)len, false, 0);
-	sg_cmds_close_device(fd);
+	close(fd);
 	if (r != 0)
 		return r == SG_LIB_CAT_ILLEGAL_REQ || r == SG_LIB_CAT_INVALID_OP ? -EOPNOTSUPP : -EIO;
 	return (int)len;
