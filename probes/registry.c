@@ -92,14 +92,15 @@ static const void *test_io[PA_TRANSPORT_SCSI + 1];
 
 void pa_probe_set_io(enum pa_transport t, const void *io)
 {
-	test_io[t] = io;
+	if ((size_t)t < PA_ARRAY_SIZE(test_io))
+		test_io[t] = io;
 }
 #endif
 
 const void *pa_probe_io(enum pa_transport t, bool real_root, const void *real_io)
 {
 #ifdef PA_TEST_HOOKS
-	if (test_io[t])
+	if ((size_t)t < PA_ARRAY_SIZE(test_io) && test_io[t])
 		return test_io[t];
 #else
 	(void)t;
