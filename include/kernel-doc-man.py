@@ -4,10 +4,11 @@
 
 usage: kernel-doc-man.py HEADER OUTDIR VERSION
 
-Every /** ... */ block followed by a declaration becomes a page:
-functions go to OUTDIR/man3/NAME.3, structs, enums and typedefs to
-OUTDIR/man3type/NAME.3type (man 3type NAME), and OUTDIR/man3/libprealloc.3
-gives the overview from the header's opening comment.  A block the parser
+Every /** ... */ block followed by a declaration becomes a page: functions
+(and documented macros) go to OUTDIR/man3/NAME.3, structs, enums and
+typedefs to OUTDIR/man3type/NAME.3type (man 3type NAME), and
+OUTDIR/man3/libprealloc.3 gives the overview from the header's opening
+comment.  A block the parser
 does not understand is an error, so a malformed comment fails the build
 instead of shipping a broken page.
 
@@ -339,10 +340,11 @@ def main(argv):
             sys.stderr.write('%s: %s documented twice\n' % (header, d['name']))
             return 1
         names[d['name']] = d['kind']
-    if os.path.isdir(outdir):
-        shutil.rmtree(outdir)
-    for sub in ('man3', 'man3type'):
-        os.makedirs(os.path.join(outdir, sub))
+    for sub in ('man3', 'man3type'):  # only ours: OUTDIR holds other files
+        path = os.path.join(outdir, sub)
+        if os.path.isdir(path):
+            shutil.rmtree(path)
+        os.makedirs(path)
     for d in docs:
         sub, ext = ('man3', '3') if d['kind'] == 'function' else ('man3type', '3type')
         with open(os.path.join(outdir, sub, '%s.%s' % (d['name'], ext)), 'w',
