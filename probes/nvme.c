@@ -15,9 +15,7 @@
 
 #if HAVE_LIBNVME
 #include <libnvme.h>
-#endif
 
-#if HAVE_LIBNVME
 /* Convert libnvme's "status > 0 or -1 with errno" to "status > 0 or -errno". */
 static int nvme_ret(int r)
 {
@@ -40,56 +38,48 @@ static int libnvme_identify(int fd, enum pa_nvme_identify what, uint32_t *nsid, 
 }
 #endif
 
-/* The real device: open /dev/NAME, check it is @dev, ask libnvme. */
-static int real_identify(void *ctx, const char *devnode, dev_t dev,
-			 enum pa_nvme_identify what, uint32_t *nsid, void *buf)
+/* The real device: ask libnvme. */
+static int real_identify(void *ctx, int fd, enum pa_nvme_identify what, uint32_t *nsid,
+			 void *buf)
 {
-#if HAVE_LIBNVME
-	int fd, r;
-
 	(void)ctx;
-	fd = pa_probe_open_node(devnode, dev);
-	if (fd < 0)
-		return fd;
-	r = libnvme_identify(fd, what, nsid, buf);
-	close(fd);
-	return r;
+#if HAVE_LIBNVME
+	return libnvme_identify(fd, what, nsid, buf);
 #else
-	(void)ctx; (void)devnode; (void)dev; (void)what; (void)nsid; (void)buf;
+	(void)fd; (void)what; (void)nsid; (void)buf;
 	return -ENOSYS;
 #endif
 }
 
 static const struct pa_nvme_io real_io = { .identify = real_identify };
 
-void pa_nvme_probe(const char *name, dev_t dev, bool real_root, struct pa_nvme_info *ret)
+void pa_nvme_probe(int fd, struct pa_nvme_info *ret)
 {
 	uint8_t buf[PA_NVME_IDENTIFY_SIZE];	/* on the stack: no per-thread TLS cost */
-	const struct pa_nvme_io *io = pa_probe_io(PA_TRANSPORT_NVME, real_root, &real_io);
-	char node[64];
+	const struct pa_nvme_io *io = pa_probe_io(PA_TRANSPORT_NVME, &real_io, fd);
+	char *why = ret->reason;
+	size_t wl = sizeof(ret->reason);
 	int r;
 
 	memset(ret, 0, sizeof(*ret));
 	if (!io) {
-		pa_probe_step_ok(ret->reason, sizeof(ret->reason), "Identify", -ENOENT);
+		pa_probe_step_ok(why, wl, "Identify", fd);	/* why there is no node */
 		return;
 	}
-	snprintf(node, sizeof(node), "/dev/%s", name);
-
-	r = io->identify(io->ctx, node, dev, PA_NVME_ID_NS, &ret->nsid, buf);
+	r = io->identify(io->ctx, fd, PA_NVME_ID_NS, &ret->nsid, buf);
 	if (r == 0)
 		r = pa_nvme_decode_id_ns(buf, sizeof(buf), &ret->ns);
-	ret->have_ns = pa_probe_step_ok(ret->reason, sizeof(ret->reason), "Identify Namespace", r);
+	ret->have_ns = pa_probe_step_ok(why, wl, "Identify Namespace", r);
 
-	r = io->identify(io->ctx, node, dev, PA_NVME_ID_CTRL, NULL, buf);
+	r = io->identify(io->ctx, fd, PA_NVME_ID_CTRL, NULL, buf);
 	if (r == 0)
 		r = pa_nvme_decode_id_ctrl(buf, sizeof(buf), &ret->ctrl);
-	ret->have_ctrl = pa_probe_step_ok(ret->reason, sizeof(ret->reason), "Identify Controller", r);
+	ret->have_ctrl = pa_probe_step_ok(why, wl, "Identify Controller", r);
 
-	r = io->identify(io->ctx, node, dev, PA_NVME_ID_NVM_CTRL, NULL, buf);
+	r = io->identify(io->ctx, fd, PA_NVME_ID_NVM_CTRL, NULL, buf);
 	if (r == 0)
 		r = pa_nvme_decode_nvm_id_ctrl(buf, sizeof(buf), &ret->nvm);
-	ret->have_nvm = pa_probe_step_ok(ret->reason, sizeof(ret->reason), "NVM Identify Controller", r);
+	ret->have_nvm = pa_probe_step_ok(why, wl, "NVM Identify Controller", r);
 }
 
 static bool nvme_match(const char *sysdir, const char *name)
@@ -98,10 +88,10 @@ static bool nvme_match(const char *sysdir, const char *name)
 	return !strncmp(name, "nvme", 4);
 }
 
-static void nvme_probe(const char *sysdir, struct pa_device *d, bool real_root)
+static void nvme_probe(const char *sysdir, struct pa_device *d, int fd)
 {
 	(void)sysdir;
-	pa_nvme_probe(d->name, d->dev, real_root, &d->nvme);
+	pa_nvme_probe(fd, &d->nvme);
 }
 
 const struct pa_prober pa_nvme_prober = {

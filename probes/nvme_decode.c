@@ -23,7 +23,8 @@
 
 _Static_assert(sizeof(struct nvme_id_ns) == PA_NVME_IDENTIFY_SIZE, "Identify Namespace size");
 _Static_assert(sizeof(struct nvme_id_ctrl) == PA_NVME_IDENTIFY_SIZE, "Identify Controller size");
-_Static_assert(sizeof(struct nvme_id_ctrl_nvm) == PA_NVME_IDENTIFY_SIZE, "NVM Identify Controller size");
+_Static_assert(sizeof(struct nvme_id_ctrl_nvm) == PA_NVME_IDENTIFY_SIZE,
+	       "NVM Identify Controller size");
 
 int pa_nvme_decode_id_ns(const void *buf, size_t len, struct pa_nvme_ns *ret)
 {

@@ -44,13 +44,20 @@ const char *pa_transport_name(int transport)
 void pa_chain_probe_transports(const char *root, bool real_root,
 			       struct pa_device *devs, size_t n)
 {
-	char dir[PATH_MAX];
+	char dir[PATH_MAX], node[64];
 
 	for (size_t i = 0; i < n; i++) {
 		const struct pa_prober *p = prober_of(devs[i].transport);
+		int fd;
 
-		if (p && pa_sysfs_dev_dir(root, devs[i].dev, dir) == 0)
-			p->probe(dir, &devs[i], real_root);
+		if (!p || pa_sysfs_dev_dir(root, devs[i].dev, dir) < 0)
+			continue;
+		/* A captured tree's device numbers are not this machine's. */
+		snprintf(node, sizeof(node), "/dev/%s", devs[i].name);
+		fd = real_root ? pa_probe_open_node(node, devs[i].dev) : -ENOENT;
+		p->probe(dir, &devs[i], fd);
+		if (fd >= 0)
+			close(fd);
 	}
 }
 
@@ -97,7 +104,7 @@ void pa_probe_set_io(enum pa_transport t, const void *io)
 }
 #endif
 
-const void *pa_probe_io(enum pa_transport t, bool real_root, const void *real_io)
+const void *pa_probe_io(enum pa_transport t, const void *real_io, int fd)
 {
 #ifdef PA_TEST_HOOKS
 	if ((size_t)t < PA_ARRAY_SIZE(test_io) && test_io[t])
@@ -105,5 +112,5 @@ const void *pa_probe_io(enum pa_transport t, bool real_root, const void *real_io
 #else
 	(void)t;
 #endif
-	return real_root ? real_io : NULL;
+	return fd >= 0 ? real_io : NULL;
 }

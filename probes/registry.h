@@ -19,10 +19,12 @@ struct pa_prober {
 	enum pa_transport transport;
 	/* Is the whole disk at sysfs directory @sysdir (kernel name @name) ours? */
 	bool (*match)(const char *sysdir, const char *name);
-	/* Fill the transport details of @d.  @real_root false: no device node
-	 * may be opened (captured sysfs tree).  Never fails: what cannot be
+	/* Fill the transport details of @d.  @fd: its device node, opened
+	 * read-only once for all the commands and checked to be @d
+	 * (pa_probe_open_node), or -errno why there is none: -ENOENT on a
+	 * captured tree, -EACCES unprivileged.  Never fails: what cannot be
 	 * learnt is recorded as unknown with its reason. */
-	void (*probe)(const char *sysdir, struct pa_device *d, bool real_root);
+	void (*probe)(const char *sysdir, struct pa_device *d, int fd);
 };
 
 extern const struct pa_prober pa_nvme_prober;	/* probes/nvme.c */
@@ -52,11 +54,12 @@ bool pa_probe_step_ok(char *reason, size_t len, const char *what, int r);
 int pa_probe_open_node(const char *devnode, dev_t dev);
 
 /*
- * The device I/O a transport probe uses: @real_io on the real /sys, none
- * (NULL) on a captured tree.  Test builds (PA_TEST_HOOKS) may substitute
- * their own through pa_probe_set_io(); the installed library has no seam.
+ * The device I/O a transport probe uses: @real_io when the device node is
+ * open (@fd >= 0), else none (NULL).  Test builds (PA_TEST_HOOKS) may
+ * substitute their own through pa_probe_set_io(); the installed library has
+ * no seam.
  */
-const void *pa_probe_io(enum pa_transport t, bool real_root, const void *real_io);
+const void *pa_probe_io(enum pa_transport t, const void *real_io, int fd);
 #ifdef PA_TEST_HOOKS
 void pa_probe_set_io(enum pa_transport t, const void *io);
 #endif

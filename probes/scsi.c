@@ -24,42 +24,33 @@
 #define VPD_MAX 252		/* B0h and B2h are 64 bytes or less in practice */
 #define SG_TIMEOUT 20
 
-static int real_vpd(void *ctx, const char *devnode, dev_t dev, int page, void *buf, size_t len)
+static int real_vpd(void *ctx, int fd, int page, void *buf, size_t len)
 {
-#if HAVE_SGUTILS
-	int fd, r, resid = 0;
-
 	(void)ctx;
-	fd = pa_probe_open_node(devnode, dev);
-	if (fd < 0)
-		return fd;
+#if HAVE_SGUTILS
+	int r, resid = 0;
+
 	r = sg_ll_inquiry_v2(fd, true, page, buf, (int)len, SG_TIMEOUT, &resid, false, 0);
-	close(fd);
 	if (r != 0)
 		return r == SG_LIB_CAT_ILLEGAL_REQ ? -EOPNOTSUPP : -EIO;
 	return (int)len - resid;
 #else
-	(void)ctx; (void)devnode; (void)dev; (void)page; (void)buf; (void)len;
+	(void)fd; (void)page; (void)buf; (void)len;
 	return -ENOSYS;
 #endif
 }
 
-static int real_rc16(void *ctx, const char *devnode, dev_t dev, void *buf, size_t len)
+static int real_rc16(void *ctx, int fd, void *buf, size_t len)
 {
-#if HAVE_SGUTILS
-	int fd, r;
-
 	(void)ctx;
-	fd = pa_probe_open_node(devnode, dev);
-	if (fd < 0)
-		return fd;
-	r = sg_ll_readcap_16(fd, false, 0, buf, (int)len, false, 0);
-	close(fd);
+#if HAVE_SGUTILS
+	int r = sg_ll_readcap_16(fd, false, 0, buf, (int)len, false, 0);
+
 	if (r != 0)
 		return r == SG_LIB_CAT_ILLEGAL_REQ || r == SG_LIB_CAT_INVALID_OP ? -EOPNOTSUPP : -EIO;
 	return (int)len;
 #else
-	(void)ctx; (void)devnode; (void)dev; (void)buf; (void)len;
+	(void)fd; (void)buf; (void)len;
 	return -ENOSYS;
 #endif
 }
@@ -90,8 +81,10 @@ static void read_kernel_mode(const char *sysdir, struct pa_scsi_info *s)
 	closedir(dp);
 }
 
-static int get_vpd(const struct pa_scsi_io *io, const char *sysdir, const char *node,
-		   dev_t dev, int page, uint8_t *buf, struct pa_scsi_info *s)
+/* A VPD page: from sysfs (world-readable, cached by the kernel), else asked
+ * through @fd.  The byte count, or -errno. */
+static int get_vpd(const struct pa_scsi_io *io, const char *sysdir, int fd, int page,
+		   uint8_t *buf, struct pa_scsi_info *s)
 {
 	char attr[32];
 	int n;
@@ -103,37 +96,36 @@ static int get_vpd(const struct pa_scsi_io *io, const char *sysdir, const char *
 		return n;
 	}
 	if (!io)
-		return -ENOENT;
-	n = io->vpd(io->ctx, node, dev, page, buf, VPD_MAX);
+		return fd;	/* why there is no device node */
+	n = io->vpd(io->ctx, fd, page, buf, VPD_MAX);
 	if (n > 0)
 		snprintf(s->source, sizeof(s->source), "sg_io");
 	return n;
 }
 
-void pa_scsi_probe(const char *sysdir, const char *name, dev_t dev, bool real_root,
-		   struct pa_scsi_info *ret)
+void pa_scsi_probe(const char *sysdir, int fd, struct pa_scsi_info *ret)
 {
-	const struct pa_scsi_io *io = pa_probe_io(PA_TRANSPORT_SCSI, real_root, &real_io);
+	const struct pa_scsi_io *io = pa_probe_io(PA_TRANSPORT_SCSI, &real_io, fd);
+	char *why = ret->reason;
+	size_t wl = sizeof(ret->reason);
 	uint8_t buf[VPD_MAX];
-	char node[64];
 	int n;
 
 	memset(ret, 0, sizeof(*ret));
 	ret->zeroing_mode = -1;
-	snprintf(node, sizeof(node), "/dev/%s", name);
 	read_kernel_mode(sysdir, ret);
 
-	n = get_vpd(io, sysdir, node, dev, 0xb0, buf, ret);
+	n = get_vpd(io, sysdir, fd, 0xb0, buf, ret);
 	n = n < 0 ? n : pa_scsi_decode_block_limits(buf, (size_t)n, &ret->bl);
-	ret->have_bl = pa_probe_step_ok(ret->reason, sizeof(ret->reason), "Block Limits VPD", n);
+	ret->have_bl = pa_probe_step_ok(why, wl, "Block Limits VPD", n);
 
-	n = get_vpd(io, sysdir, node, dev, 0xb2, buf, ret);
+	n = get_vpd(io, sysdir, fd, 0xb2, buf, ret);
 	n = n < 0 ? n : pa_scsi_decode_lbp(buf, (size_t)n, &ret->lbp);
-	ret->have_lbp = pa_probe_step_ok(ret->reason, sizeof(ret->reason), "Logical Block Provisioning VPD", n);
+	ret->have_lbp = pa_probe_step_ok(why, wl, "Logical Block Provisioning VPD", n);
 
-	n = io ? io->rc16(io->ctx, node, dev, buf, 32) : -ENOENT;
+	n = io ? io->rc16(io->ctx, fd, buf, 32) : fd;
 	n = n < 0 ? n : pa_scsi_decode_rc16(buf, (size_t)n, &ret->rc16);
-	ret->have_rc16 = pa_probe_step_ok(ret->reason, sizeof(ret->reason), "READ CAPACITY(16)", n);
+	ret->have_rc16 = pa_probe_step_ok(why, wl, "READ CAPACITY(16)", n);
 
 	if (ret->have_lbp)
 		ret->zeroing_mode = pa_scsi_zeroing_mode(&ret->lbp, ret->have_bl ? &ret->bl : NULL,
@@ -147,9 +139,9 @@ static bool scsi_match(const char *sysdir, const char *name)
 	       pa_sysfs_exists(sysdir, "device/vpd_pg0");
 }
 
-static void scsi_probe(const char *sysdir, struct pa_device *d, bool real_root)
+static void scsi_probe(const char *sysdir, struct pa_device *d, int fd)
 {
-	pa_scsi_probe(sysdir, d->name, d->dev, real_root, &d->scsi);
+	pa_scsi_probe(sysdir, fd, &d->scsi);
 }
 
 const struct pa_prober pa_scsi_prober = {

@@ -139,16 +139,15 @@ static void old_kernel_unknown(void **state)
 }
 
 /* NVMe seam: fixture bytes named "nvme/<ctx>-<what>.bin", or an errno. */
-static int fake_identify(void *ctx, const char *node, dev_t dev, enum pa_nvme_identify what,
-			 uint32_t *nsid, void *buf)
+static int fake_identify(void *ctx, int fd, enum pa_nvme_identify what, uint32_t *nsid,
+			 void *buf)
 {
 	static const char *const suffix[] = { "id-ns", "id-ctrl", "nvm-id-ctrl" };
 	char name[256];
 	size_t len;
 	void *b;
 
-	(void)node;
-	(void)dev;
+	(void)fd;
 	if (!strncmp(ctx, "errno:", 6))
 		return -atoi((const char *)ctx + 6);
 	snprintf(name, sizeof(name), "nvme/%s-%s.bin", (const char *)ctx, suffix[what]);
@@ -197,13 +196,12 @@ static void nvme_loop_yes(void **state)
 	assert_non_null(strstr(d[0].nvme.reason, "no device node"));
 }
 
-static int fake_rc16(void *ctx, const char *node, dev_t dev, void *buf, size_t len)
+static int fake_rc16(void *ctx, int fd, void *buf, size_t len)
 {
 	size_t l;
 	void *b = fixture_load(ctx, &l);
 
-	(void)node;
-	(void)dev;
+	(void)fd;
 	if (!b)
 		return -ENOENT;
 	l = l < len ? l : len;
@@ -212,9 +210,9 @@ static int fake_rc16(void *ctx, const char *node, dev_t dev, void *buf, size_t l
 	return (int)l;
 }
 
-static int fake_vpd(void *ctx, const char *node, dev_t dev, int page, void *buf, size_t len)
+static int fake_vpd(void *ctx, int fd, int page, void *buf, size_t len)
 {
-	(void)ctx; (void)node; (void)dev; (void)page; (void)buf; (void)len;
+	(void)ctx; (void)fd; (void)page; (void)buf; (void)len;
 	return -EACCES;
 }
 
