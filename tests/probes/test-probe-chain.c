@@ -109,6 +109,7 @@ static void partition_to_disk(void **state)
 	assert_int_equal(d[1].role, PA_ROLE_DISK);
 	assert_int_equal(d[1].parent, 0);
 	assert_int_equal(d[1].transport, PA_TRANSPORT_NVME);
+	assert_string_equal(pa_transport_name(d[1].transport), "nvme");
 	assert_int_equal(d[1].queue[PA_Q_WRITE_ZEROES_MAX_BYTES], 524288);
 	assert_int_equal(d[1].queue[PA_Q_WRITE_ZEROES_UNMAP_MAX_HW_BYTES], 0);
 	/* The partition reports its disk's queue. */
@@ -320,6 +321,7 @@ static void loop_captured(void **state)
 	n = walk(root, 254, 0, d);
 	assert_int_equal(n, 1);
 	assert_int_equal(d[0].transport, PA_TRANSPORT_NONE);
+	assert_null(pa_transport_name(d[0].transport));
 }
 
 /* The partition tree the CLI and the lead's tests use (make-tree.sh). */
