@@ -1,7 +1,7 @@
 #!/bin/sh
 # Every function the shared library exports has a section 3 page; every page
 # (generated ones and prealloc.1) renders with man -l without a warning; every
-# option the tool's --help lists appears in prealloc.1.
+# option the tool's and its commands' --help list appears in prealloc.1.
 # usage: check-man.sh LIBRARY MANDIR PREALLOC.1 TOOL
 # Exit 77 (skip) for the rendering part only, when man(1) is missing.
 set -eu
@@ -13,7 +13,12 @@ for sym in $(nm -D --defined-only "$lib" | awk '$2 == "T" { sub(/@.*/, "", $3); 
 		status=1
 	fi
 done
-for opt in $("$tool" --help | grep -oE -- '--[a-z][a-z-]*' | sort -u); do
+# The options of the tool and of each command its --help lists.
+cmds=$("$tool" --help | awk '/^Commands:/ { f = 1; next } f && /^ [a-z]/ { print $1 } /^$/ { f = 0 }')
+opts=$( { "$tool" --help; for c in $cmds; do "$tool" "$c" --help; done; } |
+	grep -oE -- '--[a-z][a-z-]*' | sort -u)
+[ -n "$cmds" ] || { echo "no commands found in $tool --help" >&2; status=1; }
+for opt in $opts; do
 	esc=$(printf '%s' "$opt" | sed 's/-/\\\\-/g')
 	if ! grep -q -- "$esc" "$page1"; then
 		echo "prealloc --help lists $opt, $page1 does not" >&2
