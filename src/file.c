@@ -98,6 +98,8 @@ static int reserve(struct file_job *j)
 	    (uint64_t)st.st_size < j->end)
 		ret = falloc(fd, 0, j->end - 1, 1);
 	j->reserve_refused = ret == -EOPNOTSUPP;
+	if (ret)
+		pa_step(j->c, PREALLOC_STEP_RESERVE, j->c->rep.failed_method);
 	return ret;
 }
 
@@ -278,6 +280,7 @@ static int run_plan(struct file_job *j, const struct pa_plan *plan)
 			if (ret && ret != -EOPNOTSUPP)
 				return ret;
 		}
+		pa_step(c, PREALLOC_STEP_ZERO, m);
 		ret = run_method(j, m);
 		if (ret != -EOPNOTSUPP || c->opts.method != PREALLOC_METHOD_AUTO)
 			return ret;
@@ -361,6 +364,7 @@ int pa_file_prealloc(struct pa_call *c, uint64_t off, uint64_t len)
 	j.old_size = (uint64_t)c->target.st.st_size;
 	j.bs = c->target.fs_block;
 	j.inline_data = inline_data(&j);
+	pa_step(c, PREALLOC_STEP_REQUEST, 0);
 	ret = check_attrs(c->fd);
 	if (!ret)
 		ret = pa_plan(&c->target.in, &plan);
@@ -368,21 +372,29 @@ int pa_file_prealloc(struct pa_call *c, uint64_t off, uint64_t len)
 		return ret;
 	if (j.inline_data && c->opts.method == PREALLOC_METHOD_AUTO)
 		plan = (struct pa_plan){ .methods = { PREALLOC_METHOD_BUFFERED }, .n = 1 };
+	pa_step(c, PREALLOC_STEP_CLASSIFY, 0);
 	ret = classify(&j);
 	if (ret)
 		goto out;
 	c->total = count_bytes(&j, true, false) + count_bytes(&j, true, true);
+	pa_step(c, PREALLOC_STEP_SPACE_CHECK, 0);
 	ret = check_space(&j);
-	if (!ret)
-		ret = check_forced(&j, &plan);
-	if (!ret)
-		ret = pa_undo_record(&j.undo, c->fd, off, j.end, j.old_size, j.bs, !keep_size(&j));
+	if (ret)
+		goto out;
+	pa_step(c, PREALLOC_STEP_REQUEST, c->opts.method);
+	ret = check_forced(&j, &plan);
+	if (ret)
+		goto out;
+	pa_step(c, PREALLOC_STEP_CLASSIFY, 0);
+	ret = pa_undo_record(&j.undo, c->fd, off, j.end, j.old_size, j.bs, !keep_size(&j));
 	if (ret)
 		goto out;
 	/* Inline data: the bytes beyond EOF of a keep-size call stay holes. */
 	if (j.inline_data)
 		j.reserved = j.reserve_refused = true;
 	ret = run_plan(&j, &plan);
+	if (!ret)
+		pa_step(c, PREALLOC_STEP_SYNC, 0);
 	if (!ret && !(c->opts.flags & PREALLOC_NO_SYNC) &&
 	    PA_RETRY_EINTR(fdatasync(c->fd)) < 0)
 		ret = -errno;
