@@ -298,6 +298,22 @@ static bool inline_data(const struct file_job *j)
 	       ioctl(j->c->fd, FS_IOC_GETFLAGS, &attr) == 0 && (attr & FS_INLINE_DATA_FL);
 }
 
+/*
+ * Bytes of EOF segment @i inside the old last block when this call wrote
+ * that block's part inside EOF: extent state is per block, so the tail
+ * beyond EOF is written zeros now too, whatever it was before.
+ */
+static uint64_t eof_tail_written(const struct file_job *j, size_t i)
+{
+	const struct pa_seg *s = &j->segs.v[i], *prev = i ? &j->segs.v[i - 1] : NULL;
+	uint64_t blk_end = PA_ROUND_UP(j->old_size, j->bs);
+
+	if (!prev || s->start != j->old_size || prev->start + prev->len != s->start ||
+	    !seg_zeroed(j, prev))
+		return 0;
+	return PA_MIN(s->len, blk_end - s->start);
+}
+
 static void fill_report(struct file_job *j)
 {
 	struct prealloc_report *r = &j->c->rep;
@@ -324,14 +340,17 @@ static void fill_report(struct file_job *j)
 	for (size_t i = 0; i < j->segs.n; i++) {
 		const struct pa_seg *s = &j->segs.v[i];
 
+		uint64_t tail, rest;
+
 		if (s->state != PA_SEG_EOF || seg_zeroed(j, s))
 			continue;
-		if (s->allocated == PA_EOF_WRITTEN)
-			r->bytes_zeroed += s->len;
-		else if (s->allocated == PA_EOF_UNWRITTEN || reserves)
-			r->bytes_reserved += s->len;
+		tail = s->allocated == PA_EOF_WRITTEN ? s->len : eof_tail_written(j, i);
+		rest = s->len - tail;
+		r->bytes_zeroed += tail;
+		if (s->allocated == PA_EOF_UNWRITTEN || reserves)
+			r->bytes_reserved += rest;
 		else
-			unreserved += s->len;
+			unreserved += rest;
 	}
 	/* SEEK_DATA cannot tell written data from unwritten extents. */
 	if (!j->fiemap && !in->mem_backed)
