@@ -136,9 +136,9 @@ run_tsan() {
 	if command -v setarch >/dev/null; then
 		tsan_run=(setarch "$(uname -m)" -R)
 	fi
-	local rc t
+	local t rc
 	for t in test-threads test-pool; do
-		"${tsan_run[@]}" build-tsan/tests/$t
+		"${tsan_run[@]}" "build-tsan/tests/$t"
 		rc=$?
 		# 77 = skipped (not root / no loop devices).
 		[[ $rc == 0 || $rc == 77 ]] || return 1
