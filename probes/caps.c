@@ -34,6 +34,12 @@ static struct entry *entry_of(const struct pa_caps *c)
 	return (struct entry *)((const char *)c - offsetof(struct entry, caps));
 }
 
+/* A queue limit that the kernel keeps in 32 bits; 0 when absent. */
+static uint32_t q32(uint64_t v)
+{
+	return v == PA_Q_ABSENT || v > UINT32_MAX ? 0 : (uint32_t)v;
+}
+
 static void fill_summary(struct pa_caps *c, const struct pa_device *top)
 {
 	const uint64_t *q = top->queue;
@@ -46,6 +52,10 @@ static void fill_summary(struct pa_caps *c, const struct pa_device *top)
 		q[PA_Q_WRITE_ZEROES_MAX_BYTES] : 0;
 	c->size_bytes = top->size_sectors * 512;
 	c->rotational = q[PA_Q_ROTATIONAL] == 1;
+	c->atomic_write_unit_min = q32(q[PA_Q_ATOMIC_WRITE_UNIT_MIN_BYTES]);
+	c->atomic_write_unit_max = q32(q[PA_Q_ATOMIC_WRITE_UNIT_MAX_BYTES]);
+	c->atomic_write_max_bytes = q32(q[PA_Q_ATOMIC_WRITE_MAX_BYTES]);
+	c->atomic_write_boundary = q32(q[PA_Q_ATOMIC_WRITE_BOUNDARY_BYTES]);
 }
 
 /* Probe @dev under @root into a new record with one reference. */

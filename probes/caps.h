@@ -30,9 +30,26 @@ struct pa_caps {
 	uint64_t write_zeroes_max_bytes;	/* of the top device; 0 = no Write Zeroes */
 	uint64_t size_bytes;		/* of the top device (partition size for a partition) */
 	bool rotational;
+	/* Atomic writes of the top device (queue/atomic_write_*, 6.11+); 0 when
+	 * the device has none or the kernel does not say.  For a partition these
+	 * are its disk's: the kernel also wants the partition start aligned. */
+	uint32_t atomic_write_unit_min;
+	uint32_t atomic_write_unit_max;
+	uint32_t atomic_write_max_bytes;
+	uint32_t atomic_write_boundary;
 	size_t ndevices;		/* chain, top device first */
 	const struct pa_device *devices;
 };
+
+/* Atomic write limits of an open file (statx STATX_WRITE_ATOMIC, 6.11+). */
+struct pa_file_atomic {
+	uint32_t unit_min;		/* bytes; 0 = no atomic writes on this file */
+	uint32_t unit_max;
+	uint32_t segments_max;
+};
+
+/* Fill @ret for @fd; -EOPNOTSUPP when the kernel or filesystem cannot say. */
+int pa_file_atomic_get(int fd, struct pa_file_atomic *ret);
 
 /*
  * Return the record for @dev (cached), taking a reference.  Never fails for
