@@ -26,6 +26,7 @@
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <sys/uio.h>
 #include <sys/wait.h>
 #include <cmocka.h>
 
@@ -689,6 +690,129 @@ static int unmount_all(void **state)
 }
 
 
+/* ------------------------------------------------------------ atomic writes */
+
+#ifndef RWF_ATOMIC
+#define RWF_ATOMIC 0x00000040	/* <linux/fs.h> 6.11 */
+#endif
+
+/* Commits of the journal of ext4 on @devpath (/proc/fs/jbd2/<dev>-8/info). */
+static unsigned long long jbd2_commits(const char *devpath)
+{
+	unsigned long long n = 0;
+	char path[128];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/fs/jbd2/%s-8/info", strrchr(devpath, '/') + 1);
+	f = fopen(path, "re");
+	assert_non_null(f);
+	assert_int_equal(fscanf(f, "%llu transactions", &n), 1);
+	fclose(f);
+	return n;
+}
+
+/*
+ * RWF_ATOMIC writes of @unit bytes over [0, @len) of @path, each followed by
+ * fdatasync as a database would: returns how many succeeded and sets
+ * *@commits to the journal commits they cost.
+ */
+static unsigned int atomic_over(const char *devpath, const char *path, uint64_t len,
+				uint32_t unit, unsigned long long *commits, int *err)
+{
+	uint8_t *buf = zbuf(unit);
+	unsigned long long c0;
+	unsigned int ok = 0;
+	int fd = open(path, O_RDWR | O_DIRECT | O_CLOEXEC);
+
+	assert_true(fd >= 0);
+	memset(buf, 0x3c, unit);
+	*err = 0;
+	c0 = jbd2_commits(devpath);
+	for (uint64_t off = 0; off < len; off += unit) {
+		struct iovec iov = { buf, unit };
+		ssize_t w = pwritev2(fd, &iov, 1, (off_t)off, RWF_ATOMIC);
+
+		if (w != (ssize_t)unit) {
+			*err = w < 0 ? errno : EIO;
+			continue;
+		}
+		assert_int_equal(fdatasync(fd), 0);
+		ok++;
+	}
+	*commits = jbd2_commits(devpath) - c0;
+	close(fd);
+	free(buf);
+	return ok;
+}
+
+/*
+ * scsi_debug with atomic_wr=1: the record carries the device's atomic
+ * limits, ext4 with bigalloc clusters of the atomic unit reports them for a
+ * file (statx), and after prealloc_file() RWF_ATOMIC writes of that unit
+ * succeed across the range.  The journal commits those writes cost are
+ * printed next to the same writes into a fallocated (unwritten) range.
+ */
+static void test_atomic(void **state)
+{
+	const uint64_t len = 2 * MiB;
+	const char *devpath = need_dev("sdebug");
+	const struct pa_caps *caps;
+	struct pa_file_atomic fa;
+	unsigned long long cp, cf;
+	char mnt[64], a[96], b[96];
+	unsigned int okp, okf, n = (unsigned int)(len / (64 * KiB));
+	uint32_t unit;
+	struct stat st;
+	int fd, errp, errf;
+
+	(void)state;
+	if (sdebug_param("atomic_wr") != 1)
+		skip();
+	assert_int_equal(stat(devpath, &st), 0);
+	pa_caps_invalidate(0);
+	assert_int_equal(pa_caps_get(st.st_rdev, &caps), 0);
+	print_message("%s: atomic unit %u..%u max %u boundary %u\n", devpath,
+		      caps->atomic_write_unit_min, caps->atomic_write_unit_max,
+		      caps->atomic_write_max_bytes, caps->atomic_write_boundary);
+	assert_int_equal(caps->atomic_write_unit_min, queue_attr(devpath, "atomic_write_unit_min_bytes"));
+	assert_int_equal(caps->atomic_write_unit_max, queue_attr(devpath, "atomic_write_unit_max_bytes"));
+	assert_int_equal(caps->atomic_write_max_bytes, queue_attr(devpath, "atomic_write_max_bytes"));
+	assert_int_equal(caps->atomic_write_boundary, queue_attr(devpath, "atomic_write_boundary_bytes"));
+	assert_true(caps->atomic_write_unit_max >= 64 * KiB);
+	pa_caps_put(caps);
+
+	unit = 64 * KiB;	/* the cluster: ext4 allows up to one cluster */
+	mkfs_mount_opts(devpath, unit, mnt, sizeof(mnt));
+	snprintf(a, sizeof(a), "%s/prealloc", mnt);
+	snprintf(b, sizeof(b), "%s/fallocate", mnt);
+
+	fd = open(a, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	assert_true(fd >= 0);
+	assert_int_equal(pa_file_atomic_get(fd, &fa), 0);
+	print_message("%s: statx atomic unit %u..%u segments %u\n", a, fa.unit_min, fa.unit_max,
+		      fa.segments_max);
+	assert_int_equal(fa.unit_min, 4096);
+	assert_int_equal(fa.unit_max, unit);
+	assert_int_equal(prealloc_file(fd, 0, len, 0), 0);
+	census_written(fd, 0, len);
+	close(fd);
+	fd = open(b, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	assert_true(fd >= 0);
+	assert_int_equal(fallocate(fd, 0, 0, (off_t)len), 0);
+	assert_int_equal(fsync(fd), 0);
+	close(fd);
+	sync();
+
+	okp = atomic_over(devpath, a, len, unit, &cp, &errp);
+	okf = atomic_over(devpath, b, len, unit, &cf, &errf);
+	print_message("ATOMIC %u x %u KiB RWF_ATOMIC+fdatasync: preallocated %u ok (%s), %llu journal commits; "
+		      "fallocated %u ok (%s), %llu journal commits\n", n, unit / 1024, okp,
+		      errp ? strerror(errp) : "-", cp, okf, errf ? strerror(errf) : "-", cf);
+	assert_int_equal(okp, n);
+	expect_bytes(a, 0, len, 0x3c, false);
+	assert_int_equal(umount(mnt), 0);
+}
+
 /* ------------------------------------------------------------ stacks */
 
 /*
@@ -1032,6 +1156,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test_teardown(test_ext4_edges_nvme512, unmount_all),
 		cmocka_unit_test_teardown(test_ext4_edges_sdebug, unmount_all),
 		cmocka_unit_test_teardown(test_ext4_edges_nloop, unmount_all),
+		cmocka_unit_test_teardown(test_atomic, unmount_all),
 		cmocka_unit_test_teardown(test_stack_gpt, stack_teardown),
 		cmocka_unit_test_teardown(test_stack_dm_linear, stack_teardown),
 		cmocka_unit_test_teardown(test_stack_dm_stripe, stack_teardown),
