@@ -123,10 +123,13 @@ for n in $VM_DEVICES; do
 	export $v=$d
 	echo "init: $n = $d"
 done
-# The second nvme-loop path is scanned asynchronously: wait for it too.
+# The second nvme-loop path is scanned asynchronously: wait for it too.  The
+# head nvmeSnN has the hidden paths nvmeSc<ctrl>nN (6.12 has no multipath/
+# directory on the head yet).
 if has nloop; then
+	h=${PA_VM_NLOOP##*/}
 	i=0
-	while [ "$(ls /sys/class/block/${PA_VM_NLOOP##*/}/multipath 2>/dev/null | wc -l)" -lt 2 ]; do
+	while [ "$(ls -d /sys/class/block/${h%n*}c*n${h##*n} 2>/dev/null | wc -l)" -lt 2 ]; do
 		[ $i -lt 300 ] || { echo "init: no second path under $PA_VM_NLOOP"; finish 99; }
 		sleep 0.2; i=$((i + 1))
 	done
