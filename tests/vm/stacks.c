@@ -32,6 +32,19 @@ static int node(const char *name, dev_t dev, char *path, size_t n)
 	return 0;
 }
 
+/* ioctl(@req, @arg) on @path opened for it. */
+static int ioctl_on(const char *path, unsigned long req, void *arg)
+{
+	int fd = open(path, O_RDWR | O_CLOEXEC), r = 0;
+
+	if (fd < 0)
+		return -errno;
+	if (ioctl(fd, req, arg) < 0)
+		r = -errno;
+	close(fd);
+	return r;
+}
+
 int vm_devnum(const char *path, char *buf, size_t n)
 {
 	struct stat st;
@@ -249,14 +262,7 @@ static void dm_init(union dm_buf *b, const char *name)
 
 static int dm_call(unsigned long cmd, union dm_buf *b)
 {
-	int fd = open("/dev/mapper/control", O_RDWR | O_CLOEXEC), r = 0;
-
-	if (fd < 0)
-		return -errno;
-	if (ioctl(fd, cmd, b) < 0)
-		r = -errno;
-	close(fd);
-	return r;
+	return ioctl_on("/dev/mapper/control", cmd, b);
 }
 
 /* Targets as struct dm_target_spec + NUL-terminated parameters, 8-aligned. */
@@ -402,14 +408,7 @@ out:
 
 int vm_md_stop(const char *path)
 {
-	int fd = open(path, O_RDWR | O_CLOEXEC), r = 0;
-
-	if (fd < 0)
-		return -errno;
-	if (ioctl(fd, STOP_ARRAY, NULL) < 0)
-		r = -errno;
-	close(fd);
-	return r;
+	return ioctl_on(path, STOP_ARRAY, NULL);
 }
 
 /* ------------------------------------------------------------ loop */
@@ -447,12 +446,5 @@ int vm_loop_attach(const char *file, char *path, size_t n)
 
 int vm_loop_detach(const char *path)
 {
-	int fd = open(path, O_RDWR | O_CLOEXEC), r = 0;
-
-	if (fd < 0)
-		return -errno;
-	if (ioctl(fd, LOOP_CLR_FD) < 0)
-		r = -errno;
-	close(fd);
-	return r;
+	return ioctl_on(path, LOOP_CLR_FD, NULL);
 }

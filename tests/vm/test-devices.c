@@ -834,7 +834,7 @@ static void test_atomic(void **state)
 
 /* What the running stack test built; undone even when the test fails. */
 static struct {
-	char gpt_disk[64], part[64], dm[2][32], dmpath[2][64], md[64], loop[64];
+	char gpt_disk[64], part[64], dm[32], dmpath[64], md[64], loop[64];
 } built;
 
 static void unmount_dev(const char *devpath)
@@ -857,11 +857,9 @@ static int stack_teardown(void **state)
 		unmount_dev(built.md);
 		vm_md_stop(built.md);
 	}
-	for (int i = 1; i >= 0; i--) {
-		if (!built.dm[i][0])
-			continue;
-		unmount_dev(built.dmpath[i]);
-		vm_dm_remove(built.dm[i]);
+	if (built.dm[0]) {
+		unmount_dev(built.dmpath);
+		vm_dm_remove(built.dm);
 	}
 	if (built.gpt_disk[0]) {
 		unmount_dev(built.part);
@@ -927,6 +925,15 @@ static void expect_child(const struct probed *p, int i, int parent, int role, co
 		assert_string_equal(p->devs[i].name, strrchr(name, '/') + 1);
 }
 
+/* A @role device over two disks. */
+static void expect_pair(const struct probed *p, int role)
+{
+	assert_int_equal(p->n, 3);
+	assert_int_equal(p->devs[0].role, role);
+	expect_child(p, 1, 0, PA_ROLE_DISK, NULL);
+	expect_child(p, 2, 0, PA_ROLE_DISK, NULL);
+}
+
 static bool run_stacks;		/* argv[1] == "stacks" */
 
 static void need_stacks(void)
@@ -935,10 +942,10 @@ static void need_stacks(void)
 		skip();
 }
 
-static void make_dm(int k, const char *name, const struct vm_dm_target *t, size_t nt)
+static void make_dm(const char *name, const struct vm_dm_target *t, size_t nt)
 {
-	snprintf(built.dm[k], sizeof(built.dm[k]), "%s", name);
-	assert_int_equal(vm_dm_create(name, t, nt, built.dmpath[k], sizeof(built.dmpath[k])), 0);
+	snprintf(built.dm, sizeof(built.dm), "%s", name);
+	assert_int_equal(vm_dm_create(name, t, nt, built.dmpath, sizeof(built.dmpath)), 0);
 }
 
 static void test_stack_gpt(void **state)
@@ -959,20 +966,27 @@ static void test_stack_gpt(void **state)
 	expect_child(&p, 1, 0, PA_ROLE_DISK, disk);
 }
 
-static void test_stack_dm_linear(void **state)
+/* dm @name: all of @disk, linear. */
+static void make_dm_linear(const char *name, const char *disk)
 {
 	char a[32];
+
+	assert_int_equal(vm_devnum(disk, a, sizeof(a)), 0);
+	const struct vm_dm_target t[] = { { 0, dev_sectors(disk), "linear", strcat(a, " 0") } };
+
+	make_dm(name, t, 1);
+}
+
+static void test_stack_dm_linear(void **state)
+{
 	struct probed p;
 	const char *disk;
 
 	(void)state;
 	need_stacks();
 	disk = need_dev("sdebug");
-	assert_int_equal(vm_devnum(disk, a, sizeof(a)), 0);
-	const struct vm_dm_target t[] = { { 0, dev_sectors(disk), "linear", strcat(a, " 0") } };
-
-	make_dm(0, "lin", t, 1);
-	check_stack("dm-linear over sdebug", built.dmpath[0], &p, true);
+	make_dm_linear("lin", disk);
+	check_stack("dm-linear over sdebug", built.dmpath, &p, true);
 	assert_int_equal(p.n, 2);
 	assert_int_equal(p.devs[0].role, PA_ROLE_DM);
 	assert_string_equal(p.devs[0].dm_name, "lin");
@@ -991,12 +1005,9 @@ static void check_dm_stripe(const char *what, const char *a, const char *b)
 	snprintf(params, sizeof(params), "2 128 %s 0 %s 0", na, nb);
 	const struct vm_dm_target t[] = { { 0, 2 * (len - len % 128), "striped", params } };
 
-	make_dm(0, "stripe", t, 1);
-	check_stack(what, built.dmpath[0], &p, true);
-	assert_int_equal(p.n, 3);
-	assert_int_equal(p.devs[0].role, PA_ROLE_DM);
-	expect_child(&p, 1, 0, PA_ROLE_DISK, NULL);
-	expect_child(&p, 2, 0, PA_ROLE_DISK, NULL);
+	make_dm("stripe", t, 1);
+	check_stack(what, built.dmpath, &p, true);
+	expect_pair(&p, PA_ROLE_DM);
 }
 
 static void test_stack_dm_stripe(void **state)
@@ -1026,10 +1037,9 @@ static void test_stack_dm_mixed(void **state)
 		{ 65536, 65536, "linear", b },
 	};
 
-	make_dm(0, "mixed", t, 2);
-	check_stack("dm-linear over sdebug+nvme512", built.dmpath[0], &p, true);
-	assert_int_equal(p.n, 3);
-	assert_int_equal(p.devs[0].role, PA_ROLE_DM);
+	make_dm("mixed", t, 2);
+	check_stack("dm-linear over sdebug+nvme512", built.dmpath, &p, true);
+	expect_pair(&p, PA_ROLE_DM);
 }
 
 static void check_md(const char *what, const char *name, int level, const char *a, const char *b)
@@ -1040,12 +1050,9 @@ static void check_md(const char *what, const char *name, int level, const char *
 
 	assert_int_equal(vm_md_create(name, level, devs, 2, 64, built.md, sizeof(built.md)), 0);
 	check_stack(what, built.md, &p, true);
-	assert_int_equal(p.n, 3);
-	assert_int_equal(p.devs[0].role, PA_ROLE_MD);
+	expect_pair(&p, PA_ROLE_MD);
 	snprintf(lvl, sizeof(lvl), "raid%d", level);
 	assert_string_equal(p.devs[0].md_level, lvl);
-	expect_child(&p, 1, 0, PA_ROLE_DISK, NULL);
-	expect_child(&p, 2, 0, PA_ROLE_DISK, NULL);
 }
 
 static void test_stack_md_raid0(void **state)
@@ -1108,7 +1115,7 @@ static void test_stack_multipath(void **state)
 static void test_stack_loop(void **state)
 {
 	const uint64_t size = 48 * MiB;
-	char a[32], mnt[64], file[96];
+	char mnt[64], file[96];
 	const char *disk;
 	struct probed p;
 	int fd;
@@ -1116,12 +1123,9 @@ static void test_stack_loop(void **state)
 	(void)state;
 	need_stacks();
 	disk = need_dev("sdebug");
-	assert_int_equal(vm_devnum(disk, a, sizeof(a)), 0);
-	const struct vm_dm_target t[] = { { 0, dev_sectors(disk), "linear", strcat(a, " 0") } };
-
-	make_dm(0, "lower", t, 1);
+	make_dm_linear("lower", disk);
 	snprintf(file, sizeof(file), "%s/backing.img",
-		 mkfs_mount_opts(built.dmpath[0], 0, NULL, mnt, sizeof(mnt)));
+		 mkfs_mount_opts(built.dmpath, 0, NULL, mnt, sizeof(mnt)));
 	fd = open(file, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	assert_true(fd >= 0);
 	assert_int_equal(prealloc_file(fd, 0, size, 0), 0);
@@ -1131,7 +1135,7 @@ static void test_stack_loop(void **state)
 	assert_int_equal(p.n, 3);
 	assert_int_equal(p.devs[0].role, PA_ROLE_LOOP);
 	assert_string_equal(p.devs[0].backing_file, file);
-	expect_child(&p, 1, 0, PA_ROLE_DM, built.dmpath[0]);
+	expect_child(&p, 1, 0, PA_ROLE_DM, built.dmpath);
 	expect_child(&p, 2, 1, PA_ROLE_DISK, disk);
 }
 
