@@ -7,6 +7,7 @@
 #ifndef PREALLOC_CAPS_H
 #define PREALLOC_CAPS_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -30,26 +31,40 @@ struct pa_caps {
 	uint64_t write_zeroes_max_bytes;	/* of the top device; 0 = no Write Zeroes */
 	uint64_t size_bytes;		/* of the top device (partition size for a partition) */
 	bool rotational;
-	/* Atomic writes of the top device (queue/atomic_write_*, 6.11+); 0 when
-	 * the device has none or the kernel does not say.  For a partition these
-	 * are its disk's: the kernel also wants the partition start aligned. */
-	uint32_t atomic_write_unit_min;
-	uint32_t atomic_write_unit_max;
-	uint32_t atomic_write_max_bytes;
-	uint32_t atomic_write_boundary;
 	size_t ndevices;		/* chain, top device first */
 	const struct pa_device *devices;
 };
 
-/* Atomic write limits of an open file (statx STATX_WRITE_ATOMIC, 6.11+). */
-struct pa_file_atomic {
-	uint32_t unit_min;		/* bytes; 0 = no atomic writes on this file */
-	uint32_t unit_max;
-	uint32_t segments_max;
+struct pa_caps_entry;
+
+/*
+ * A cache of records, owned by a context (src/context.c).  It is dropped when
+ * the sysfs root or the mount table changes; the mount table is watched
+ * through a /proc/self/mountinfo descriptor whose identity is checked before
+ * every use, so a descriptor number closed and reused behind our back (e.g.
+ * closefrom() after fork) is never polled or closed.
+ */
+struct pa_caps_cache {
+	pthread_mutex_t lock;
+	struct pa_caps_entry *head;
+	char *cached_root;		/* the root the cached records came from */
+	char *fixed_root;		/* the context's sysfs root; NULL: pa_sysfs_root() */
+	int mountinfo_fd;		/* -1 when not open */
+	dev_t mi_dev;			/* identity of mountinfo_fd */
+	ino_t mi_ino;
+	pid_t mi_pid;			/* process that opened it */
 };
 
-/* Fill @ret for @fd; -EOPNOTSUPP when the kernel or filesystem cannot say. */
-int pa_file_atomic_get(int fd, struct pa_file_atomic *ret);
+#define PA_CAPS_CACHE_INIT { .lock = PTHREAD_MUTEX_INITIALIZER, .mountinfo_fd = -1 }
+
+/* @root: sysfs root for this cache, or NULL to follow $PREALLOC_SYSFS_ROOT. */
+int pa_caps_cache_init(struct pa_caps_cache *cache, const char *root);
+/* Drop every record and close the watch; the cache may be used again. */
+void pa_caps_cache_flush(struct pa_caps_cache *cache);
+/* Flush, then free what init allocated. */
+void pa_caps_cache_fini(struct pa_caps_cache *cache);
+/* The sysfs root this cache reads. */
+const char *pa_caps_cache_root(const struct pa_caps_cache *cache);
 
 /*
  * Return the record for @dev (cached), taking a reference.  Never fails for
@@ -57,10 +72,14 @@ int pa_file_atomic_get(int fd, struct pa_file_atomic *ret);
  * not a block device known to sysfs (tmpfs, NFS, ...): the caller plans
  * without device facts.
  */
-int pa_caps_get(dev_t dev, const struct pa_caps **ret);
+int pa_caps_cache_get(struct pa_caps_cache *cache, dev_t dev, const struct pa_caps **ret);
 void pa_caps_put(const struct pa_caps *caps);
 
 /* Drop cached records (all when dev == 0), e.g. after a remount. */
+void pa_caps_cache_invalidate(struct pa_caps_cache *cache, dev_t dev);
+
+/* The same on the default context's cache (src/context.c). */
+int pa_caps_get(dev_t dev, const struct pa_caps **ret);
 void pa_caps_invalidate(dev_t dev);
 
 #endif

@@ -25,17 +25,7 @@
 
 static char tmpdir[] = "/tmp/probe-chain-XXXXXX";
 
-static void sh(const char *fmt, ...)
-{
-	char cmd[8192];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(cmd, sizeof(cmd), fmt, ap);
-	va_end(ap);
-	if (system(cmd) != 0)
-		fail_msg("command failed: %s", cmd);
-}
+#define sh(...) assert_int_equal(tfs_sh(__VA_ARGS__), 0)
 
 /* A fresh root $tmpdir/@name/sys holding the listed captured trees. */
 static const char *make_root(const char *name, const char *const *tars)
@@ -381,15 +371,18 @@ static void loop_backing_followed(void **state)
 	assert_string_equal(ev, "loop0: queue/write_zeroes_unmap_max_hw_bytes = 0 "
 			    "(loop driver; backing file on under)");
 
-	/* The record carries the chain and the top device's atomic limits. */
+	/* The atomic write limits are read with the other queue limits. */
+	assert_int_equal(d[0].queue[PA_Q_ATOMIC_WRITE_UNIT_MIN_BYTES], 4096);
+	assert_int_equal(d[0].queue[PA_Q_ATOMIC_WRITE_UNIT_MAX_BYTES], 65536);
+	assert_int_equal(d[0].queue[PA_Q_ATOMIC_WRITE_MAX_BYTES], 131072);
+	assert_int_equal(d[0].queue[PA_Q_ATOMIC_WRITE_BOUNDARY_BYTES], 0);
+	assert_true(d[1].queue[PA_Q_ATOMIC_WRITE_UNIT_MAX_BYTES] == PA_Q_ABSENT);
+	/* The record carries the whole chain. */
 	setenv("PREALLOC_SYSFS_ROOT", root, 1);
+	pa_caps_invalidate(0);
 	assert_int_equal(pa_caps_get(makedev(7, 0), &c), 0);
 	assert_int_equal(c->ndevices, 2);
 	assert_int_equal(c->write_zeroes_unmap, PA_NO);
-	assert_int_equal(c->atomic_write_unit_min, 4096);
-	assert_int_equal(c->atomic_write_unit_max, 65536);
-	assert_int_equal(c->atomic_write_max_bytes, 131072);
-	assert_int_equal(c->atomic_write_boundary, 0);
 	pa_caps_put(c);
 	unsetenv("PREALLOC_SYSFS_ROOT");
 

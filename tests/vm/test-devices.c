@@ -752,41 +752,53 @@ static unsigned int atomic_over(const char *devpath, const char *path, uint64_t 
 	return ok;
 }
 
+/* A number fact of a probe: of the target (@dev < 0) or of device @dev. */
+static uint64_t fact(const struct prealloc_probe *pr, int dev, const char *name)
+{
+	uint64_t v = 0;
+	int t = dev < 0 ? prealloc_probe_lookup(pr, name, &v, NULL) :
+			  prealloc_probe_device_lookup(pr, (unsigned int)dev, name, &v, NULL);
+
+	if (t != PREALLOC_FACT_BYTES && t != PREALLOC_FACT_NUMBER)
+		fail_msg("fact %s of %d: type %d", name, dev, t);
+	return v;
+}
+
 /*
- * scsi_debug with atomic_wr=1: the record carries the device's atomic
- * limits, ext4 with bigalloc clusters of the atomic unit reports them for a
- * file (statx), and after prealloc_file() RWF_ATOMIC writes of that unit
- * succeed across the range.  The journal commits those writes cost are
- * printed next to the same writes into a fallocated (unwritten) range.
+ * scsi_debug with atomic_wr=1: the public probe reports the device's atomic
+ * limits (its queue) and, for a file on ext4 with bigalloc clusters of the
+ * atomic unit, the file's (statx); after prealloc_file() RWF_ATOMIC writes
+ * of that unit succeed across the range.  The journal commits those writes
+ * cost are printed next to the same writes into a fallocated (unwritten)
+ * range.
  */
 static void test_atomic(void **state)
 {
+	static const char *const q[] = { "atomic_write_unit_min_bytes", "atomic_write_unit_max_bytes",
+					 "atomic_write_max_bytes", "atomic_write_boundary_bytes" };
 	const uint64_t len = 2 * MiB;
 	const char *devpath = need_dev("sdebug");
-	const struct pa_caps *caps;
-	struct pa_file_atomic fa;
+	struct prealloc_probe *pr;
 	unsigned long long cp, cf;
-	char mnt[64], a[96], b[96];
+	char mnt[64], a[96], b[96], name[64];
 	unsigned int okp, okf, n = (unsigned int)(len / (64 * KiB));
 	uint32_t unit;
-	struct stat st;
 	int fd, errp, errf;
 
 	(void)state;
 	if (sdebug_param("atomic_wr") != 1)
 		skip();
-	assert_int_equal(stat(devpath, &st), 0);
-	pa_caps_invalidate(0);
-	assert_int_equal(pa_caps_get(st.st_rdev, &caps), 0);
-	print_message("%s: atomic unit %u..%u max %u boundary %u\n", devpath,
-		      caps->atomic_write_unit_min, caps->atomic_write_unit_max,
-		      caps->atomic_write_max_bytes, caps->atomic_write_boundary);
-	assert_int_equal(caps->atomic_write_unit_min, queue_attr(devpath, "atomic_write_unit_min_bytes"));
-	assert_int_equal(caps->atomic_write_unit_max, queue_attr(devpath, "atomic_write_unit_max_bytes"));
-	assert_int_equal(caps->atomic_write_max_bytes, queue_attr(devpath, "atomic_write_max_bytes"));
-	assert_int_equal(caps->atomic_write_boundary, queue_attr(devpath, "atomic_write_boundary_bytes"));
-	assert_true(caps->atomic_write_unit_max >= 64 * KiB);
-	pa_caps_put(caps);
+	fd = open(devpath, O_RDONLY | O_CLOEXEC);
+	assert_true(fd >= 0);
+	assert_int_equal(prealloc_probe_new(fd, 0, 0, NULL, &pr), 0);
+	close(fd);
+	for (size_t i = 0; i < sizeof(q) / sizeof(q[0]); i++) {
+		snprintf(name, sizeof(name), "queue.%s", q[i]);
+		print_message("%s: %s %llu\n", devpath, name, (unsigned long long)fact(pr, 0, name));
+		assert_int_equal(fact(pr, 0, name), queue_attr(devpath, q[i]));
+	}
+	assert_true(fact(pr, 0, "queue.atomic_write_unit_max_bytes") >= 64 * KiB);
+	prealloc_probe_free(pr);
 
 	unit = 64 * KiB;	/* the cluster: ext4 allows up to one cluster */
 	mkfs_mount_opts(devpath, unit, "48M", mnt, sizeof(mnt));
@@ -795,11 +807,14 @@ static void test_atomic(void **state)
 
 	fd = open(a, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	assert_true(fd >= 0);
-	assert_int_equal(pa_file_atomic_get(fd, &fa), 0);
-	print_message("%s: statx atomic unit %u..%u segments %u\n", a, fa.unit_min, fa.unit_max,
-		      fa.segments_max);
-	assert_int_equal(fa.unit_min, 4096);
-	assert_int_equal(fa.unit_max, unit);
+	assert_int_equal(prealloc_probe_new(fd, 0, 0, NULL, &pr), 0);
+	print_message("%s: atomic_write.unit_min %llu unit_max %llu segments_max %llu\n", a,
+		      (unsigned long long)fact(pr, -1, "atomic_write.unit_min"),
+		      (unsigned long long)fact(pr, -1, "atomic_write.unit_max"),
+		      (unsigned long long)fact(pr, -1, "atomic_write.segments_max"));
+	assert_int_equal(fact(pr, -1, "atomic_write.unit_min"), 4096);
+	assert_int_equal(fact(pr, -1, "atomic_write.unit_max"), unit);
+	prealloc_probe_free(pr);
 	assert_int_equal(prealloc_file(fd, 0, len, 0), 0);
 	census_written(fd, 0, len);
 	close(fd);
