@@ -1122,6 +1122,36 @@ static void test_stack_multipath(void **state)
 }
 
 /*
+ * What the public probe says about the loop device: its chain reaches the
+ * device under the backing file, the zeroing is not offloaded because of the
+ * loop driver's own limit, and the plan for a zeroing request starts with a
+ * writing method.
+ */
+static void check_loop_plan(const char *loop, const char *below)
+{
+	struct prealloc_options o = { .size = sizeof(o), .flags = PREALLOC_ZERO_DATA };
+	struct prealloc_probe *pr;
+	const char *why, *above;
+	int fd = open(loop, O_RDONLY | O_CLOEXEC);
+
+	assert_true(fd >= 0);
+	assert_int_equal(prealloc_probe_new(fd, 0, 4 * MiB, &o, &pr), 0);
+	close(fd);
+	assert_int_equal(prealloc_probe_device_count(pr), 3);
+	assert_int_equal(prealloc_probe_device_lookup(pr, 1, "above", NULL, &above),
+			 PREALLOC_FACT_STRING);
+	assert_string_equal(above, strrchr(loop, '/') + 1);
+	assert_int_equal(prealloc_probe_zeroing_offloaded(pr, &why), PREALLOC_NO);
+	print_message("%s: offloaded no (%s); plan %s: %s\n", loop, why,
+		      prealloc_method_name((unsigned int)prealloc_probe_plan(pr, 0)),
+		      prealloc_probe_plan_reason(pr));
+	assert_non_null(strstr(why, "loop driver; backing file on"));
+	assert_non_null(strstr(why, strrchr(below, '/') + 1));
+	assert_true(prealloc_probe_plan(pr, 0) != PREALLOC_METHOD_WRITE_ZEROES);
+	prealloc_probe_free(pr);
+}
+
+/*
  * A loop device over a file on ext4 on dm-linear over the unmap-capable
  * disk: the chain goes loop -> dm -> disk; the verdict is the loop
  * driver's (6.18: no unmap zeroing) and preallocation on it, raw and through
@@ -1147,6 +1177,7 @@ static void test_stack_loop(void **state)
 	close(fd);
 	assert_int_equal(vm_loop_attach(file, built.loop, sizeof(built.loop)), 0);
 	check_stack("loop over a file on ext4 on dm-linear over sdebug", built.loop, &p, true);
+	check_loop_plan(built.loop, built.dmpath);
 	assert_int_equal(p.n, 3);
 	assert_int_equal(p.devs[0].role, PA_ROLE_LOOP);
 	assert_string_equal(p.devs[0].backing_file, file);
