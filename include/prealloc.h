@@ -76,6 +76,42 @@ enum prealloc_method {
 	PREALLOC_METHOD_ALLOCATE,
 };
 
+/**
+ * enum prealloc_step - the step of a prealloc_file_ex() call that failed
+ * @PREALLOC_STEP_NONE: nothing failed (the call succeeded).
+ * @PREALLOC_STEP_TARGET: examining the descriptor: fstat(), fstatfs(), the
+ *	storage probe, reopening it for ordinary writes.
+ * @PREALLOC_STEP_REQUEST: the request does not suit the target: a block
+ *	device without %PREALLOC_ZERO_DATA or with a misaligned or out-of-device
+ *	range (-EINVAL), an append-only or immutable file (-EPERM).
+ * @PREALLOC_STEP_CLAIM: claiming a block device with O_EXCL: -EBUSY when it
+ *	is mounted or held open exclusively.
+ * @PREALLOC_STEP_SIGNATURES: looking for signatures on a block device:
+ *	-EEXIST when one was found and %PREALLOC_FORCE was not set.
+ * @PREALLOC_STEP_CLASSIFY: reading the extent map of the range.
+ * @PREALLOC_STEP_SPACE_CHECK: the free-space check, done before anything is
+ *	written: -ENOSPC here means nothing was changed.
+ * @PREALLOC_STEP_RESERVE: reserving the range with fallocate().
+ * @PREALLOC_STEP_ZERO: zeroing with the method in
+ *	&prealloc_report.failed_method.
+ * @PREALLOC_STEP_SYNC: the final fdatasync().
+ *
+ * Steps are listed in the order a call runs them; a step a target does not
+ * need is skipped.  New steps get new values at the end.
+ */
+enum prealloc_step {
+	PREALLOC_STEP_NONE = 0,
+	PREALLOC_STEP_TARGET,
+	PREALLOC_STEP_REQUEST,
+	PREALLOC_STEP_CLAIM,
+	PREALLOC_STEP_SIGNATURES,
+	PREALLOC_STEP_CLASSIFY,
+	PREALLOC_STEP_SPACE_CHECK,
+	PREALLOC_STEP_RESERVE,
+	PREALLOC_STEP_ZERO,
+	PREALLOC_STEP_SYNC,
+};
+
 /* Size of &prealloc_report.bytes_by_method: fixed forever, whatever methods
  * are added, so the fields after it never move. */
 #define PREALLOC_METHOD_SLOTS 16
@@ -155,6 +191,13 @@ struct prealloc_options {
  * @bytes_by_method: bytes of the range covered by each method, indexed by
  *	&enum prealloc_method (index 0 is unused); %PREALLOC_METHOD_SLOTS long
  *	whatever methods exist.
+ * @failed_step: the &enum prealloc_step that failed, %PREALLOC_STEP_NONE
+ *	on success.  Arguments rejected before any work (-EINVAL, -E2BIG,
+ *	-EFBIG, -EBADF from the checks of the call itself) leave the whole
+ *	report untouched.
+ * @failed_method: the &enum prealloc_method that was running when the call
+ *	failed (%PREALLOC_METHOD_AUTO when none was); with
+ *	%PREALLOC_STEP_RESERVE, the method that needed the reservation.
  *
  * New fields are appended at the end; a caller compiled against an older
  * header passes a smaller @size and never sees them.
@@ -171,6 +214,8 @@ struct prealloc_report {
 	uint64_t bytes_reserved;
 	uint64_t elapsed_ns;
 	uint64_t bytes_by_method[PREALLOC_METHOD_SLOTS];
+	uint32_t failed_step;
+	uint32_t failed_method;
 };
 
 /**
@@ -287,6 +332,17 @@ const char *prealloc_method_name(enum prealloc_method method);
  * Since: 0.2
  */
 int prealloc_method_from_name(const char *name);
+
+/**
+ * prealloc_step_name() - short name of a step, for messages
+ * @step: &enum prealloc_step
+ *
+ * Returns: "none", "target", "request", "claim", "signatures", "classify",
+ * "space-check", "reserve", "zero" or "sync"; NULL for an unknown value.
+ *
+ * Since: 0.2
+ */
+const char *prealloc_step_name(enum prealloc_step step);
 
 /**
  * prealloc_version() - version of the library in use at run time

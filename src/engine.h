@@ -62,6 +62,14 @@ struct pa_call {
  * 0, -EINVAL or -E2BIG (src/api.c). */
 int pa_get_options(const struct prealloc_options *opts, struct prealloc_options *o);
 
+/* Enter @step of the call, running @method (0 for none): what the report
+ * names as failed_step/failed_method if the call fails before the next one. */
+static inline void pa_step(struct pa_call *c, uint32_t step, uint32_t method)
+{
+	c->rep.failed_step = step;
+	c->rep.failed_method = method;
+}
+
 /* Count @bytes done by @method and call the progress callback: -ECANCELED
  * if it asks to stop. */
 int pa_advance(struct pa_call *c, unsigned int method, uint64_t bytes);

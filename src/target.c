@@ -37,7 +37,7 @@ static const struct {
 
 const char *pa_fs_name(uint64_t fs_type)
 {
-	for (size_t i = 0; i < sizeof(fs_names) / sizeof(fs_names[0]); i++)
+	for (size_t i = 0; i < PA_ARRAY_SIZE(fs_names); i++)
 		if (fs_names[i].magic == fs_type)
 			return fs_names[i].name;
 	return NULL;
