@@ -86,7 +86,8 @@ typedef int (*prealloc_progress_fn)(uint64_t done, uint64_t total, void *data);
  * struct prealloc_options - options for prealloc_file_ex()
  * @size: sizeof(struct prealloc_options) as the caller knows it.  Fields
  *	beyond @size are taken as zero; a larger struct is accepted only if the
- *	bytes the library does not know are zero (-E2BIG otherwise).
+ *	bytes the library does not know are zero (-E2BIG otherwise).  Sizes
+ *	above 4096 are refused with -E2BIG.
  * @flags: &enum prealloc_flags
  * @method: &enum prealloc_method to force, or %PREALLOC_METHOD_AUTO.  A forced
  *	method is used alone: if the storage refuses it the call fails with
@@ -110,7 +111,8 @@ struct prealloc_options {
 /**
  * struct prealloc_report - what prealloc_file_ex() did
  * @size: set by the caller to sizeof(struct prealloc_report); the library
- *	fills at most that many bytes.
+ *	fills at most that many bytes.  Sizes above 4096 are refused with
+ *	-E2BIG.
  * @written: 1 if every block of the range is now allocated and written.
  * @cow: 1 if the file is copy-on-write, or the range holds shared
  *	(reflinked) extents: overwrites will not go in place, so written state

@@ -17,12 +17,21 @@
 #define PA_ROUND_DOWN(x, a) ((x) / (a) * (a))
 #define PA_ROUND_UP(x, a) ((((x) + (a) - 1) / (a)) * (a))
 
+/* Largest size a caller may claim for a size-prefixed struct: the bytes past
+ * what this library knows are read to check they are zero, so a garbage
+ * size (0xFFFFFFFF) must not send that check through memory (-E2BIG). */
+#define PA_STRUCT_SIZE_MAX 4096u
+
 /* Largest file offset + 1 the kernel accepts (loff_t is signed). */
 #define PA_MAX_END ((uint64_t)INT64_MAX)
 
 #ifndef FALLOC_FL_WRITE_ZEROES
 #define FALLOC_FL_WRITE_ZEROES 0x80	/* Linux 6.17 */
 #endif
+
+/* pwritev2()/io_uring flag (Linux 6.9): this write ignores O_APPEND.  Our
+ * own name: the C library's and the kernel's headers may both define it. */
+#define PA_RWF_NOAPPEND 0x00000020
 
 /* Retry a syscall expression that returns -1 and sets errno on EINTR. */
 #define PA_RETRY_EINTR(expr) ({					\
