@@ -38,6 +38,7 @@
 
 #define KiB 1024ull
 #define MiB (1024 * KiB)
+#define PA_MIN(a, b) ((a) < (b) ? (a) : (b))
 #define UID 4242		/* any non-root id; no passwd entry needed */
 
 /* Layout of a scenario file: data at [0, 5000) and [600K, 604K), a hole
@@ -401,6 +402,52 @@ static void request_sized_to_work(void **state)
 	assert_int_equal(as_user(huge_request, RLIM_INFINITY), 0);
 }
 
+/*
+ * Indirect-block ext4 with 1 KiB blocks (no fallocate, direct writes into
+ * holes fall back to the page cache): sub-page requests used to put direct
+ * writes and cached pages on the same page (-EIO, then the caller's fsync
+ * failed too).
+ */
+static void subpage_requests(void **state)
+{
+	static const uint64_t reqs[] = { 512, 1024, 3072 };
+	struct tfs ind;
+	char path[256];
+
+	(void)state;
+	if (tfs_create(&ind, "ext4", 256, "-b 1024 -O ^extent,^64bit")) {
+		skip();
+		return;
+	}
+	for (size_t i = 0; i < sizeof(reqs) / sizeof(reqs[0]); i++) {
+		struct prealloc_options o = { .size = sizeof(o), .request_bytes = reqs[i] };
+		struct prealloc_census cs = { .size = sizeof(cs) };
+		int fd = open(tfs_path(&ind, "f", path, sizeof(path)),
+			      O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+		static uint8_t buf[64 * 1024];
+
+		assert_true(fd >= 0);
+		/* Holes inside EOF: where direct writes fall back to the cache. */
+		assert_int_equal(pwrite(fd, "x", 1, 5000), 1);
+		assert_int_equal(ftruncate(fd, 8 * MiB + 100), 0);
+		assert_int_equal(prealloc_file_ex(fd, 100, 8 * MiB, &o, NULL), 0);
+		assert_int_equal(pwrite(fd, "y", 1, 7), 1);
+		assert_int_equal(fsync(fd), 0);
+		assert_int_equal(prealloc_verify(fd, 100, 8 * MiB, &cs), 0);
+		assert_int_equal(cs.written_bytes, 8 * MiB);
+		for (uint64_t pos = 0; pos < 8 * MiB + 100; pos += sizeof(buf)) {
+			ssize_t n = pread(fd, buf, sizeof(buf), (off_t)pos);
+
+			assert_true(n == (ssize_t)PA_MIN(sizeof(buf), 8 * MiB + 100 - pos));
+			for (size_t b = 0; b < (size_t)n; b++)
+				if (buf[b] != (pos + b == 7 ? 'y' : pos + b == 5000 ? 'x' : 0))
+					fail_msg("byte %llu: %d", (unsigned long long)(pos + b), buf[b]);
+		}
+		close(fd);
+	}
+	tfs_destroy(&ind);
+}
+
 static int setup(void **state)
 {
 	(void)state;
@@ -424,6 +471,7 @@ int main(void)
 		cmocka_unit_test(dup2_mid_call),
 		cmocka_unit_test(request_sized_to_work),
 		cmocka_unit_test(busy_itimer),
+		cmocka_unit_test(subpage_requests),
 	};
 
 	tfs_enter();
