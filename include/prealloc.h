@@ -183,7 +183,17 @@ struct prealloc_census {
  * block device leaves the part already zeroed zeroed: there is nothing to
  * restore.
  *
- * The descriptor's file offset and status flags are not changed.
+ * The descriptor's file offset and status flags are not changed.  The call
+ * works on its own duplicate of @fd taken on entry, so closing or dup2()ing
+ * over @fd meanwhile does not redirect it.  Writes go through descriptors
+ * reopened via /proc/self/fd (checked to be the same file) where possible;
+ * without /proc, or when the file's mode forbids reopening it, @fd itself
+ * serves: an O_APPEND @fd needs Linux 6.9 (RWF_NOAPPEND; -EOPNOTSUPP
+ * before), an O_DIRECT @fd writes whole pages direct and partial pages
+ * through a shared mapping, which needs @fd open O_RDWR (a write-only
+ * O_DIRECT @fd gets -EINVAL for a range with unaligned edges).  Do not
+ * truncate the file during the call: a mapped page beyond the new end of
+ * file would raise SIGBUS.
  *
  * Returns: 0, or a negative errno: -EBADF (fd not open for writing), -EINVAL
  * (bad arguments, unknown flags, misaligned block-device range, block device
