@@ -204,12 +204,13 @@ static void print_run(const char *path, const struct run_args *a,
 		json_str(&j, "error", strerror(err));
 	json_str(&j, "method", r->method ? prealloc_method_name(r->method) : "none");
 	json_object(&j, "bytes_by_method");
-	for (unsigned int m = 1; m < PREALLOC_METHOD_NR; m++)
-		json_u64(&j, prealloc_method_name(m), r->bytes_by_method[m]);
+	for (unsigned int m = 1; m < PREALLOC_METHOD_SLOTS; m++)
+		if (prealloc_method_name(m))
+			json_u64(&j, prealloc_method_name(m), r->bytes_by_method[m]);
 	json_object_end(&j);
 	json_array(&j, "refused");
-	for (unsigned int m = 1; m < PREALLOC_METHOD_NR; m++)
-		if (r->refused & (1u << m))
+	for (unsigned int m = 1; m < PREALLOC_METHOD_SLOTS; m++)
+		if ((r->refused & (1u << m)) && prealloc_method_name(m))
 			json_str(&j, NULL, prealloc_method_name(m));
 	json_array_end(&j);
 	json_u64(&j, "bytes_zeroed", r->bytes_zeroed);

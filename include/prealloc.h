@@ -23,8 +23,7 @@
 extern "C" {
 #endif
 
-#define PREALLOC_VERSION_MAJOR 0
-#define PREALLOC_VERSION_MINOR 1
+#include <prealloc-version.h>
 
 /**
  * enum prealloc_flags - behaviour flags for prealloc_file()
@@ -38,12 +37,16 @@ extern "C" {
  * @PREALLOC_FORCE: block devices only: zero a device that carries a
  *	filesystem, RAID or partition-table signature.  A mounted or otherwise
  *	exclusively held device is refused even with this flag.
+ * @PREALLOC_BACKGROUND: run beside live traffic: pace the work so that
+ *	concurrent foreground I/O on the same device hardly notices it (see
+ *	&prealloc_options.max_rate for a hard cap).
  */
 enum prealloc_flags {
 	PREALLOC_KEEP_SIZE = 1u << 0,
 	PREALLOC_ZERO_DATA = 1u << 1,
 	PREALLOC_NO_SYNC   = 1u << 2,
 	PREALLOC_FORCE     = 1u << 3,
+	PREALLOC_BACKGROUND = 1u << 4,
 };
 
 /**
@@ -58,7 +61,11 @@ enum prealloc_flags {
  * @PREALLOC_METHOD_ALLOCATE: fallocate() reservation only; the blocks may stay
  *	unwritten (copy-on-write files, keep-size beyond EOF) or are written by
  *	definition (tmpfs).
- * @PREALLOC_METHOD_NR: number of methods; not a method.
+ *
+ * New methods get new values at the end.  Struct fields hold a method as a
+ * uint32_t; to list the methods this library knows, loop over
+ * [1, %PREALLOC_METHOD_SLOTS) and skip values prealloc_method_name() does not
+ * name.
  */
 enum prealloc_method {
 	PREALLOC_METHOD_AUTO = 0,
@@ -67,8 +74,11 @@ enum prealloc_method {
 	PREALLOC_METHOD_URING,
 	PREALLOC_METHOD_BUFFERED,
 	PREALLOC_METHOD_ALLOCATE,
-	PREALLOC_METHOD_NR,
 };
+
+/* Size of &prealloc_report.bytes_by_method: fixed forever, whatever methods
+ * are added, so the fields after it never move. */
+#define PREALLOC_METHOD_SLOTS 16
 
 /**
  * typedef prealloc_progress_fn - progress callback
@@ -97,6 +107,9 @@ typedef int (*prealloc_progress_fn)(uint64_t done, uint64_t total, void *data);
  *	alignment is used); 0 for the default.
  * @progress: optional &prealloc_progress_fn.
  * @progress_data: passed to @progress.
+ * @max_rate: hard cap on the zeroing rate in bytes per second; 0 for none.
+ *
+ * New fields are appended at the end.
  */
 struct prealloc_options {
 	uint32_t size;
@@ -106,39 +119,46 @@ struct prealloc_options {
 	uint64_t request_bytes;
 	prealloc_progress_fn progress;
 	void *progress_data;
+	uint64_t max_rate;
 };
 
 /**
  * struct prealloc_report - what prealloc_file_ex() did
  * @size: set by the caller to sizeof(struct prealloc_report); the library
- *	fills at most that many bytes.  Sizes above 4096 are refused with
- *	-E2BIG.
+ *	fills at most that many bytes.  At least 8 (@size, @written, @cow);
+ *	sizes above 4096 are refused with -E2BIG.
  * @written: 1 if every block of the range is now allocated and written.
  * @cow: 1 if the file is copy-on-write, or the range holds shared
  *	(reflinked) extents: overwrites will not go in place, so written state
  *	is not achievable (space was reserved instead; shared data is kept).
- * @method: the method that covered the most bytes (%PREALLOC_METHOD_AUTO if
- *	nothing needed doing).
- * @bytes_by_method: bytes of the range covered by each method, indexed by
- *	&enum prealloc_method (index 0 is unused).
+ * @__pad: zero.
+ * @method: the &enum prealloc_method that covered the most bytes
+ *	(%PREALLOC_METHOD_AUTO if nothing needed doing).
+ * @refused: methods tried and refused by the kernel or device before the call
+ *	fell back to the next one, as a bit mask of (1 << &enum prealloc_method).
  * @bytes_zeroed: bytes made to read zero by any method.
  * @bytes_kept: bytes of existing data left untouched.
  * @bytes_reserved: bytes only reserved (allocated but not written).
  * @elapsed_ns: wall-clock time of the call.
- * @refused: methods tried and refused by the kernel or device before the call
- *	fell back to the next one, as a bit mask of (1 << &enum prealloc_method).
+ * @bytes_by_method: bytes of the range covered by each method, indexed by
+ *	&enum prealloc_method (index 0 is unused); %PREALLOC_METHOD_SLOTS long
+ *	whatever methods exist.
+ *
+ * New fields are appended at the end; a caller compiled against an older
+ * header passes a smaller @size and never sees them.
  */
 struct prealloc_report {
 	uint32_t size;
 	uint8_t written;
 	uint8_t cow;
-	uint16_t method;
-	uint64_t bytes_by_method[PREALLOC_METHOD_NR];
+	uint16_t __pad;
+	uint32_t method;
+	uint32_t refused;
 	uint64_t bytes_zeroed;
 	uint64_t bytes_kept;
 	uint64_t bytes_reserved;
 	uint64_t elapsed_ns;
-	uint32_t refused;
+	uint64_t bytes_by_method[PREALLOC_METHOD_SLOTS];
 };
 
 /**
@@ -203,7 +223,7 @@ struct prealloc_census {
  * set), -ECANCELED (progress callback asked to stop), or what the kernel
  * returned (-EIO, -EDQUOT, -EPERM, -EISDIR, -ESPIPE, -ENODEV, ...).
  *
- * Since: 0.1
+ * Since: 0.2
  */
 int prealloc_file(int fd, uint64_t offset, uint64_t len, unsigned int flags);
 
@@ -221,7 +241,7 @@ int prealloc_file(int fd, uint64_t offset, uint64_t len, unsigned int flags);
  * @report->size too small, unknown method), -EOPNOTSUPP (forced method not
  * possible here).
  *
- * Since: 0.1
+ * Since: 0.2
  */
 int prealloc_file_ex(int fd, uint64_t offset, uint64_t len,
 		     const struct prealloc_options *opts,
@@ -240,7 +260,7 @@ int prealloc_file_ex(int fd, uint64_t offset, uint64_t len,
  *
  * Returns: 0, or a negative errno (-EINVAL, -EBADF, -EFBIG, or the kernel's).
  *
- * Since: 0.1
+ * Since: 0.2
  */
 int prealloc_verify(int fd, uint64_t offset, uint64_t len,
 		    struct prealloc_census *census);
@@ -252,9 +272,9 @@ int prealloc_verify(int fd, uint64_t offset, uint64_t len,
  * Returns: "auto", "write-zeroes", "zeroout", "uring", "buffered" or
  * "allocate"; NULL for an unknown value.
  *
- * Since: 0.1
+ * Since: 0.2
  */
-const char *prealloc_method_name(unsigned int method);
+const char *prealloc_method_name(enum prealloc_method method);
 
 /**
  * prealloc_method_from_name() - parse a method name
@@ -262,7 +282,7 @@ const char *prealloc_method_name(unsigned int method);
  *
  * Returns: the &enum prealloc_method, or -EINVAL.
  *
- * Since: 0.1
+ * Since: 0.2
  */
 int prealloc_method_from_name(const char *name);
 
@@ -271,7 +291,7 @@ int prealloc_method_from_name(const char *name);
  *
  * Returns: a string such as "0.1.0".
  *
- * Since: 0.1
+ * Since: 0.2
  */
 const char *prealloc_version(void);
 

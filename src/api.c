@@ -10,9 +10,9 @@
 #include "internal.h"
 
 #define PREALLOC_FLAGS_ALL (PREALLOC_KEEP_SIZE | PREALLOC_ZERO_DATA | \
-			    PREALLOC_NO_SYNC | PREALLOC_FORCE)
+			    PREALLOC_NO_SYNC | PREALLOC_FORCE | PREALLOC_BACKGROUND)
 
-static const char *const method_names[PREALLOC_METHOD_NR] = {
+static const char *const method_names[PA_METHOD_COUNT] = {
 	[PREALLOC_METHOD_AUTO] = "auto",
 	[PREALLOC_METHOD_WRITE_ZEROES] = "write-zeroes",
 	[PREALLOC_METHOD_ZEROOUT] = "zeroout",
@@ -21,16 +21,16 @@ static const char *const method_names[PREALLOC_METHOD_NR] = {
 	[PREALLOC_METHOD_ALLOCATE] = "allocate",
 };
 
-PA_EXPORT const char *prealloc_method_name(unsigned int method)
+PA_EXPORT const char *prealloc_method_name(enum prealloc_method method)
 {
-	return method < PREALLOC_METHOD_NR ? method_names[method] : NULL;
+	return (unsigned int)method < PA_METHOD_COUNT ? method_names[method] : NULL;
 }
 
 PA_EXPORT int prealloc_method_from_name(const char *name)
 {
 	if (!name)
 		return -EINVAL;
-	for (int i = 0; i < PREALLOC_METHOD_NR; i++)
+	for (int i = 0; i < PA_METHOD_COUNT; i++)
 		if (strcmp(name, method_names[i]) == 0)
 			return i;
 	return -EINVAL;
@@ -84,7 +84,7 @@ static int get_options(const struct prealloc_options *opts, struct prealloc_opti
 		memset(o, 0, sizeof(*o));
 	if (ret)
 		return ret;
-	if ((o->flags & ~PREALLOC_FLAGS_ALL) || o->method >= PREALLOC_METHOD_NR)
+	if ((o->flags & ~PREALLOC_FLAGS_ALL) || o->method >= PA_METHOD_COUNT)
 		return -EINVAL;
 	if (!o->queue_depth)
 		o->queue_depth = PA_DEFAULT_QUEUE_DEPTH;
@@ -132,10 +132,10 @@ static void call_end(struct pa_call *c, struct prealloc_report *report, uint64_t
 	pa_target_close(&c->target);
 	if (!report)
 		return;
-	for (unsigned int m = 1; m < PREALLOC_METHOD_NR; m++)
+	for (unsigned int m = 1; m < PA_METHOD_COUNT; m++)
 		if (c->rep.bytes_by_method[m] > c->rep.bytes_by_method[best])
 			best = m;
-	c->rep.method = (uint16_t)best;
+	c->rep.method = best;
 	c->rep.elapsed_ns = pa_now_ns() - t0;
 	c->rep.size = report->size;
 	memcpy(report, &c->rep, PA_MIN((size_t)report->size, sizeof(c->rep)));
@@ -149,7 +149,7 @@ PA_EXPORT int prealloc_file_ex(int fd, uint64_t offset, uint64_t len,
 	uint64_t t0 = pa_now_ns();
 	int ret, fl;
 
-	if (report && report->size < offsetof(struct prealloc_report, bytes_by_method))
+	if (report && report->size < offsetof(struct prealloc_report, method))
 		return -EINVAL;
 	if (report && report->size > PA_STRUCT_SIZE_MAX)
 		return -E2BIG;

@@ -22,6 +22,10 @@
  * size (0xFFFFFFFF) must not send that check through memory (-E2BIG). */
 #define PA_STRUCT_SIZE_MAX 4096u
 
+/* Methods this library knows: [0, PA_METHOD_COUNT). */
+#define PA_METHOD_COUNT (PREALLOC_METHOD_ALLOCATE + 1)
+_Static_assert(PA_METHOD_COUNT <= PREALLOC_METHOD_SLOTS, "report has a slot per method");
+
 /* Largest file offset + 1 the kernel accepts (loff_t is signed). */
 #define PA_MAX_END ((uint64_t)INT64_MAX)
 

@@ -261,7 +261,7 @@ static void test_auto(void **state)
 	assert_zeroed_only(&d, off, len);
 	assert_int_equal(rep.written, 1);
 	assert_int_equal(rep.bytes_zeroed, len);
-	for (int m = 0; m < PREALLOC_METHOD_NR; m++)
+	for (int m = 0; m < PREALLOC_METHOD_SLOTS; m++)
 		sum += rep.bytes_by_method[m];
 	assert_int_equal(sum, len);
 	/* loop cannot zero by unmapping: auto must have fallen back to BLKZEROOUT. */
