@@ -291,6 +291,19 @@ static void json_report(struct json *j, const struct prep_args *a)
 	json_u64(j, "lib_elapsed_ns", a->rep.elapsed_ns);
 }
 
+/* The members every preparation reports after its own: outcome, cost,
+ * the library's report, the census; then the line ends. */
+static void json_outcome(struct json *j, int ret, uint64_t size, const struct cpu_mark *t0,
+			 const struct cpu_mark *t1, const struct prep_args *a, int fd)
+{
+	json_i64(j, "error", -ret);
+	json_str(j, "error_str", ret ? strerror(-ret) : NULL);
+	json_cost(j, size, t0, t1);
+	json_report(j, a);
+	json_census(j, fd, size);
+	json_end(j);
+}
+
 static int cmd_prep(int argc, char **argv)
 {
 	static const struct option lopts[] = {
@@ -332,12 +345,7 @@ static int cmd_prep(int argc, char **argv)
 	json_str(&j, "method", method);
 	json_u64(&j, "qd", a.qd);
 	json_u64(&j, "req", a.req);
-	json_i64(&j, "error", -ret);
-	json_str(&j, "error_str", ret ? strerror(-ret) : NULL);
-	json_cost(&j, size, &t0, &t1);
-	json_report(&j, &a);
-	json_census(&j, fd, size);
-	json_end(&j);
+	json_outcome(&j, ret, size, &t0, &t1, &a, fd);
 	close(fd);
 	return ret ? 1 : 0;
 }
@@ -403,12 +411,7 @@ static int cmd_frag(int argc, char **argv)
 	json_str(&j, "method", argv[optind]);
 	json_u64(&j, "data", data);
 	json_u64(&j, "every", every);
-	json_i64(&j, "error", -ret);
-	json_str(&j, "error_str", ret ? strerror(-ret) : NULL);
-	json_cost(&j, size, &t0, &t1);
-	json_report(&j, &a);
-	json_census(&j, fd, size);
-	json_end(&j);
+	json_outcome(&j, ret, size, &t0, &t1, &a, fd);
 	close(fd);
 	unlink(path);
 	return ret ? 1 : 0;

@@ -315,6 +315,9 @@ def section_frag(b, fs, res):
         samples = {m: [] for m in FRAG_METHODS}
         for r in range(a.frag_runs):
             for m in rotated(FRAG_METHODS, r):
+                # Settle the previous sample's deletion (xfs frees a
+                # fragmented file's extents in the background).
+                os.sync()
                 s = b._json([b.exe, 'frag', '--data', data, '--every', every, m,
                              str(a.frag_size), path])
                 samples[m].append(s)
@@ -629,7 +632,7 @@ def parse_args():
     p.add_argument('--default-qd', type=int, default=4, help='PA_DEFAULT_QUEUE_DEPTH')
     p.add_argument('--default-req', default='4M', help='PA_DEFAULT_REQUEST')
     p.add_argument('--frag-size', default='1G', help='file size for the frag section')
-    p.add_argument('--frag-runs', type=int, default=5)
+    p.add_argument('--frag-runs', type=int, default=7)
     p.add_argument('--json', default='bench.json', help='write all results here')
     p.add_argument('--md', help='also write the markdown report here')
     a = p.parse_args()
