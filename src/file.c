@@ -83,8 +83,10 @@ static int reserve(struct file_job *j)
 	/* Set first: a failed fallocate() may have allocated part of it. */
 	j->reserved = true;
 	if (PA_RETRY_EINTR(fallocate(j->c->fd, mode, (off_t)j->off,
-				     (off_t)(j->end - j->off))) < 0)
+				     (off_t)(j->end - j->off))) < 0) {
+		pa_step(j->c, PREALLOC_STEP_RESERVE, j->c->rep.failed_method);
 		return -errno;
+	}
 	return 0;
 }
 
@@ -253,6 +255,7 @@ static int run_plan(struct file_job *j, const struct pa_plan *plan)
 			if (ret && ret != -EOPNOTSUPP)
 				return ret;
 		}
+		pa_step(c, PREALLOC_STEP_ZERO, m);
 		ret = run_method(j, m);
 		if (ret != -EOPNOTSUPP || c->opts.method != PREALLOC_METHOD_AUTO)
 			return ret;
@@ -337,19 +340,24 @@ int pa_file_prealloc(struct pa_call *c, uint64_t off, uint64_t len)
 
 	j.old_size = (uint64_t)c->target.st.st_size;
 	j.bs = c->target.fs_block;
+	pa_step(c, PREALLOC_STEP_REQUEST, 0);
 	ret = check_attrs(c->fd);
 	if (!ret)
 		ret = pa_plan(&c->target.in, &plan);
 	if (ret)
 		return ret;
+	pa_step(c, PREALLOC_STEP_CLASSIFY, 0);
 	ret = classify(&j);
 	if (ret)
 		goto out;
 	c->total = count_bytes(&j, true, false) + count_bytes(&j, true, true);
+	pa_step(c, PREALLOC_STEP_SPACE_CHECK, 0);
 	ret = check_space(&j);
 	if (ret)
 		goto out;
 	ret = run_plan(&j, &plan);
+	if (!ret)
+		pa_step(c, PREALLOC_STEP_SYNC, 0);
 	if (!ret && !(c->opts.flags & PREALLOC_NO_SYNC) &&
 	    PA_RETRY_EINTR(fdatasync(c->fd)) < 0)
 		ret = -errno;

@@ -5,17 +5,12 @@
 
 #include <errno.h>
 #include <stdint.h>
-#include <time.h>
 
 #include "config.h"
 #include "prealloc.h"
+#include "util.h"
 
 #define PA_EXPORT __attribute__((visibility("default")))
-
-#define PA_MIN(a, b) ((a) < (b) ? (a) : (b))
-#define PA_MAX(a, b) ((a) > (b) ? (a) : (b))
-#define PA_ROUND_DOWN(x, a) ((x) / (a) * (a))
-#define PA_ROUND_UP(x, a) ((((x) + (a) - 1) / (a)) * (a))
 
 /* Largest size a caller may claim for a size-prefixed struct: the bytes past
  * what this library knows are read to check they are zero, so a garbage
@@ -36,20 +31,6 @@ _Static_assert(PA_METHOD_COUNT <= PREALLOC_METHOD_SLOTS, "report has a slot per 
 /* pwritev2()/io_uring flag (Linux 6.9): this write ignores O_APPEND.  Our
  * own name: the C library's and the kernel's headers may both define it. */
 #define PA_RWF_NOAPPEND 0x00000020
-
-/* Retry a syscall expression that returns -1 and sets errno on EINTR. */
-#define PA_RETRY_EINTR(expr) ({					\
-	long __r;						\
-	do { __r = (long)(expr); } while (__r == -1 && errno == EINTR); \
-	__r; })
-
-static inline uint64_t pa_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
 
 /* [off, off + len) as the kernel takes it: -EINVAL if empty, -EFBIG past loff_t. */
 static inline int pa_check_range(uint64_t off, uint64_t len)

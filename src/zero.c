@@ -34,7 +34,7 @@ void pa_method_refused(struct pa_call *c, unsigned int method)
 {
 	c->rep.refused |= 1u << method;
 	if (method == PREALLOC_METHOD_WRITE_ZEROES)
-		pa_wz_set_refused(c->target.dev, c->target.fs_type);
+		pa_wz_set_refused(c->target.ctx, c->target.dev, c->target.fs_type);
 }
 
 static int zero_pwrite(struct pa_call *c, int fd, int rwf, uint64_t start, uint64_t len)

@@ -40,6 +40,7 @@ AT(struct prealloc_options, request_bytes, 16);
 AT(struct prealloc_options, progress, 24);
 AT(struct prealloc_options, progress_data, 32);
 AT(struct prealloc_options, max_rate, 40);
+AT(struct prealloc_options, ctx, 48);
 AT(struct prealloc_report, size, 0);
 AT(struct prealloc_report, written, 4);
 AT(struct prealloc_report, cow, 5);
@@ -52,6 +53,8 @@ AT(struct prealloc_report, elapsed_ns, 40);
 AT(struct prealloc_report, bytes_by_method, 48);
 _Static_assert(sizeof(((struct prealloc_report *)0)->bytes_by_method) == 16 * 8,
 	       "bytes_by_method never grows");
+AT(struct prealloc_report, failed_step, 176);
+AT(struct prealloc_report, failed_method, 180);
 AT(struct prealloc_census, size, 0);
 AT(struct prealloc_census, fiemap, 4);
 AT(struct prealloc_census, written_bytes, 8);
