@@ -223,10 +223,11 @@ static void no_proc(void **state)
  * (the mount table it watches): not a descriptor of the call. */
 static int warm_up(void)
 {
+	struct prealloc_options o = { .size = sizeof(o), .method = PREALLOC_METHOD_BUFFERED };
 	char path[256];
 	int fd = open(tfs_path(&t, "warm-up", path, sizeof(path)),
 		      O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	int ret = prealloc_file(fd, 0, 4096, 0);
+	int ret = prealloc_file_ex(fd, 0, 4096, &o, NULL);
 
 	close(fd);
 	unlink(path);
