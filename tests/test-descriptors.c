@@ -234,6 +234,39 @@ static int warm_up(void)
 	return ret;
 }
 
+/*
+ * A /proc whose self/fd/N all lead to a decoy file: whatever reopening
+ * gives must be checked to be the caller's file, and the decoy left alone.
+ */
+static void reopen_checked(void **state)
+{
+	static const int oflags[] = { O_RDWR | O_APPEND, O_RDWR | O_DIRECT, O_RDWR | O_DSYNC };
+	char decoy[256], link[64];
+	struct stat st;
+	int bad = 0, dfd;
+
+	(void)state;
+	dfd = open(tfs_path(&t, "decoy", decoy, sizeof(decoy)),
+		   O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	assert_true(dfd >= 0);
+	assert_int_equal(pwrite(dfd, "decoy", 5, 0), 5);
+	assert_int_equal(mount("none", "/proc", "tmpfs", 0, "size=1m"), 0);
+	bad |= mkdir("/proc/self", 0755) || mkdir("/proc/self/fd", 0755);
+	for (int i = 0; i < 256 && !bad; i++) {
+		snprintf(link, sizeof(link), "/proc/self/fd/%d", i);
+		bad |= symlink(decoy, link);
+	}
+	for (size_t i = 0; i < sizeof(oflags) / sizeof(oflags[0]) && !bad; i++) {
+		bad |= scenario("checked", oflags[i], false, PREALLOC_METHOD_AUTO, NULL);
+		bad |= scenario("checked", oflags[i], false, PREALLOC_METHOD_BUFFERED, NULL);
+	}
+	assert_int_equal(umount2("/proc", MNT_DETACH), 0);
+	assert_int_equal(bad, 0);
+	assert_int_equal(fstat(dfd, &st), 0);
+	assert_int_equal(st.st_size, 5);
+	close(dfd);
+}
+
 /* Run @fn as a non-root uid in a child, with @memlock as RLIMIT_MEMLOCK
  * unless it is RLIM_INFINITY. */
 static int as_user(int (*fn)(void), rlim_t memlock)
@@ -470,6 +503,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(no_proc),
+		cmocka_unit_test(reopen_checked),
 		cmocka_unit_test(unprivileged_readonly_file),
 		cmocka_unit_test(uring_setup_enomem),
 		cmocka_unit_test(dup2_mid_call),
