@@ -111,6 +111,11 @@ int pa_open_direct(struct pa_call *c, uint32_t logical_block_size);
  * io_uring, keeping c->opts.queue_depth requests of up to
  * c->opts.request_bytes in flight.  Stops at the first error. */
 int pa_zero_uring(struct pa_call *c, const struct pa_range *r, size_t n);
+#ifdef PA_TEST_HOOKS
+/* Test builds: @hook sees each completion's result first and may replace
+ * it (a signal-interrupted or cancelled request on demand); NULL to stop. */
+void pa_uring_set_cqe_hook(int (*hook)(int res));
+#endif
 
 /* Ordinary zero writes to [start, start + len) through c->wfd.  When wfd
  * is the caller's own O_APPEND descriptor, each write says RWF_NOAPPEND

@@ -82,11 +82,24 @@ static bool transient(int res)
 	return res == -EINTR || res == -ECANCELED || res == -EAGAIN;
 }
 
+#ifdef PA_TEST_HOOKS
+static int (*cqe_hook)(int res);
+
+void pa_uring_set_cqe_hook(int (*hook)(int res))
+{
+	cqe_hook = hook;
+}
+#endif
+
 /* Account one completion; a short write is resubmitted for the rest. */
 static void complete(struct writer *w, unsigned int s, int res)
 {
 	struct pa_range *p = &w->slot[s];
 
+#ifdef PA_TEST_HOOKS
+	if (cqe_hook)
+		res = cqe_hook(res);
+#endif
 	w->inflight--;
 	if (transient(res) && !w->err) {
 		prep(w, s);

@@ -33,6 +33,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "engine.h"	/* pa_uring_set_cqe_hook() of test builds */
 #include "prealloc.h"
 #include "tfs.h"
 
@@ -409,6 +410,39 @@ static void busy_itimer(void **state)
 	unlink(path);
 }
 
+/* Every third completion interrupted, every fifth cancelled, as a busy
+ * interval timer makes the kernel do now and then: the writes go again. */
+static int interrupt_some(int res)
+{
+	static unsigned int n;
+
+	n++;
+	return res < 0 ? res : n % 5 == 0 ? -ECANCELED : n % 3 == 0 ? -EINTR : res;
+}
+
+static void interrupted_completions(void **state)
+{
+	struct prealloc_options o = { .size = sizeof(o), .request_bytes = MiB };
+	struct prealloc_report r = { .size = sizeof(r) };
+	struct prealloc_census cs = { .size = sizeof(cs) };
+	char path[256];
+	int fd = open(tfs_path(&t, "interrupted", path, sizeof(path)),
+		      O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	int ret;
+
+	(void)state;
+	assert_true(fd >= 0);
+	pa_uring_set_cqe_hook(interrupt_some);
+	ret = prealloc_file_ex(fd, 0, 64 * MiB, &o, &r);
+	pa_uring_set_cqe_hook(NULL);
+	assert_int_equal(ret, 0);
+	assert_int_equal(r.bytes_by_method[PREALLOC_METHOD_URING], 64 * MiB);
+	assert_int_equal(prealloc_verify(fd, 0, 64 * MiB, &cs), 0);
+	assert_int_equal(cs.written_bytes, 64 * MiB);
+	close(fd);
+	unlink(path);
+}
+
 /* request_bytes = 2^63 for 8 KiB must not map a 1 GiB buffer. */
 static int huge_request(void)
 {
@@ -509,6 +543,7 @@ int main(void)
 		cmocka_unit_test(dup2_mid_call),
 		cmocka_unit_test(request_sized_to_work),
 		cmocka_unit_test(busy_itimer),
+		cmocka_unit_test(interrupted_completions),
 		cmocka_unit_test(subpage_requests),
 	};
 
