@@ -150,8 +150,9 @@ struct prealloc_ctx;
  *	method is used alone: if the storage refuses it the call fails with
  *	-EOPNOTSUPP instead of falling back.
  * @queue_depth: io_uring writes in flight; 0 for the default.
- * @request_bytes: bytes per io_uring write (a multiple of the direct-I/O
- *	alignment is used); 0 for the default.
+ * @request_bytes: bytes per io_uring write (rounded down to whole pages
+ *	and the direct-I/O alignment, at least one page, at most what the call
+ *	writes); 0 for the default.
  * @progress: optional &prealloc_progress_fn.
  * @progress_data: passed to @progress.
  * @max_rate: hard cap on the zeroing rate in bytes per second; 0 for none.
