@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <inttypes.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
@@ -159,13 +160,24 @@ static void signatures(int fd, char *buf, size_t len)
 	prealloc_probe_free(p);
 }
 
+/* What a failed call left: with --zero-data, zeroed data stays zeroed. */
+static const char *after_failure(const struct run_args *a, const struct prealloc_report *r,
+				 char *buf, size_t len)
+{
+	if (!(a->o.flags & PREALLOC_ZERO_DATA) || !r->bytes_zeroed)
+		return "the file is as it was";
+	snprintf(buf, len, "size and allocation are as they were, but %" PRIu64 " bytes of the "
+		 "range were zeroed before the failure (data among them is lost)", r->bytes_zeroed);
+	return buf;
+}
+
 /* Say why, in the words of this tool, for the errors a person can act on;
  * the report names the step that failed, so nothing is guessed. */
 static void explain(const char *path, int fd, int err, const struct run_args *a,
 		    const struct prealloc_report *r)
 {
 	const char *step = prealloc_step_name(r->failed_step);
-	char sig[128], sz[32];
+	char sig[128], sz[32], left[160];
 
 	if (r->failed_step == PREALLOC_STEP_REQUEST && err == EINVAL &&
 	    !(a->o.flags & PREALLOC_ZERO_DATA)) {
@@ -184,14 +196,15 @@ static void explain(const char *path, int fd, int err, const struct run_args *a,
 	} else if (err == EOPNOTSUPP && a->o.method) {
 		cli_fail(path, err, "method %s is not possible here", prealloc_method_name(a->o.method));
 	} else if (err == ECANCELED) {
-		cli_fail(path, err, "cancelled; the file is as it was");
+		cli_fail(path, err, "cancelled; %s", after_failure(a, r, left, sizeof(left)));
 	} else if (err == ENOSPC) {
-		cli_fail(path, err, "out of space at step %s", step);
+		cli_fail(path, err, "out of space at step %s; %s", step,
+			 after_failure(a, r, left, sizeof(left)));
 	} else if (r->failed_method) {
-		cli_fail(path, err, "step %s with method %s", step,
-			 prealloc_method_name(r->failed_method));
+		cli_fail(path, err, "step %s with method %s; %s", step,
+			 prealloc_method_name(r->failed_method), after_failure(a, r, left, sizeof(left)));
 	} else if (r->failed_step) {
-		cli_fail(path, err, "step %s", step);
+		cli_fail(path, err, "step %s; %s", step, after_failure(a, r, left, sizeof(left)));
 	} else {
 		cli_fail(path, err, NULL);
 	}
@@ -214,6 +227,7 @@ static void print_text(const char *path, const struct run_args *a, const struct 
 	       cli_human_size(r->bytes_kept, k, sizeof(k)),
 	       cli_human_size(r->bytes_reserved, res, sizeof(res)),
 	       r->written ? "written" : r->cow ? "copy-on-write: not written" :
+	       r->bytes_unknown ? "written state unknown (no FIEMAP)" :
 	       "not fully written", (double)r->elapsed_ns / 1e9);
 }
 
@@ -249,6 +263,7 @@ static void print_json(const char *path, const struct run_args *a,
 	json_object_object_add(o, "bytes_zeroed", json_object_new_uint64(r->bytes_zeroed));
 	json_object_object_add(o, "bytes_kept", json_object_new_uint64(r->bytes_kept));
 	json_object_object_add(o, "bytes_reserved", json_object_new_uint64(r->bytes_reserved));
+	json_object_object_add(o, "bytes_unknown", json_object_new_uint64(r->bytes_unknown));
 	json_object_object_add(o, "written", json_object_new_boolean(r->written));
 	json_object_object_add(o, "cow", json_object_new_boolean(r->cow));
 	json_object_object_add(o, "seconds", json_object_new_double((double)r->elapsed_ns / 1e9));
