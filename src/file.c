@@ -19,6 +19,8 @@
 #include "undo.h"
 
 #define WZ_CHUNK (1ull << 30)	/* progress and cancelling granularity */
+/* Smallest aligned middle worth a direct write (tests/bench, fragmented). */
+#define DIRECT_MIN (256ull << 10)
 
 struct file_job {
 	struct pa_call *c;
@@ -153,17 +155,20 @@ static int zero_each(struct file_job *j, int (*zero)(struct pa_call *, uint64_t,
 	return 0;
 }
 
-/* The @a-aligned middle of segment @s, or false if it has none. */
-static bool middle(const struct pa_seg *s, uint64_t a, struct pa_range *ret)
+/*
+ * The @a-aligned middle of segment @s, or false if it has none of at least
+ * @min bytes (then the whole segment is written buffered).
+ */
+static bool middle(const struct pa_seg *s, uint64_t a, uint64_t min, struct pa_range *ret)
 {
 	uint64_t ms = PA_ROUND_UP(s->start, a), me = PA_ROUND_DOWN(s->start + s->len, a);
 
 	*ret = (struct pa_range){ ms, me > ms ? me - ms : 0 };
-	return me > ms;
+	return me > ms && me - ms >= min;
 }
 
 /* pwrite() zeros to what middle() leaves of each zeroed segment. */
-static int write_edges(struct file_job *j, uint64_t a)
+static int write_edges(struct file_job *j, uint64_t a, uint64_t min)
 {
 	int ret = 0;
 
@@ -174,7 +179,7 @@ static int write_edges(struct file_job *j, uint64_t a)
 
 		if (!seg_zeroed(j, s))
 			continue;
-		if (!middle(s, a, &m))
+		if (!middle(s, a, min, &m))
 			ret = pa_zero_buffered(j->c, s->start, s->len);
 		else if (!(ret = pa_zero_buffered(j->c, s->start, m.start - s->start)))
 			ret = pa_zero_buffered(j->c, m.start + m.len, end - m.start - m.len);
@@ -184,31 +189,37 @@ static int write_edges(struct file_job *j, uint64_t a)
 
 /*
  * Methods that need whole aligned blocks: the kernel flag (ext4 leaves
- * partial blocks unwritten) and io_uring direct writes (also aligned to
- * the filesystem block, which keeps buffered and direct writes out of each
- * other's blocks).  The middles go first, so a refused method has written
- * nothing; the unaligned edges follow with pwrite().
+ * partial blocks unwritten) and io_uring direct writes.  Direct writes are
+ * also aligned to the page (pa_direct_align()) and the filesystem block, so
+ * buffered and direct writes of one call never share a page.  Unless uring
+ * is forced, a segment whose middle is smaller than DIRECT_MIN goes buffered
+ * whole: on a fragmented file one small direct write per hole costs far
+ * more than the page cache does.
+ * The middles go first, so a refused method has written nothing; the
+ * rest follows with pwrite().
  */
 static int run_aligned(struct file_job *j, unsigned int m)
 {
 	struct pa_call *c = j->c;
 	const struct pa_caps *caps = c->target.caps;
+	uint64_t a = j->bs, min = 1;
 	struct pa_range *mid;
-	uint64_t a = j->bs;
 	size_t n = 0;
 	int ret = 0;
 
 	if (m == PREALLOC_METHOD_URING) {
 		ret = pa_open_direct(c, caps ? caps->logical_block_size : 512);
 		if (ret)
-			return ret == -EINVAL ? -EOPNOTSUPP : ret;
-		a = PA_MAX((uint64_t)c->dio_align, j->bs);
+			return ret;
+		a = PA_MAX(pa_direct_align(c), j->bs);
+		if (c->opts.method == PREALLOC_METHOD_AUTO)
+			min = DIRECT_MIN;
 	}
 	mid = calloc(j->segs.n ? j->segs.n : 1, sizeof(*mid));
 	if (!mid)
 		return -ENOMEM;
 	for (size_t i = 0; i < j->segs.n; i++)
-		if (seg_zeroed(j, &j->segs.v[i]) && middle(&j->segs.v[i], a, &mid[n]))
+		if (seg_zeroed(j, &j->segs.v[i]) && middle(&j->segs.v[i], a, min, &mid[n]))
 			n++;
 	j->touched = true;
 	if (m == PREALLOC_METHOD_URING)
@@ -216,7 +227,7 @@ static int run_aligned(struct file_job *j, unsigned int m)
 	for (size_t i = 0; i < n && !ret && m == PREALLOC_METHOD_WRITE_ZEROES; i++)
 		ret = pa_zero_write_zeroes(c, mid[i].start, mid[i].len, WZ_CHUNK);
 	if (!ret)
-		ret = write_edges(j, a);
+		ret = write_edges(j, a, min);
 	free(mid);
 	return ret;
 }
