@@ -312,14 +312,17 @@ static bool inline_data(const struct file_job *j)
 /*
  * Bytes of EOF segment @i inside the old last block when this call wrote
  * that block's part inside EOF: extent state is per block, so the tail
- * beyond EOF is written zeros now too, whatever it was before.
+ * beyond EOF is written zeros now too, whatever it was before (as FIEMAP,
+ * and so prealloc_verify(), will say).
  */
 static uint64_t eof_tail_written(const struct file_job *j, size_t i)
 {
 	const struct pa_seg *s = &j->segs.v[i], *prev = i ? &j->segs.v[i - 1] : NULL;
 	uint64_t blk_end = PA_ROUND_UP(j->old_size, j->bs);
 
-	if (!prev || s->start != j->old_size || prev->start + prev->len != s->start ||
+	/* Without FIEMAP nothing beyond EOF shows as written (SEEK_DATA). */
+	if (!j->fiemap || !prev || s->start != j->old_size ||
+	    prev->start + prev->len != s->start ||
 	    !seg_zeroed(j, prev))
 		return 0;
 	return PA_MIN(s->len, blk_end - s->start);
