@@ -18,6 +18,7 @@
 
 #include "caps.h"
 #include "plan.h"
+#include "reopen.h"
 
 /* What is known about an open target before planning (src/target.c). */
 struct pa_target {
@@ -90,18 +91,20 @@ static inline void pa_step(struct pa_call *c, uint32_t step, uint32_t method)
  * if it asks to stop. */
 int pa_advance(struct pa_call *c, unsigned int method, uint64_t bytes);
 
+/* Does @err say the method cannot work here, so the next one should try
+ * (src/exec.c)?  The one definition for files and block devices. */
+bool pa_refused(int err);
+
+/* Run @method over the target's work; @job is the caller's state. */
+typedef int (*pa_method_fn)(void *job, unsigned int method);
+
+/* Try @p's methods in order through @run, falling back on a refusal when
+ * the caller forced no method.  The last method's result. */
+int pa_run_plan(struct pa_call *c, const struct pa_plan *p, pa_method_fn run, void *job);
+
 /* Note that @method was refused here (EOPNOTSUPP) before falling back: in
  * the report, and for write-zeroes in the per-(device, fs) memory. */
 void pa_method_refused(struct pa_call *c, unsigned int method);
-
-/* Is @fd the file @st describes (same st_dev and st_ino)? */
-bool pa_same_file(int fd, const struct stat *st);
-
-/* The file @fd refers to, opened anew with @flags (O_CLOEXEC added) through
- * /proc/self/fd and checked to be the file @st describes (src/reopen.c).
- * The new descriptor, or -errno: -ENOENT (no /proc), -EACCES (the file's
- * mode forbids it), -ESTALE (not the same file), ... */
-int pa_reopen(int fd, const struct stat *st, int flags);
 
 /* Direct writes never cover less than a page: a direct write into a page
  * that the page cache also holds (a sub-page block written buffered by the

@@ -232,8 +232,19 @@ static int run_aligned(struct file_job *j, unsigned int m)
 	return ret;
 }
 
-static int run_method(struct file_job *j, unsigned int m)
+static int run_method(void *job, unsigned int m)
 {
+	struct file_job *j = job;
+
+	/* Write-zeroes allocates by itself; the writes need the room.  Without
+	 * fallocate the writes still allocate; ENOSPC then comes from a write
+	 * and is undone like any failure. */
+	if ((m == PREALLOC_METHOD_URING || m == PREALLOC_METHOD_BUFFERED) && !j->reserved) {
+		int ret = reserve(j);
+
+		if (ret && !pa_refused(ret))
+			return ret;
+	}
 	switch (m) {
 	case PREALLOC_METHOD_WRITE_ZEROES:
 	case PREALLOC_METHOD_URING:
@@ -268,36 +279,16 @@ static int check_forced(struct file_job *j, const struct pa_plan *plan)
 	return ret == -EINVAL ? -EOPNOTSUPP : ret;
 }
 
-/* Try the plan's methods in order; EOPNOTSUPP moves on to the next. */
 static int run_plan(struct file_job *j, const struct pa_plan *plan)
 {
-	struct pa_call *c = j->c;
-	int ret = -EOPNOTSUPP;
-
 	/* Keep-size beyond EOF is reserved whatever writes the rest. */
 	if (plan->reserve || (keep_size(j) && j->end > j->old_size)) {
-		ret = reserve(j);
-		/* Without fallocate the writes still allocate; ENOSPC then
-		 * comes from a write and is undone like any failure. */
-		if (ret && ret != -EOPNOTSUPP)
-			return ret;
-	}
-	for (unsigned int i = 0; i < plan->n; i++) {
-		unsigned int m = plan->methods[i];
+		int ret = reserve(j);
 
-		/* Write-zeroes allocates by itself; the others need the room. */
-		if (i > 0 && m != PREALLOC_METHOD_ALLOCATE && !j->reserved) {
-			ret = reserve(j);
-			if (ret && ret != -EOPNOTSUPP)
-				return ret;
-		}
-		pa_step(c, PREALLOC_STEP_ZERO, m);
-		ret = run_method(j, m);
-		if (ret != -EOPNOTSUPP || c->opts.method != PREALLOC_METHOD_AUTO)
+		if (ret && !pa_refused(ret))
 			return ret;
-		pa_method_refused(c, m);
 	}
-	return ret;
+	return pa_run_plan(j->c, plan, run_method, j);
 }
 
 /* ext4 inline data (the inode holds the bytes): only buffered writes. */

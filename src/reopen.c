@@ -13,7 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "engine.h"
+#include "reopen.h"
 
 bool pa_same_file(int fd, const struct stat *st)
 {
@@ -24,9 +24,15 @@ bool pa_same_file(int fd, const struct stat *st)
 
 int pa_reopen(int fd, const struct stat *st, int flags)
 {
+	struct stat own;
 	char path[32];
 	int nfd;
 
+	if (!st) {
+		if (fstat(fd, &own) < 0)
+			return -errno;
+		st = &own;
+	}
 	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
 	nfd = open(path, flags | O_CLOEXEC | O_NOCTTY);
 	if (nfd < 0)
