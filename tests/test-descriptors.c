@@ -3,7 +3,8 @@
  * The caller's descriptor, whatever it is, and an environment that refuses
  * the fast ways: the call still succeeds wherever a slower method works.
  *
- * - no /proc (a mount namespace without it): nothing can be reopened;
+ * - no /proc (a mount namespace without it): nothing can be reopened through
+ *   it (block devices are claimed through their /dev node instead);
  * - a non-root caller holding O_RDWR on a 0444 file: reopening is refused;
  * - O_APPEND, O_DIRECT, O_DSYNC descriptors in both cases;
  * - io_uring rings refused (unprivileged, RLIMIT_MEMLOCK 0);
@@ -218,6 +219,36 @@ static void no_proc(void **state)
 	bad |= wronly_direct();
 	assert_int_equal(umount2("/proc", MNT_DETACH), 0);
 	assert_int_equal(bad, 0);
+}
+
+/* A block device without /proc: claimed and checked for signatures through
+ * its /dev node (found by sysfs), zeroed, and nothing beyond the range. */
+static void no_proc_blockdev(void **state)
+{
+	struct tfs d = { 0 };
+	uint8_t buf[8192], ones[8192];
+	int fd, ret;
+
+	(void)state;
+	if (tfs_loop(&d, 16, false))
+		skip();
+	fd = open(d.dev, O_RDWR | O_CLOEXEC);
+	assert_true(fd >= 0);
+	memset(ones, 0x5a, sizeof(ones));
+	assert_int_equal(pwrite(fd, ones, sizeof(ones), 0), sizeof(ones));
+	assert_int_equal(pwrite(fd, ones, sizeof(ones), 4 * MiB), sizeof(ones));
+	assert_int_equal(fsync(fd), 0);
+	assert_int_equal(mount("none", "/proc", "tmpfs", 0, "size=1m"), 0);
+	ret = prealloc_file(fd, 0, 4 * MiB, PREALLOC_ZERO_DATA);
+	assert_int_equal(umount2("/proc", MNT_DETACH), 0);
+	assert_int_equal(ret, 0);
+	assert_int_equal(pread(fd, buf, sizeof(buf), 0), sizeof(buf));
+	for (size_t i = 0; i < sizeof(buf); i++)
+		assert_int_equal(buf[i], 0);
+	assert_int_equal(pread(fd, buf, sizeof(buf), 4 * MiB), sizeof(buf));
+	assert_memory_equal(buf, ones, sizeof(buf));
+	close(fd);
+	tfs_destroy(&d);
 }
 
 /* The library's first call in a process opens what it keeps for later
@@ -537,6 +568,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(no_proc),
+		cmocka_unit_test(no_proc_blockdev),
 		cmocka_unit_test(reopen_checked),
 		cmocka_unit_test(unprivileged_readonly_file),
 		cmocka_unit_test(uring_setup_enomem),
