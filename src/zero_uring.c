@@ -55,7 +55,12 @@ static void prep(struct writer *w, unsigned int s)
 					  p->start, 0);
 	else
 		io_uring_prep_write(sqe, w->c->dfd, w->buf, (unsigned int)p->len, p->start);
-	sqe->rw_flags = w->c->dio_rwf;
+	/* Only when needed: the prep helpers clear it, and the SQ ring is
+	 * mapped by liburing's own syscalls, which ThreadSanitizer cannot
+	 * see, so a store here into a ring reused at the same address by
+	 * another thread looks like a race. */
+	if (w->c->dio_rwf)
+		sqe->rw_flags = w->c->dio_rwf;
 	io_uring_sqe_set_data64(sqe, s);
 	w->inflight++;
 }
