@@ -29,7 +29,8 @@ static void usage(FILE *f)
 	fputs("Usage:\n"
 	      "  prealloc run [--offset N] --length N [--keep-size] [--zero-data] [--force]\n"
 	      "               [--no-sync] [--method auto|write-zeroes|zeroout|uring|buffered|allocate]\n"
-	      "               [--queue-depth N] [--request-size N] [--progress] [--json] PATH\n"
+	      "               [--queue-depth N] [--request-size N] [--background] [--rate N]\n"
+	      "               [--progress] [--json] PATH\n"
 	      "  prealloc verify [--offset N] [--length N] [--json] PATH\n"
 	      "  prealloc probe [--json] PATH\n"
 	      "  prealloc --version\n"
@@ -99,6 +100,8 @@ static int parse_run(int argc, char **argv, struct run_args *a)
 		{ "request-size", required_argument, NULL, 'r' },
 		{ "progress", no_argument, NULL, 'p' },
 		{ "json", no_argument, NULL, 'j' },
+		{ "background", no_argument, NULL, 'b' },
+		{ "rate", required_argument, NULL, 'R' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
@@ -106,7 +109,7 @@ static int parse_run(int argc, char **argv, struct run_args *a)
 	int c, m;
 
 	a->o.size = sizeof(a->o);
-	while ((c = getopt_long(argc, argv, "o:l:kzfnm:q:r:pjh", lopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "o:l:kzfnm:q:r:pjbR:h", lopts, NULL)) != -1) {
 		switch (c) {
 		case 'o':
 			if (cli_parse_size(optarg, &a->offset))
@@ -139,6 +142,11 @@ static int parse_run(int argc, char **argv, struct run_args *a)
 			break;
 		case 'p': a->progress = true; break;
 		case 'j': a->json = true; break;
+		case 'b': a->o.flags |= PREALLOC_BACKGROUND; break;
+		case 'R':
+			if (cli_parse_size(optarg, &a->o.max_rate) || !a->o.max_rate)
+				return bad_usage("bad rate (bytes per second)", optarg);
+			break;
 		case 'h': usage(stdout); exit(0);
 		default: usage(stderr); return EXIT_USAGE;
 		}
@@ -177,6 +185,9 @@ static void explain(const char *path, int fd, int err, const struct run_args *a)
 	else
 		cli_fail(path, err, NULL);
 }
+
+/* enum prealloc_background, bit by bit. */
+static const char *const bg_names[] = { "paced", "idle-ioprio", "adapted" };
 
 static void print_run(const char *path, const struct run_args *a,
 		      const struct prealloc_report *r, int err)
@@ -219,6 +230,12 @@ static void print_run(const char *path, const struct run_args *a,
 	json_bool(&j, "written", r->written);
 	json_bool(&j, "cow", r->cow);
 	json_double(&j, "seconds", (double)r->elapsed_ns / 1e9);
+	json_u64(&j, "bytes_per_sec", r->bytes_per_sec);
+	json_array(&j, "background");
+	for (unsigned int i = 0; i < sizeof(bg_names) / sizeof(bg_names[0]); i++)
+		if (r->background & (1u << i))
+			json_str(&j, NULL, bg_names[i]);
+	json_array_end(&j);
 	json_end(&j);
 }
 

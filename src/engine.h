@@ -17,6 +17,7 @@
 #define PA_DEFAULT_REQUEST	(4u << 20)
 
 #include "caps.h"
+#include "pace.h"
 #include "plan.h"
 
 /* What is known about an open target before planning (src/target.c). */
@@ -54,7 +55,12 @@ struct pa_call {
 	struct prealloc_report rep;	/* full-size; copied out at the end */
 	uint64_t done;			/* progress */
 	uint64_t total;
+	struct pa_pace pace;		/* background mode and max_rate (src/pace.c) */
 };
+
+/* Copy and check the caller's size-prefixed options (unknown flags, method);
+ * zero fields are left zero (defaults are the engine's).  0 or -errno. */
+int pa_options_copy(const struct prealloc_options *opts, struct prealloc_options *o);
 
 /* Count @bytes done by @method and call the progress callback: -ECANCELED
  * if it asks to stop. */

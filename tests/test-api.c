@@ -52,6 +52,8 @@ AT(struct prealloc_report, elapsed_ns, 40);
 AT(struct prealloc_report, bytes_by_method, 48);
 _Static_assert(sizeof(((struct prealloc_report *)0)->bytes_by_method) == 16 * 8,
 	       "bytes_by_method never grows");
+AT(struct prealloc_report, background, 176);
+AT(struct prealloc_report, bytes_per_sec, 184);
 AT(struct prealloc_census, size, 0);
 AT(struct prealloc_census, fiemap, 4);
 AT(struct prealloc_census, written_bytes, 8);
