@@ -36,10 +36,9 @@ struct prealloc_async {
 static int progress(uint64_t done, uint64_t total, void *data)
 {
 	struct prealloc_async *h = data;
+	int ret = h->user_progress ? h->user_progress(done, total, h->user_data) : 0;
 
-	if (atomic_load_explicit(&h->cancel, memory_order_relaxed))
-		return 1;
-	return h->user_progress ? h->user_progress(done, total, h->user_data) : 0;
+	return ret || atomic_load_explicit(&h->cancel, memory_order_relaxed);
 }
 
 static void *worker(void *arg)
