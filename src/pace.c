@@ -252,7 +252,8 @@ void pa_pace_done(struct pa_pace *p, uint64_t bytes, uint64_t lat_ns)
 	if (win < WINDOW_NS)
 		return;
 	p->tput = (uint64_t)((double)p->win_bytes * NS / (double)win);
-	if (!p->busy)
+	/* The best seen alone; the first window if others were there from the start. */
+	if (!p->busy || !p->peak)
 		p->peak = PA_MAX(p->peak, p->tput);
 	p->busy = others_active(p, win);
 	/* The latency is the only signal where the device has no counters. */
