@@ -42,10 +42,14 @@ extern "C" {
  *	&prealloc_options.max_rate for a hard cap).  Writes are 1 MiB with 2 in
  *	flight (unless &prealloc_options says otherwise), offloaded zeroing goes
  *	in 16 MiB calls, io_uring writes carry IOPRIO_CLASS_IDLE where the
- *	device's scheduler honours it (mq-deadline, bfq), and the rate adapts:
- *	halved when the library's own requests take longer than on the quiet
- *	device, raised again when they do not, so an idle device is used at
- *	nearly full speed.  &prealloc_report.background says what applied.
+ *	device's scheduler honours it (mq-deadline, bfq), and the rate adapts
+ *	every 50 ms: while the device serves other I/O (its sysfs counters show
+ *	reads, flushes or writes beyond the library's; where it has none, the
+ *	library's own requests taking 4 times longer than on the quiet device)
+ *	the rate is halved, down to a tenth of the best throughput seen so the
+ *	work still ends, and requests shrink to 256 KiB, one at a time; while it
+ *	does not, the rate climbs back, so an idle device is used at nearly full
+ *	speed.  &prealloc_report.background says what applied.
  */
 enum prealloc_flags {
 	PREALLOC_KEEP_SIZE = 1u << 0,

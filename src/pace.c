@@ -42,7 +42,7 @@
 #define WARMUP		4		/* full requests timed before the latency counts */
 #define LAT_FACTOR	4		/* latency growth that means contention */
 #define FOREIGN_IOPS	40		/* others' requests/s we ignore (journal, atime) */
-#define FLOOR_SHARE	32		/* lowest rate: peak / FLOOR_SHARE */
+#define FLOOR_SHARE	10		/* lowest rate: peak / FLOOR_SHARE */
 #define GROW_SHARE	8		/* increase per window: peak / GROW_SHARE */
 
 /* Read @name ("queue/scheduler", "stat", ...) of device @dev into @buf;
@@ -168,16 +168,26 @@ uint16_t pa_pace_ioprio(struct pa_pace *p)
 	return IOPRIO_PRIO_VALUE(IOPRIO_CLASS_IDLE, 0);
 }
 
+/* Bytes the cap allows in one window: a request never holds more, so the
+ * first one (sent without waiting) cannot beat the cap by much. */
+static uint64_t cap_bytes(const struct pa_pace *p, uint64_t align)
+{
+	uint64_t b = p->cap ? (uint64_t)((double)p->cap * WINDOW_NS / NS) : UINT64_MAX;
+
+	return PA_MAX(PA_ROUND_DOWN(b, align), align);
+}
+
 uint64_t pa_pace_request(const struct pa_pace *p, uint64_t req, uint32_t align)
 {
-	uint64_t small = PA_MAX(PA_ROUND_DOWN((uint64_t)PA_BG_BUSY_REQUEST, align), align);
-
-	return p->busy ? PA_MIN(req, small) : req;
+	if (p->busy)
+		req = PA_MIN(req, PA_MAX(PA_ROUND_DOWN((uint64_t)PA_BG_BUSY_REQUEST, align), align));
+	return p->cap ? PA_MIN(req, cap_bytes(p, align)) : req;
 }
 
 uint64_t pa_pace_chunk(const struct pa_pace *p, uint64_t chunk)
 {
-	return p->on ? PA_MIN(chunk, PA_BG_CHUNK) : chunk;
+	/* 1 MiB is a multiple of any block size the chunk must respect. */
+	return p->on ? PA_MIN(chunk, PA_MIN(PA_BG_CHUNK, cap_bytes(p, MIB))) : chunk;
 }
 
 /*

@@ -63,10 +63,11 @@ void pa_pace_done(struct pa_pace *p, uint64_t bytes, uint64_t lat_ns);
 uint16_t pa_pace_ioprio(struct pa_pace *p);
 
 /* Bytes for the next io_uring write: @req, less while the device is busy
- * with others (a multiple of @align). */
+ * with others or when a cap allows less per window (a multiple of @align). */
 uint64_t pa_pace_request(const struct pa_pace *p, uint64_t req, uint32_t align);
 
-/* Bytes per call for chunked synchronous methods: @chunk, or less when paced. */
+/* Bytes per call for chunked synchronous methods: @chunk, or less when
+ * paced (a multiple of 1 MiB, or @chunk). */
 uint64_t pa_pace_chunk(const struct pa_pace *p, uint64_t chunk);
 
 /* Run one synchronous request of @bytes under the pacer: wait, send, time. */

@@ -237,6 +237,42 @@ static void rate_cap(void **state)
 	unlink(path);
 }
 
+/* A raw device: BLKZEROOUT in chunks, under the same cap. */
+static void blockdev_rate_cap(void **state)
+{
+	const uint64_t len = 64 * MiB, rate = 32 * MiB;
+	struct prealloc_options o = {
+		.size = sizeof(o), .max_rate = rate,
+		.flags = PREALLOC_ZERO_DATA | PREALLOC_FORCE | PREALLOC_BACKGROUND,
+	};
+	struct prealloc_report r = { .size = sizeof(r) };
+	struct tfs t = { 0 };
+	uint8_t *buf = malloc(len), *zero = calloc(1, len);
+	double t0, el;
+	int fd;
+
+	(void)state;
+	assert_int_equal(tfs_loop(&t, 64, true), 0);
+	fd = open(t.dev, O_RDWR | O_CLOEXEC);
+	assert_true(fd >= 0);
+	assert_int_equal(tc_write_pattern(fd, NULL, 5, 0, len), 0);
+	assert_int_equal(fsync(fd), 0);
+	t0 = now_s();
+	assert_int_equal(prealloc_file_ex(fd, 0, len, &o, &r), 0);
+	el = now_s() - t0;
+	print_message("blockdev: %" PRIu64 " MiB by %s at cap %" PRIu64 " MiB/s: %.2f s\n",
+		      len / MiB, prealloc_method_name(r.method), rate / MiB, el);
+	assert_true(el >= 0.9 * (double)len / (double)rate);
+	assert_true(el <= 60);
+	assert_int_equal(pread(fd, buf, len, 0), (ssize_t)len);
+	assert_memory_equal(buf, zero, len);
+	assert_true(r.background & PREALLOC_BG_PACED);
+	close(fd);
+	tfs_destroy(&t);
+	free(buf);
+	free(zero);
+}
+
 static void bad_input(void **state)
 {
 	struct prealloc_options o = { .size = sizeof(o), .flags = 1u << 30 };
@@ -304,9 +340,13 @@ int main(void)
 		cmocka_unit_test(async_free_running),
 		cmocka_unit_test(rate_cap),
 	};
+	const struct CMUnitTest dev_tests[] = {
+		cmocka_unit_test(blockdev_rate_cap),
+	};
 	int failed = 0;
 
 	tfs_enter();
+	failed += cmocka_run_group_tests_name("blockdev", dev_tests, NULL, NULL);
 	for (size_t i = 0; i < sizeof(types) / sizeof(types[0]); i++) {
 		void *st = (void *)types[i];
 
