@@ -154,12 +154,14 @@ def ratios(runs, name, key, ref_name='none'):
 def section_background(b, fs, res, log, rotated):
     a = b.a
     bench = BgBench(a, fs)
-    names = ['default', 'background'] + ['rate-' + r for r in a.bg_rates] + ['dd', 'ionice-dd']
+    names = [n for n in ['default', 'background'] + ['rate-' + r for r in a.bg_rates] +
+             ['dd', 'ionice-dd'] if not a.bg_contenders or n in a.bg_contenders]
+    jobs = [j for j in FG_JOBS if j in a.bg_jobs]
     # Lay the foreground files out once, written (the case the seeds measure).
     for job, size in (('sync', 512 * MIB), ('bw', GIB)):
         subprocess.run([a.tool, 'run', '--length', str(size), bench.fg[job]], check=True,
                        stdout=subprocess.DEVNULL)
-    out = {job: [] for job in FG_JOBS}
+    out = {job: [] for job in jobs}
     solo = []
     for r in range(a.bg_runs):
         srun = {}
@@ -168,15 +170,15 @@ def section_background(b, fs, res, log, rotated):
             log('  [%s bg solo run %d] %-12s %8.1f MiB/s' % (
                 fs.fstype, r + 1, name, srun[name].get('bg_mib_s', 0)))
         solo.append(srun)
-        for job in FG_JOBS:
+        for job in jobs:
             run = {}
             for name in rotated(['none'] + names, r):
                 run[name] = bench.trial(job, name)
                 if name == 'background':
                     rate = run[name].get('bg_bytes', 0) / max(run[name].get('bg_seconds', 1), 1e-3)
-                    run['fio-rate'] = bench.trial(job, 'fio-rate', rate)
+                    run['fio-rate'] = bench.trial(job, 'fio-rate', rate) if a.bg_fio_rate else {}
                     run['fio-rate']['rate'] = rate
-                for n in [name] + (['fio-rate'] if name == 'background' else []):
+                for n in [name] + (['fio-rate'] if name == 'background' and a.bg_fio_rate else []):
                     s = run[n]
                     log('  [%s bg %s run %d] %-12s iops %6.0f MiB/s %7.1f p99 %7.0f p99.9 %7.0f'
                         ' us  bg %7.1f MiB/s' % (fs.fstype, job, r + 1, n, s.get('iops', 0),
@@ -184,7 +186,7 @@ def section_background(b, fs, res, log, rotated):
                                                  s.get('p999_us', 0), s.get('bg_mib_s', 0)))
             out[job].append(run)
     rows = {}
-    for job in FG_JOBS:
+    for job in jobs:
         rows[job] = {}
         for name in ['none'] + names + ['fio-rate']:
             row = {k: ratios(out[job], name, k) for k in
@@ -201,7 +203,8 @@ def section_background(b, fs, res, log, rotated):
                         x[name].get('bg_mib_s') is not None:
                     v.append(x[name]['bg_mib_s'] / s[solo_name]['bg_mib_s'])
             row['bg_x_solo'] = statistics.median(v) if v else None
-            rows[job][name] = row
+            if ok:
+                rows[job][name] = row
     solo_rows = {}
     for name in names:
         v = [s[name]['bg_mib_s'] for s in solo if s.get(name, {}).get('bg_mib_s')]
@@ -229,6 +232,8 @@ def report_background(bg, table):
               '']
     for job, title in (('sync', '4 KiB O_DIRECT random overwrite + fdatasync (QD 1)'),
                        ('bw', '1 MiB O_DIRECT sequential overwrite (io_uring QD 4)')):
+        if job not in bg['rows']:
+            continue
         rows = bg['rows'][job]
         hdr = ['contender', 'fg IOPS ×', 'fg MiB/s ×', 'fg p99 ×', 'fg p99.9 ×']
         if job == 'sync':
@@ -253,7 +258,7 @@ def report_background(bg, table):
 
 
 def targets_background(fstype, bg):
-    rows = bg['rows']['sync']
+    rows = bg['rows'].get('sync', {})
     b = rows.get('background', {})
     checks = [('fg IOPS >= 0.9x', b.get('iops'), lambda v: v >= 0.9),
               ('fg p99 <= 1.5x', b.get('p99_us'), lambda v: v <= 1.5),
@@ -264,10 +269,12 @@ def targets_background(fstype, bg):
     out = ['- %s, background beside the fdatasync foreground: %s: %s %s' % (
         fstype, name, _f(v), 'PASS' if v is not None and ok(v) else 'MISS')
         for name, v, ok in checks]
-    for job in FG_JOBS:
+    for job in bg['rows']:
         b = bg['rows'][job].get('background', {})
         for other in ('fio-rate', 'ionice-dd'):
-            o = bg['rows'][job].get(other, {})
+            o = bg['rows'][job].get(other)
+            if not o or not b:
+                continue
             better = all(b.get(k) is not None and o.get(k) is not None and
                          (b[k] >= o[k] if k in ('iops', 'mib_s') else b[k] <= o[k])
                          for k in ('iops', 'mib_s', 'p99_us', 'p999_us'))

@@ -587,6 +587,11 @@ def parse_args():
     p.add_argument('--bg-delay', type=float, default=1, help='contender start, s into it')
     p.add_argument('--bg-rates', default='64M,256M', help='prealloc --rate contenders')
     p.add_argument('--bg-runs', type=int, default=3)
+    p.add_argument('--bg-jobs', default='sync,bw', help='foreground jobs: sync,bw')
+    p.add_argument('--bg-contenders', default='',
+                   help='only these (default, background, rate-N, dd, ionice-dd)')
+    p.add_argument('--bg-no-fio-rate', dest='bg_fio_rate', action='store_false',
+                   help='skip fio --rate beside background')
     p.add_argument('--json', default='bench.json', help='write all results here')
     p.add_argument('--md', help='also write the markdown report here')
     a = p.parse_args()
@@ -594,6 +599,8 @@ def parse_args():
     a.tool = os.path.abspath(a.tool)
     a.bg_size = parse_size(a.bg_size)
     a.bg_rates = a.bg_rates.split(',') if a.bg_rates else []
+    a.bg_jobs = a.bg_jobs.split(',')
+    a.bg_contenders = a.bg_contenders.split(',') if a.bg_contenders else []
     a.json = os.path.abspath(a.json)
     a.md = os.path.abspath(a.md) if a.md else None
     a.size = parse_size(a.size)
