@@ -42,7 +42,7 @@
 #define WARMUP		4		/* full requests timed before the latency counts */
 #define LAT_FACTOR	4		/* latency growth that means contention */
 #define FOREIGN_IOPS	40		/* others' requests/s we ignore (journal, atime) */
-#define FLOOR_SHARE	8		/* lowest rate: peak / FLOOR_SHARE */
+#define FLOOR_SHARE	5		/* lowest rate: peak / FLOOR_SHARE */
 #define GROW_SHARE	8		/* increase per window: peak / GROW_SHARE */
 
 /* Read @name ("queue/scheduler", "stat", ...) of device @dev into @buf;

@@ -19,7 +19,8 @@ end of the foreground, whichever comes first; a contender still running then
 is killed.  Its solo throughput is measured the same way with no foreground
 (window --bg-solo-seconds).  Every run visits every contender (order rotating); the
 figures are medians of per-run ratios to the undisturbed foreground of the
-same run.
+same run (the mean of two undisturbed runs, one first or wherever the
+rotation puts it, one half-way).
 """
 import json
 import os
@@ -142,12 +143,18 @@ class BgBench:
         return res
 
 
-def ratios(runs, name, key, ref_name='none'):
+def reference(run, key):
+    v = [run[n][key] for n in ('none', 'none-2')
+         if run.get(n, {}).get('error') == 0 and run[n].get(key)]
+    return statistics.mean(v) if v else None
+
+
+def ratios(runs, name, key):
     v = []
     for r in runs:
-        s, t = r.get(name, {}), r.get(ref_name, {})
-        if s.get('error') == 0 and t.get('error') == 0 and s.get(key) and t.get(key):
-            v.append(s[key] / t[key])
+        s, t = r.get(name, {}), reference(r, key)
+        if s.get('error') == 0 and s.get(key) and t:
+            v.append(s[key] / t)
     return statistics.median(v) if v else None
 
 
@@ -172,8 +179,12 @@ def section_background(b, fs, res, log, rotated):
         solo.append(srun)
         for job in jobs:
             run = {}
-            for name in rotated(['none'] + names, r):
-                run[name] = bench.trial(job, name)
+            order = rotated(['none'] + names, r)
+            # A second undisturbed run half-way: the reference is their mean,
+            # closer in time to every contender than one run would be.
+            order.insert(len(order) // 2 + 1, 'none-2')
+            for name in order:
+                run[name] = bench.trial(job, 'none' if name == 'none-2' else name)
                 if name == 'background':
                     rate = run[name].get('bg_bytes', 0) / max(run[name].get('bg_seconds', 1), 1e-3)
                     run['fio-rate'] = bench.trial(job, 'fio-rate', rate) if a.bg_fio_rate else {}
@@ -188,7 +199,7 @@ def section_background(b, fs, res, log, rotated):
     rows = {}
     for job in jobs:
         rows[job] = {}
-        for name in ['none'] + names + ['fio-rate']:
+        for name in ['none', 'none-2'] + names + ['fio-rate']:
             row = {k: ratios(out[job], name, k) for k in
                    ('iops', 'mib_s', 'p99_us', 'p999_us', 'sync_p99_us', 'sync_p999_us')}
             ok = [x[name] for x in out[job] if x.get(name, {}).get('error') == 0]
