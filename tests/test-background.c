@@ -95,6 +95,45 @@ static void sync_background(void **state)
 	free(shadow);
 }
 
+static bool set_scheduler(const char *dev, const char *sched)
+{
+	char path[96];
+	FILE *f;
+	bool ok;
+
+	snprintf(path, sizeof(path), "/sys/block/%s/queue/scheduler", strrchr(dev, '/') + 1);
+	f = fopen(path, "w");
+	if (!f)
+		return false;
+	ok = fputs(sched, f) >= 0;
+	return fclose(f) == 0 && ok;
+}
+
+/* Where the scheduler honours priorities the writes go as IOPRIO_CLASS_IDLE
+ * (and the kernel accepts them); on `none` they do not. */
+static void idle_ioprio(void **state)
+{
+	struct prealloc_options o = { .size = sizeof(o), .flags = PREALLOC_BACKGROUND };
+	struct prealloc_report r = { .size = sizeof(r) };
+	uint8_t *shadow = malloc(8 * MiB);
+	int fd = make_file("ioprio", shadow, 8 * MiB);
+
+	(void)state;
+	if (!set_scheduler(fs->dev, "mq-deadline")) {
+		close(fd);
+		free(shadow);
+		skip();
+	}
+	assert_int_equal(prealloc_file_ex(fd, 0, 8 * MiB, &o, &r), 0);
+	assert_true(set_scheduler(fs->dev, "none"));
+	check_done(fd, shadow, 0, 8 * MiB, &r);
+	assert_true(r.background & PREALLOC_BG_IDLE_PRIO);
+	assert_int_equal(prealloc_file_ex(fd, 8 * MiB, 8 * MiB, &o, &r), 0);
+	assert_false(r.background & PREALLOC_BG_IDLE_PRIO);
+	close(fd);
+	free(shadow);
+}
+
 /* The handle's descriptor turns readable; the caller's fd may be closed at
  * once (the library works on its own duplicate). */
 static void async_completes(void **state)
@@ -335,6 +374,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(bad_input),
 		cmocka_unit_test(sync_background),
+		cmocka_unit_test(idle_ioprio),
 		cmocka_unit_test(async_completes),
 		cmocka_unit_test(async_cancel_undoes),
 		cmocka_unit_test(async_free_running),
