@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Messages and argument parsing shared by the tool's commands. */
+/* Messages, sizes and JSON output shared by the tool's commands. */
 #include <ctype.h>
 #include <errno.h>
 #include <stdarg.h>
@@ -25,12 +25,29 @@ void cli_fail(const char *path, int err, const char *fmt, ...)
 	fputc('\n', stderr);
 }
 
+int cli_usage_error(const char *cmd, const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("prealloc: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\nTry 'prealloc %s%s--help' for more information.\n",
+		cmd ? cmd : "", cmd ? " " : "");
+	return EXIT_USAGE;
+}
+
+int cli_exit_code(int err)
+{
+	return err == EOPNOTSUPP ? EXIT_NOTSUPP : EXIT_OPERATIONAL;
+}
+
 int cli_parse_size(const char *s, uint64_t *ret)
 {
 	static const char units[] = "KMGTPE";
-	unsigned long long v = 0;
+	unsigned long long v = 0, base = 1024, mult = 1;
 	const char *p = s, *u;
-	unsigned int shift = 0;
 
 	if (!s || !isdigit((unsigned char)*s))
 		return -EINVAL;
@@ -43,18 +60,40 @@ int cli_parse_size(const char *s, uint64_t *ret)
 		u = strchr(units, toupper((unsigned char)*p));
 		if (!u)
 			return -EINVAL;
-		shift = 10 * (unsigned int)(u - units + 1);
 		p++;
-		/* Accept "M", "MB" and "MiB" alike: all binary. */
-		if (*p == 'i')
+		if (p[0] == 'i' && p[1] == 'B') {
+			p += 2;			/* KiB: binary, like plain K */
+		} else if (p[0] == 'B') {
+			base = 1000;		/* KB: decimal */
 			p++;
-		if (*p == 'B' || *p == 'b')
-			p++;
+		}
 		if (*p)
 			return -EINVAL;
+		for (long i = 0; i <= u - units; i++)
+			mult *= base;
 	}
-	if (shift && v > (~0ull >> shift))
+	if (v > ~0ull / mult)
 		return -ERANGE;
-	*ret = (uint64_t)v << shift;
+	*ret = (uint64_t)(v * mult);
 	return 0;
+}
+
+const char *cli_human_size(uint64_t bytes, char *buf, size_t len)
+{
+	static const char *const units[] = { "B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB" };
+	unsigned int u = 0;
+
+	while (u < 6 && bytes >> (10 * (u + 1)))
+		u++;
+	if (bytes % (1ull << (10 * u)) == 0)
+		snprintf(buf, len, "%llu %s", (unsigned long long)(bytes >> (10 * u)), units[u]);
+	else
+		snprintf(buf, len, "%.1f %s", (double)bytes / (double)(1ull << (10 * u)), units[u]);
+	return buf;
+}
+
+void cli_json_print(struct json_object *o)
+{
+	puts(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));
+	json_object_put(o);
 }

@@ -121,6 +121,17 @@ enum prealloc_background {
 typedef int (*prealloc_progress_fn)(uint64_t done, uint64_t total, void *data);
 
 /**
+ * struct prealloc_ctx - library state: caches and the mount-table watch
+ *
+ * Opaque.  Holds what the library learns between calls: the device
+ * capabilities cache (with a watch on /proc/self/mountinfo that drops it when
+ * the mount table changes) and the memory of devices that refused
+ * FALLOC_FL_WRITE_ZEROES.  Calls given no context use a process-wide default
+ * one.  A context may be used by several threads at once.
+ */
+struct prealloc_ctx;
+
+/**
  * struct prealloc_options - options for prealloc_file_ex()
  * @size: sizeof(struct prealloc_options) as the caller knows it.  Fields
  *	beyond @size are taken as zero; a larger struct is accepted only if the
@@ -138,6 +149,8 @@ typedef int (*prealloc_progress_fn)(uint64_t done, uint64_t total, void *data);
  *	Applies with or without %PREALLOC_BACKGROUND, to every method (bytes
  *	zeroed by the device count like bytes written).  No credit is saved up
  *	while idle, so the cap holds over any interval longer than one request.
+ * @ctx: &struct prealloc_ctx whose caches the call uses, or NULL for the
+ *	default context.  It must stay referenced for the call's duration.
  *
  * New fields are appended at the end.
  */
@@ -150,6 +163,7 @@ struct prealloc_options {
 	prealloc_progress_fn progress;
 	void *progress_data;
 	uint64_t max_rate;
+	struct prealloc_ctx *ctx;
 };
 
 /**
@@ -289,7 +303,7 @@ struct prealloc_async;
  * @len: as for prealloc_file()
  * @opts: &struct prealloc_options (copied), or NULL; %PREALLOC_BACKGROUND is
  *	always added.  A @opts->progress callback is called from the library's
- *	thread.
+ *	thread.  @opts->ctx is referenced until prealloc_async_free().
  * @ret_handle: where to store the handle, to be released with
  *	prealloc_async_free()
  *
@@ -437,6 +451,307 @@ int prealloc_method_from_name(const char *name);
  * Since: 0.2
  */
 const char *prealloc_version(void);
+
+/**
+ * prealloc_ctx_new() - create a context
+ * @sysfs_root: directory to read device facts from instead of /sys (a
+ *	captured tree), or NULL for $PREALLOC_SYSFS_ROOT (read with
+ *	secure_getenv() at each probe) else /sys.  Device nodes are only opened
+ *	for transport probes when the root in use is /sys.
+ * @flags: 0; no flags are defined yet.
+ * @ret_ctx: where to store the new context, with one reference.
+ *
+ * A context keeps caches between calls; pass it through
+ * &prealloc_options.ctx and to prealloc_probe_new().  Nothing is opened or
+ * probed until a call needs it.
+ *
+ * Returns: 0, or -EINVAL (@ret_ctx NULL, @sysfs_root empty, unknown flags),
+ * -ENOMEM.
+ *
+ * Since: 0.2
+ */
+int prealloc_ctx_new(const char *sysfs_root, unsigned int flags,
+		     struct prealloc_ctx **ret_ctx);
+
+/**
+ * prealloc_ctx_ref() - take a reference on a context
+ * @ctx: &struct prealloc_ctx, or NULL
+ *
+ * Returns: @ctx.
+ *
+ * Since: 0.2
+ */
+struct prealloc_ctx *prealloc_ctx_ref(struct prealloc_ctx *ctx);
+
+/**
+ * prealloc_ctx_unref() - drop a reference on a context
+ * @ctx: &struct prealloc_ctx, or NULL
+ *
+ * When the last reference goes, every cached record is freed and the
+ * mount-table watch descriptor is closed: nothing of the context outlives
+ * it.  A probe holds a reference on its context until prealloc_probe_free().
+ * The caller must not drop its last reference while a call using @ctx runs.
+ *
+ * Returns: @ctx while references remain, NULL once it is freed.
+ *
+ * Since: 0.2
+ */
+struct prealloc_ctx *prealloc_ctx_unref(struct prealloc_ctx *ctx);
+
+/**
+ * prealloc_ctx_flush() - forget what a context has learnt
+ * @ctx: &struct prealloc_ctx, or NULL for the default context
+ *
+ * Drops the cached device capabilities and the memory of write-zeroes
+ * refusals, and closes the mount-table watch descriptor; the next call
+ * probes afresh.  Use it after changing the storage under the process in a
+ * way the mount table does not show (e.g. a device's queue limits), or
+ * before closing every descriptor of the process.  Probes already created
+ * keep what they saw.
+ *
+ * The watch descriptor is also checked before each use: a process that
+ * closes it (closefrom() after fork()) and opens something else on the same
+ * number does not get that file polled or closed by the library.
+ *
+ * Returns: 0.
+ *
+ * Since: 0.2
+ */
+int prealloc_ctx_flush(struct prealloc_ctx *ctx);
+
+/**
+ * enum prealloc_answer - a yes/no question the storage may not answer
+ * @PREALLOC_NO: no.
+ * @PREALLOC_YES: yes.
+ * @PREALLOC_UNKNOWN: the facts needed could not be read (no sysfs, an
+ *	unreadable attribute); the library will try and fall back.
+ */
+enum prealloc_answer {
+	PREALLOC_NO = 0,
+	PREALLOC_YES = 1,
+	PREALLOC_UNKNOWN = 2,
+};
+
+/**
+ * enum prealloc_fact_type - the type of a probe fact's value
+ * @PREALLOC_FACT_NULL: not known (not reported, unreadable, or not
+ *	applicable in this probe); no value.
+ * @PREALLOC_FACT_BOOL: a number, 0 or 1.
+ * @PREALLOC_FACT_NUMBER: a number.
+ * @PREALLOC_FACT_BYTES: a number of bytes.
+ * @PREALLOC_FACT_FLAGS: a number that is a bit field or identifier, best
+ *	shown in hexadecimal (NVMe DLFEAT, ONCS, ...).
+ * @PREALLOC_FACT_STRING: a string.
+ *
+ * New types may be added at the end; show a type you do not know as a
+ * number or a string, whichever it carries.
+ */
+enum prealloc_fact_type {
+	PREALLOC_FACT_NULL = 0,
+	PREALLOC_FACT_BOOL,
+	PREALLOC_FACT_NUMBER,
+	PREALLOC_FACT_BYTES,
+	PREALLOC_FACT_FLAGS,
+	PREALLOC_FACT_STRING,
+};
+
+/**
+ * struct prealloc_probe - what the library knows about a target
+ *
+ * Opaque.  A snapshot taken by prealloc_probe_new(): the filesystem, the
+ * device chain under it with each device's facts, whether zeroing is
+ * offloaded and why, the plan for a request and why, the direct-I/O
+ * alignment and the atomic-write limits.  Read it with the accessors below;
+ * free it with prealloc_probe_free().
+ *
+ * Facts are named with dotted paths ("queue.write_zeroes_unmap_max_bytes",
+ * "nvme.dlfeat", "scsi.lbp.lbprz"); facts sharing a prefix are adjacent.
+ * Facts of the target:
+ * "kind" ("file" or "block-device"), "filesystem", "cow", "sysfs_root",
+ * "zeroing_offloaded", "decided_by", "write_zeroes_unmap" (the device
+ * chain's verdict) and its "evidence", "kernel_write_zeroes",
+ * "write_zeroes_refused", "dio.offset_align", "dio.mem_align",
+ * "atomic_write.unit_min", "atomic_write.unit_max",
+ * "atomic_write.segments_max", "atomic_write.unit_max_opt" (from statx
+ * STATX_WRITE_ATOMIC), "signatures" (block devices), "request.*" and
+ * "plan.*" (when a request was given).
+ * Facts of each device: "name", "dev", "role", "above", "size_bytes", role
+ * specific ones ("start_bytes", "backing_file", "direct_io", "dm_name",
+ * "md_level"), "transport", "queue.*" (the sysfs queue limits, including
+ * write_zeroes_unmap_* and atomic_write_*), "nvme.*" and "scsi.*".  New
+ * facts may appear in later versions; none is removed or changes type.
+ */
+struct prealloc_probe;
+
+/**
+ * prealloc_probe_new() - probe a file or block device
+ * @fd: descriptor of a regular file or a block device (any access mode,
+ *	O_PATH included: probing needs no permission on the device itself)
+ * @offset: first byte of the request to plan for
+ * @len: length of the request, or 0 to probe without a request (no plan)
+ * @opts: &struct prealloc_options of the request (flags, method, context),
+ *	or NULL for defaults; progress and rate fields are ignored.
+ * @ret_probe: where to store the probe.
+ *
+ * Reads what prealloc_file_ex(@fd, @offset, @len, @opts) would read, plans
+ * what it would do, and writes nothing.  Facts that cannot be learnt (no
+ * privilege for a device command, no sysfs, an old kernel) are
+ * %PREALLOC_FACT_NULL or %PREALLOC_UNKNOWN, with the reason where one is
+ * known; they never make the call fail.  Signatures on a block device are
+ * read through a new descriptor opened via /proc/self/fd (so @fd's offset
+ * is not moved); without read permission on the device or without /proc
+ * they are unknown.
+ *
+ * Returns: 0, or a negative errno: -EINVAL (@ret_probe NULL, bad options as
+ * for prealloc_file_ex()), -EFBIG (@offset + @len too large), -E2BIG (@opts
+ * from a newer library with unknown non-zero fields), -EBADF, -EISDIR,
+ * -ESPIPE, -ENODEV (not a regular file or block device), -ENOMEM.
+ *
+ * Since: 0.2
+ */
+int prealloc_probe_new(int fd, uint64_t offset, uint64_t len,
+		       const struct prealloc_options *opts,
+		       struct prealloc_probe **ret_probe);
+
+/**
+ * prealloc_probe_free() - free a probe
+ * @probe: &struct prealloc_probe, or NULL
+ *
+ * Also drops the probe's reference on its context.
+ *
+ * Since: 0.2
+ */
+void prealloc_probe_free(struct prealloc_probe *probe);
+
+/**
+ * prealloc_probe_zeroing_offloaded() - will the device do the zeroing?
+ * @probe: &struct prealloc_probe
+ * @ret_decided_by: if not NULL, set to the fact that decided the answer
+ *	(e.g. "nvme0n1: queue/write_zeroes_unmap_max_bytes = 0" or "the
+ *	filesystem does not implement FALLOC_FL_WRITE_ZEROES"); valid until
+ *	the probe is freed.
+ *
+ * Yes when the request (or, without one, extending the file) would be
+ * zeroed by the device through FALLOC_FL_WRITE_ZEROES: the kernel knows the
+ * flag, the filesystem implements it and every device of the chain can zero
+ * by unmapping.  No when any of these is known not to hold; unknown when a
+ * device fact needed could not be read.
+ *
+ * Returns: an &enum prealloc_answer, or -EINVAL (@probe NULL).
+ *
+ * Since: 0.2
+ */
+int prealloc_probe_zeroing_offloaded(const struct prealloc_probe *probe,
+				     const char **ret_decided_by);
+
+/**
+ * prealloc_probe_plan() - a method of the plan for the request
+ * @probe: &struct prealloc_probe
+ * @index: 0 for the method tried first, 1 for its fallback, ...
+ *
+ * Returns: an &enum prealloc_method, or -ENOENT (@index past the last
+ * method), -ENODATA (the probe was made without a request), -EOPNOTSUPP (a
+ * forced method that cannot apply to this target), -EINVAL (@probe NULL).
+ *
+ * Since: 0.2
+ */
+int prealloc_probe_plan(const struct prealloc_probe *probe, unsigned int index);
+
+/**
+ * prealloc_probe_plan_reason() - why the plan is what it is
+ * @probe: &struct prealloc_probe
+ *
+ * Returns: one sentence, valid until the probe is freed; NULL when there is
+ * no plan (no request, or @probe NULL).
+ *
+ * Since: 0.2
+ */
+const char *prealloc_probe_plan_reason(const struct prealloc_probe *probe);
+
+/**
+ * prealloc_probe_fact() - a fact of the target, by position
+ * @probe: &struct prealloc_probe
+ * @index: 0, 1, ... until -ENOENT
+ * @ret_name: if not NULL, set to the fact's name
+ * @ret_number: if not NULL, set to the value of a number, bytes, flags or
+ *	bool fact (0 otherwise)
+ * @ret_string: if not NULL, set to the value of a string fact (NULL
+ *	otherwise)
+ *
+ * Strings are valid until the probe is freed.
+ *
+ * Returns: the &enum prealloc_fact_type, or -ENOENT (@index past the last
+ * fact), -EINVAL (@probe NULL).
+ *
+ * Since: 0.2
+ */
+int prealloc_probe_fact(const struct prealloc_probe *probe, unsigned int index,
+			const char **ret_name, uint64_t *ret_number,
+			const char **ret_string);
+
+/**
+ * prealloc_probe_lookup() - a fact of the target, by name
+ * @probe: &struct prealloc_probe
+ * @name: the fact's name, e.g. "atomic_write.unit_max"
+ * @ret_number: as for prealloc_probe_fact()
+ * @ret_string: as for prealloc_probe_fact()
+ *
+ * Returns: the &enum prealloc_fact_type, or -ENOENT (no such fact in this
+ * probe), -EINVAL (@probe or @name NULL).
+ *
+ * Since: 0.2
+ */
+int prealloc_probe_lookup(const struct prealloc_probe *probe, const char *name,
+			  uint64_t *ret_number, const char **ret_string);
+
+/**
+ * prealloc_probe_device_count() - number of devices in the chain
+ * @probe: &struct prealloc_probe
+ *
+ * The device holding the target comes first (index 0), then the devices
+ * below it: partition, disk, the lower devices of dm and md, recursively.
+ * A file on a filesystem without a block device (tmpfs, NFS) has none.
+ *
+ * Returns: the number of devices, or -EINVAL (@probe NULL).
+ *
+ * Since: 0.2
+ */
+int prealloc_probe_device_count(const struct prealloc_probe *probe);
+
+/**
+ * prealloc_probe_device_fact() - a fact of a device, by position
+ * @probe: &struct prealloc_probe
+ * @device: index in the chain, below prealloc_probe_device_count()
+ * @index: 0, 1, ... until -ENOENT
+ * @ret_name: as for prealloc_probe_fact()
+ * @ret_number: as for prealloc_probe_fact()
+ * @ret_string: as for prealloc_probe_fact()
+ *
+ * Returns: the &enum prealloc_fact_type, or -ENOENT (@index past the last
+ * fact), -ENXIO (no such device), -EINVAL (@probe NULL).
+ *
+ * Since: 0.2
+ */
+int prealloc_probe_device_fact(const struct prealloc_probe *probe, unsigned int device,
+			       unsigned int index, const char **ret_name,
+			       uint64_t *ret_number, const char **ret_string);
+
+/**
+ * prealloc_probe_device_lookup() - a fact of a device, by name
+ * @probe: &struct prealloc_probe
+ * @device: index in the chain
+ * @name: the fact's name, e.g. "queue.write_zeroes_unmap_max_bytes"
+ * @ret_number: as for prealloc_probe_fact()
+ * @ret_string: as for prealloc_probe_fact()
+ *
+ * Returns: the &enum prealloc_fact_type, or -ENOENT (no such fact for this
+ * device), -ENXIO (no such device), -EINVAL (@probe or @name NULL).
+ *
+ * Since: 0.2
+ */
+int prealloc_probe_device_lookup(const struct prealloc_probe *probe, unsigned int device,
+				 const char *name, uint64_t *ret_number,
+				 const char **ret_string);
 
 #ifdef __cplusplus
 }

@@ -3,7 +3,8 @@
  * The capabilities record and its cache.  One immutable, refcounted record
  * per (sysfs root, device number).  The cache is dropped when the sysfs root
  * changes or the mount table changes (a remount or a new loop device behind a
- * mount point may change what lies under a device number).
+ * mount point may change what lies under a device number).  Each context
+ * (src/context.c) owns one cache.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -13,25 +14,21 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 
 #include "caps.h"
 #include "chain.h"
 
-struct entry {
+struct pa_caps_entry {
 	struct pa_caps caps;		/* first: what callers see */
 	unsigned int refs;
-	struct entry *next;
+	struct pa_caps_entry *next;
 	struct pa_device devs[];
 };
 
-static pthread_mutex_t cache_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct entry *cache;
-static char *cache_root;		/* the root the cached records came from */
-static int mountinfo_fd = -1;
-
-static struct entry *entry_of(const struct pa_caps *c)
+static struct pa_caps_entry *entry_of(const struct pa_caps *c)
 {
-	return (struct entry *)((const char *)c - offsetof(struct entry, caps));
+	return (struct pa_caps_entry *)((const char *)c - offsetof(struct pa_caps_entry, caps));
 }
 
 static void fill_summary(struct pa_caps *c, const struct pa_device *top)
@@ -49,10 +46,10 @@ static void fill_summary(struct pa_caps *c, const struct pa_device *top)
 }
 
 /* Probe @dev under @root into a new record with one reference. */
-static int build(const char *root, dev_t dev, struct entry **ret)
+static int build(const char *root, dev_t dev, struct pa_caps_entry **ret)
 {
 	struct pa_device devs[PA_CHAIN_MAX];
-	struct entry *e;
+	struct pa_caps_entry *e;
 	int n;
 
 	n = pa_chain_walk(root, dev, devs, PA_CHAIN_MAX);
@@ -74,14 +71,14 @@ static int build(const char *root, dev_t dev, struct entry **ret)
 	return 0;
 }
 
-static void entry_get(struct entry *e)
+static void entry_get(struct pa_caps_entry *e)
 {
 	__atomic_add_fetch(&e->refs, 1, __ATOMIC_RELAXED);
 }
 
 void pa_caps_put(const struct pa_caps *caps)
 {
-	struct entry *e;
+	struct pa_caps_entry *e;
 
 	if (!caps)
 		return;
@@ -90,13 +87,13 @@ void pa_caps_put(const struct pa_caps *caps)
 		free(e);
 }
 
-/* Drop cached records for @dev (all when 0).  Caller holds cache_lock. */
-static void drop_locked(dev_t dev)
+/* Drop cached records for @dev (all when 0).  Caller holds the lock. */
+static void drop_locked(struct pa_caps_cache *cc, dev_t dev)
 {
-	struct entry **pp = &cache;
+	struct pa_caps_entry **pp = &cc->head;
 
 	while (*pp) {
-		struct entry *e = *pp;
+		struct pa_caps_entry *e = *pp;
 
 		if (dev == 0 || e->caps.dev == dev) {
 			*pp = e->next;
@@ -108,41 +105,85 @@ static void drop_locked(dev_t dev)
 }
 
 /*
+ * Is cc->mountinfo_fd still the descriptor we opened, in this process?  A
+ * process may close every descriptor (closefrom() after fork) and open
+ * something else on the same number: then it is not ours and must be neither
+ * polled (polling a mountinfo file consumes its change event) nor closed.
+ * After fork an intact inherited descriptor still watches the parent's
+ * /proc/PID/mountinfo: close it and open our own.
+ */
+static void check_watch_locked(struct pa_caps_cache *cc)
+{
+	struct stat st;
+
+	if (cc->mountinfo_fd < 0)
+		return;
+	if (fstat(cc->mountinfo_fd, &st) < 0 || st.st_dev != cc->mi_dev ||
+	    st.st_ino != cc->mi_ino) {
+		cc->mountinfo_fd = -1;		/* not ours any more: forget the number */
+		return;
+	}
+	if (cc->mi_pid != getpid()) {
+		close(cc->mountinfo_fd);
+		cc->mountinfo_fd = -1;
+	}
+}
+
+static void open_watch_locked(struct pa_caps_cache *cc)
+{
+	struct stat st;
+	int fd = open("/proc/self/mountinfo", O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return;
+	if (fstat(fd, &st) < 0) {
+		close(fd);
+		return;
+	}
+	cc->mountinfo_fd = fd;
+	cc->mi_dev = st.st_dev;
+	cc->mi_ino = st.st_ino;
+	cc->mi_pid = getpid();
+}
+
+/*
  * Has the mount table changed since the last look?  /proc/self/mountinfo
  * reports POLLPRI|POLLERR once per change (fs/proc_namespace.c mounts_poll).
- * Without the file we cannot tell, so assume it did.  Caller holds cache_lock.
+ * Without the file (no /proc) we cannot tell, so assume it did: nothing is
+ * cached then, nothing fails.  Caller holds the lock.
  */
-static bool mounts_changed_locked(void)
+static bool mounts_changed_locked(struct pa_caps_cache *cc)
 {
 	struct pollfd p = { .events = POLLPRI };
 
-	if (mountinfo_fd < 0) {
-		mountinfo_fd = open("/proc/self/mountinfo", O_RDONLY | O_CLOEXEC);
+	check_watch_locked(cc);
+	if (cc->mountinfo_fd < 0) {
+		open_watch_locked(cc);
 		return true;
 	}
-	p.fd = mountinfo_fd;
+	p.fd = cc->mountinfo_fd;
 	if (poll(&p, 1, 0) < 0)
 		return true;
 	return p.revents & (POLLPRI | POLLERR);
 }
 
-/* Make the cache match @root and the current mounts.  Caller holds cache_lock. */
-static void revalidate_locked(const char *root)
+/* Make the cache match @root and the current mounts.  Caller holds the lock. */
+static void revalidate_locked(struct pa_caps_cache *cc, const char *root)
 {
-	bool stale = mounts_changed_locked();
+	bool stale = mounts_changed_locked(cc);
 
-	if (!cache_root || strcmp(cache_root, root)) {
-		free(cache_root);
-		cache_root = strdup(root);
+	if (!cc->cached_root || strcmp(cc->cached_root, root)) {
+		free(cc->cached_root);
+		cc->cached_root = strdup(root);
 		stale = true;
 	}
 	if (stale)
-		drop_locked(0);
+		drop_locked(cc, 0);
 }
 
-static struct entry *lookup_locked(dev_t dev)
+static struct pa_caps_entry *lookup_locked(struct pa_caps_cache *cc, dev_t dev)
 {
-	for (struct entry *e = cache; e; e = e->next) {
+	for (struct pa_caps_entry *e = cc->head; e; e = e->next) {
 		if (e->caps.dev == dev) {
 			entry_get(e);
 			return e;
@@ -151,18 +192,24 @@ static struct entry *lookup_locked(dev_t dev)
 	return NULL;
 }
 
-int pa_caps_get(dev_t dev, const struct pa_caps **ret)
+const char *pa_caps_cache_root(const struct pa_caps_cache *cc)
 {
-	const char *root = pa_sysfs_root();
-	struct entry *e, *found;
+	return cc->fixed_root ? cc->fixed_root : pa_sysfs_root();
+}
+
+int pa_caps_cache_get(struct pa_caps_cache *cc, dev_t dev, const struct pa_caps **ret)
+{
+	const char *root;
+	struct pa_caps_entry *e, *found;
 	int r;
 
-	if (!ret)
+	if (!cc || !ret)
 		return -EINVAL;
-	pthread_mutex_lock(&cache_lock);
-	revalidate_locked(root);
-	e = lookup_locked(dev);
-	pthread_mutex_unlock(&cache_lock);
+	root = pa_caps_cache_root(cc);
+	pthread_mutex_lock(&cc->lock);
+	revalidate_locked(cc, root);
+	e = lookup_locked(cc, dev);
+	pthread_mutex_unlock(&cc->lock);
 	if (e) {
 		*ret = &e->caps;
 		return 0;
@@ -173,14 +220,14 @@ int pa_caps_get(dev_t dev, const struct pa_caps **ret)
 	if (r < 0)
 		return r;
 
-	pthread_mutex_lock(&cache_lock);
-	found = lookup_locked(dev);
-	if (!found && cache_root && !strcmp(cache_root, root)) {
+	pthread_mutex_lock(&cc->lock);
+	found = lookup_locked(cc, dev);
+	if (!found && cc->cached_root && !strcmp(cc->cached_root, root)) {
 		entry_get(e);		/* the cache's reference */
-		e->next = cache;
-		cache = e;
+		e->next = cc->head;
+		cc->head = e;
 	}
-	pthread_mutex_unlock(&cache_lock);
+	pthread_mutex_unlock(&cc->lock);
 	if (found) {
 		pa_caps_put(&e->caps);
 		e = found;
@@ -189,9 +236,38 @@ int pa_caps_get(dev_t dev, const struct pa_caps **ret)
 	return 0;
 }
 
-void pa_caps_invalidate(dev_t dev)
+void pa_caps_cache_invalidate(struct pa_caps_cache *cc, dev_t dev)
 {
-	pthread_mutex_lock(&cache_lock);
-	drop_locked(dev);
-	pthread_mutex_unlock(&cache_lock);
+	pthread_mutex_lock(&cc->lock);
+	drop_locked(cc, dev);
+	pthread_mutex_unlock(&cc->lock);
+}
+
+int pa_caps_cache_init(struct pa_caps_cache *cc, const char *root)
+{
+	*cc = (struct pa_caps_cache)PA_CAPS_CACHE_INIT;
+	if (root && !(cc->fixed_root = strdup(root)))
+		return -ENOMEM;
+	return 0;
+}
+
+void pa_caps_cache_flush(struct pa_caps_cache *cc)
+{
+	pthread_mutex_lock(&cc->lock);
+	drop_locked(cc, 0);
+	check_watch_locked(cc);
+	if (cc->mountinfo_fd >= 0)
+		close(cc->mountinfo_fd);
+	cc->mountinfo_fd = -1;
+	free(cc->cached_root);
+	cc->cached_root = NULL;
+	pthread_mutex_unlock(&cc->lock);
+}
+
+void pa_caps_cache_fini(struct pa_caps_cache *cc)
+{
+	pa_caps_cache_flush(cc);
+	free(cc->fixed_root);
+	cc->fixed_root = NULL;
+	pthread_mutex_destroy(&cc->lock);
 }

@@ -7,6 +7,7 @@
 #ifndef PREALLOC_CAPS_H
 #define PREALLOC_CAPS_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -34,16 +35,51 @@ struct pa_caps {
 	const struct pa_device *devices;
 };
 
+struct pa_caps_entry;
+
+/*
+ * A cache of records, owned by a context (src/context.c).  It is dropped when
+ * the sysfs root or the mount table changes; the mount table is watched
+ * through a /proc/self/mountinfo descriptor whose identity is checked before
+ * every use, so a descriptor number closed and reused behind our back (e.g.
+ * closefrom() after fork) is never polled or closed.
+ */
+struct pa_caps_cache {
+	pthread_mutex_t lock;
+	struct pa_caps_entry *head;
+	char *cached_root;		/* the root the cached records came from */
+	char *fixed_root;		/* the context's sysfs root; NULL: pa_sysfs_root() */
+	int mountinfo_fd;		/* -1 when not open */
+	dev_t mi_dev;			/* identity of mountinfo_fd */
+	ino_t mi_ino;
+	pid_t mi_pid;			/* process that opened it */
+};
+
+#define PA_CAPS_CACHE_INIT { .lock = PTHREAD_MUTEX_INITIALIZER, .mountinfo_fd = -1 }
+
+/* @root: sysfs root for this cache, or NULL to follow $PREALLOC_SYSFS_ROOT. */
+int pa_caps_cache_init(struct pa_caps_cache *cache, const char *root);
+/* Drop every record and close the watch; the cache may be used again. */
+void pa_caps_cache_flush(struct pa_caps_cache *cache);
+/* Flush, then free what init allocated. */
+void pa_caps_cache_fini(struct pa_caps_cache *cache);
+/* The sysfs root this cache reads. */
+const char *pa_caps_cache_root(const struct pa_caps_cache *cache);
+
 /*
  * Return the record for @dev (cached), taking a reference.  Never fails for
  * lack of privilege: what cannot be read is PA_UNKNOWN.  -ENOENT when @dev is
  * not a block device known to sysfs (tmpfs, NFS, ...): the caller plans
  * without device facts.
  */
-int pa_caps_get(dev_t dev, const struct pa_caps **ret);
+int pa_caps_cache_get(struct pa_caps_cache *cache, dev_t dev, const struct pa_caps **ret);
 void pa_caps_put(const struct pa_caps *caps);
 
 /* Drop cached records (all when dev == 0), e.g. after a remount. */
+void pa_caps_cache_invalidate(struct pa_caps_cache *cache, dev_t dev);
+
+/* The same on the default context's cache (src/context.c). */
+int pa_caps_get(dev_t dev, const struct pa_caps **ret);
 void pa_caps_invalidate(dev_t dev);
 
 #endif

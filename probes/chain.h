@@ -34,6 +34,10 @@ enum pa_queue_attr {
 	PA_Q_ROTATIONAL,
 	PA_Q_ZONED,		/* 0 none, 1 host-aware, 2 host-managed */
 	PA_Q_DAX,
+	PA_Q_ATOMIC_WRITE_UNIT_MIN_BYTES,	/* 6.11+; 0 = no atomic writes */
+	PA_Q_ATOMIC_WRITE_UNIT_MAX_BYTES,
+	PA_Q_ATOMIC_WRITE_MAX_BYTES,
+	PA_Q_ATOMIC_WRITE_BOUNDARY_BYTES,
 	PA_Q_NR,
 };
 

@@ -31,6 +31,10 @@ const char *const pa_queue_attr_names[PA_Q_NR] = {
 	[PA_Q_ROTATIONAL] = "rotational",
 	[PA_Q_ZONED] = "zoned",
 	[PA_Q_DAX] = "dax",
+	[PA_Q_ATOMIC_WRITE_UNIT_MIN_BYTES] = "atomic_write_unit_min_bytes",
+	[PA_Q_ATOMIC_WRITE_UNIT_MAX_BYTES] = "atomic_write_unit_max_bytes",
+	[PA_Q_ATOMIC_WRITE_MAX_BYTES] = "atomic_write_max_bytes",
+	[PA_Q_ATOMIC_WRITE_BOUNDARY_BYTES] = "atomic_write_boundary_bytes",
 };
 
 static const char *const zoned_names[] = { "none", "host-aware", "host-managed" };

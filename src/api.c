@@ -88,7 +88,7 @@ int pa_options_copy(const struct prealloc_options *opts, struct prealloc_options
 	return 0;
 }
 
-static int get_options(const struct prealloc_options *opts, struct prealloc_options *o)
+int pa_get_options(const struct prealloc_options *opts, struct prealloc_options *o)
 {
 	bool bg;
 	int ret = pa_options_copy(opts, o);
@@ -162,7 +162,7 @@ PA_EXPORT int prealloc_file_ex(int fd, uint64_t offset, uint64_t len,
 
 	if (report && report->size < offsetof(struct prealloc_report, method))
 		return -EINVAL;
-	ret = get_options(opts, &c.opts);
+	ret = pa_get_options(opts, &c.opts);
 	if (!ret)
 		ret = pa_check_range(offset, len);
 	if (ret)
@@ -170,7 +170,7 @@ PA_EXPORT int prealloc_file_ex(int fd, uint64_t offset, uint64_t len,
 	fl = check_writable(fd);
 	if (fl < 0)
 		return fl;
-	ret = pa_target_open(fd, offset, len, c.opts.flags, c.opts.method, &c.target);
+	ret = pa_target_open(c.opts.ctx, fd, offset, len, c.opts.flags, c.opts.method, &c.target);
 	if (!ret)
 		ret = open_wfd(&c, fl);
 	if (!ret)

@@ -71,6 +71,7 @@ static int spawn(struct prealloc_async *h)
 
 static void release(struct prealloc_async *h)
 {
+	prealloc_ctx_unref(h->opts.ctx);
 	if (h->efd >= 0)
 		close(h->efd);
 	if (h->fd >= 0)
@@ -92,8 +93,12 @@ PA_EXPORT int prealloc_async_start(int fd, uint64_t offset, uint64_t len,
 		return -ENOMEM;
 	h->fd = h->efd = -1;
 	ret = pa_options_copy(opts, &h->opts);
-	if (!ret)
-		ret = pa_check_range(offset, len);
+	if (ret) {
+		h->opts.ctx = NULL;	/* not referenced yet */
+		goto fail;
+	}
+	prealloc_ctx_ref(h->opts.ctx);
+	ret = pa_check_range(offset, len);
 	if (ret)
 		goto fail;
 	/* Write access is checked here, the rest by the engine on the thread. */

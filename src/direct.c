@@ -1,20 +1,18 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * A second, O_DIRECT descriptor for the caller's file, so the caller's
- * descriptor keeps its flags, and the alignment direct I/O needs.
- * <linux/stat.h> rather than <sys/stat.h>: glibc 2.36's struct statx has no
- * stx_dio_* fields yet.
+ * descriptor keeps its flags, and the alignment direct I/O needs (statx,
+ * src/statx.c).
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <unistd.h>
-#include <sys/syscall.h>
-#include <linux/stat.h>
 
 #include "engine.h"
 #include "internal.h"
+#include "statx.h"
 
 /*
  * STATX_DIOALIGN (Linux 6.1).  Returns false when the kernel or filesystem
@@ -22,13 +20,12 @@
  */
 static bool dio_align_statx(int fd, uint32_t *ret_off, uint32_t *ret_mem)
 {
-	struct statx stx = { 0 };
+	struct pa_statx_limits l;
 
-	if (syscall(SYS_statx, fd, "", AT_EMPTY_PATH, STATX_DIOALIGN, &stx) < 0 ||
-	    !(stx.stx_mask & STATX_DIOALIGN))
+	if (pa_statx_limits(fd, &l) < 0 || !l.have_dio)
 		return false;
-	*ret_off = stx.stx_dio_offset_align;
-	*ret_mem = stx.stx_dio_mem_align;
+	*ret_off = l.dio_offset_align;
+	*ret_mem = l.dio_mem_align;
 	return true;
 }
 

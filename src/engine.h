@@ -22,6 +22,7 @@
 
 /* What is known about an open target before planning (src/target.c). */
 struct pa_target {
+	struct prealloc_ctx *ctx;	/* the context whose caches are used; NULL: default */
 	struct stat st;
 	uint64_t dev;			/* st_dev of a file, st_rdev of a block device */
 	uint64_t fs_type;		/* statfs f_type; 0 for a block device */
@@ -31,9 +32,10 @@ struct pa_target {
 };
 
 /* fstat/fstatfs/probe @fd and fill the planner input for a request with
- * @flags and @method at [off, off + len).  0 or -errno. */
-int pa_target_open(int fd, uint64_t off, uint64_t len, uint32_t flags, uint32_t method,
-		   struct pa_target *t);
+ * @flags and @method at [off, off + len), with the caches of @ctx (NULL:
+ * the default context).  0 or -errno. */
+int pa_target_open(struct prealloc_ctx *ctx, int fd, uint64_t off, uint64_t len,
+		   uint32_t flags, uint32_t method, struct pa_target *t);
 void pa_target_close(struct pa_target *t);
 
 /* "ext4", "xfs", "btrfs", "tmpfs", ... or NULL for an unknown f_type. */
@@ -59,8 +61,12 @@ struct pa_call {
 };
 
 /* Copy and check the caller's size-prefixed options (unknown flags, method);
- * zero fields are left zero (defaults are the engine's).  0 or -errno. */
+ * zero fields are left zero.  0, -EINVAL or -E2BIG (src/api.c). */
 int pa_options_copy(const struct prealloc_options *opts, struct prealloc_options *o);
+
+/* Copy and check the caller's options (size-prefixed), defaults filled in:
+ * 0, -EINVAL or -E2BIG (src/api.c). */
+int pa_get_options(const struct prealloc_options *opts, struct prealloc_options *o);
 
 /* Count @bytes done by @method and call the progress callback: -ECANCELED
  * if it asks to stop. */
@@ -93,9 +99,10 @@ int pa_blockdev_prealloc(struct pa_call *c, uint64_t off, uint64_t len);
 /* Regular files (src/file.c). */
 int pa_file_prealloc(struct pa_call *c, uint64_t off, uint64_t len);
 
-/* Remember that FALLOC_FL_WRITE_ZEROES failed with EOPNOTSUPP on
- * (dev, fs_type) so later calls do not try again (src/wz_cache.c). */
-bool pa_wz_refused(uint64_t dev, uint64_t fs_type);
-void pa_wz_set_refused(uint64_t dev, uint64_t fs_type);
+/* Remember in @ctx (NULL: the default context) that FALLOC_FL_WRITE_ZEROES
+ * failed with EOPNOTSUPP on (dev, fs_type) so later calls do not try again
+ * (src/wz_cache.c). */
+bool pa_wz_refused(struct prealloc_ctx *ctx, uint64_t dev, uint64_t fs_type);
+void pa_wz_set_refused(struct prealloc_ctx *ctx, uint64_t dev, uint64_t fs_type);
 
 #endif

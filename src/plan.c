@@ -30,8 +30,7 @@ static int plan_forced(const struct pa_plan_input *in, struct pa_plan *p)
 	return 0;
 }
 
-/* May FALLOC_FL_WRITE_ZEROES be tried, and if not, why not? */
-static bool write_zeroes_ok(const struct pa_plan_input *in, const char **why)
+bool pa_plan_write_zeroes(const struct pa_plan_input *in, const char **why)
 {
 	if (in->target == PA_TARGET_FILE && !in->fs_write_zeroes)
 		*why = "the filesystem does not implement FALLOC_FL_WRITE_ZEROES";
@@ -71,7 +70,7 @@ int pa_plan(const struct pa_plan_input *in, struct pa_plan *p)
 		}
 	}
 
-	wz = write_zeroes_ok(in, &why);
+	wz = pa_plan_write_zeroes(in, &why);
 	if (wz)
 		add(p, PREALLOC_METHOD_WRITE_ZEROES);
 	if (in->target == PA_TARGET_BLOCKDEV) {

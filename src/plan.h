@@ -39,6 +39,9 @@ struct pa_plan {
 	const char *reason;		/* one sentence for `prealloc probe` */
 };
 
+/* May FALLOC_FL_WRITE_ZEROES be tried for @in, and if not, why not (*@why)? */
+bool pa_plan_write_zeroes(const struct pa_plan_input *in, const char **why);
+
 /* Returns 0, or -EOPNOTSUPP when a forced method cannot apply to this target. */
 int pa_plan(const struct pa_plan_input *in, struct pa_plan *out);
 

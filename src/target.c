@@ -10,6 +10,7 @@
 #include <sys/vfs.h>
 #include <unistd.h>
 
+#include "context.h"
 #include "engine.h"
 #include "internal.h"
 
@@ -67,14 +68,15 @@ static int check_type(mode_t mode)
 	return -ENODEV;
 }
 
-int pa_target_open(int fd, uint64_t off, uint64_t len, uint32_t flags, uint32_t method,
-		   struct pa_target *t)
+int pa_target_open(struct prealloc_ctx *ctx, int fd, uint64_t off, uint64_t len,
+		   uint32_t flags, uint32_t method, struct pa_target *t)
 {
 	struct pa_plan_input *in = &t->in;
 	struct statfs sfs;
 	int ret;
 
 	memset(t, 0, sizeof(*t));
+	t->ctx = ctx;
 	if (fstat(fd, &t->st) < 0)
 		return -errno;
 	ret = check_type(t->st.st_mode);
@@ -98,7 +100,7 @@ int pa_target_open(int fd, uint64_t off, uint64_t len, uint32_t flags, uint32_t 
 		in->range_in_eof = off + len <= (uint64_t)t->st.st_size;
 	}
 	t->dev = S_ISBLK(t->st.st_mode) ? t->st.st_rdev : t->st.st_dev;
-	if (pa_caps_get(t->dev, &t->caps) == 0) {
+	if (pa_caps_cache_get(&pa_ctx(ctx)->caps, t->dev, &t->caps) == 0) {
 		in->write_zeroes_unmap = t->caps->write_zeroes_unmap;
 		in->kernel_write_zeroes = t->caps->kernel_write_zeroes;
 		if (S_ISBLK(t->st.st_mode))
@@ -106,7 +108,7 @@ int pa_target_open(int fd, uint64_t off, uint64_t len, uint32_t flags, uint32_t 
 	}
 	if (!t->fs_block)
 		t->fs_block = 512;
-	in->write_zeroes_refused = pa_wz_refused(t->dev, t->fs_type);
+	in->write_zeroes_refused = pa_wz_refused(ctx, t->dev, t->fs_type);
 	return 0;
 }
 

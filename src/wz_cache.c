@@ -1,43 +1,48 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * FALLOC_FL_WRITE_ZEROES verdicts learnt the hard way: a (device, filesystem)
- * pair that answered EOPNOTSUPP is not asked again.  A small fixed table is
- * enough: a process touches few filesystems, and forgetting one only costs
- * one more failed syscall.
+ * pair that answered EOPNOTSUPP is not asked again.  A small fixed table per
+ * context is enough: a process touches few filesystems, and forgetting one
+ * only costs one more failed syscall.
  */
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 
+#include "context.h"
 #include "engine.h"
 
-#define WZ_SLOTS 32
-
-static struct {
-	uint64_t dev, fs_type;
-} wz_refused[WZ_SLOTS];
-static unsigned int wz_next;
-static pthread_mutex_t wz_lock = PTHREAD_MUTEX_INITIALIZER;
-
-bool pa_wz_refused(uint64_t dev, uint64_t fs_type)
+bool pa_wz_refused(struct prealloc_ctx *ctx, uint64_t dev, uint64_t fs_type)
 {
+	struct pa_wz_cache *wz = &pa_ctx(ctx)->wz;
 	bool found = false;
 
-	pthread_mutex_lock(&wz_lock);
-	for (unsigned int i = 0; i < WZ_SLOTS && !found; i++)
-		found = wz_refused[i].dev == dev && wz_refused[i].fs_type == fs_type &&
+	pthread_mutex_lock(&wz->lock);
+	for (unsigned int i = 0; i < PA_WZ_SLOTS && !found; i++)
+		found = wz->slot[i].dev == dev && wz->slot[i].fs_type == fs_type &&
 			(dev || fs_type);
-	pthread_mutex_unlock(&wz_lock);
+	pthread_mutex_unlock(&wz->lock);
 	return found;
 }
 
-void pa_wz_set_refused(uint64_t dev, uint64_t fs_type)
+void pa_wz_set_refused(struct prealloc_ctx *ctx, uint64_t dev, uint64_t fs_type)
 {
-	if (pa_wz_refused(dev, fs_type))
+	struct pa_wz_cache *wz = &pa_ctx(ctx)->wz;
+
+	if (pa_wz_refused(ctx, dev, fs_type))
 		return;
-	pthread_mutex_lock(&wz_lock);
-	wz_refused[wz_next % WZ_SLOTS].dev = dev;
-	wz_refused[wz_next % WZ_SLOTS].fs_type = fs_type;
-	wz_next++;
-	pthread_mutex_unlock(&wz_lock);
+	pthread_mutex_lock(&wz->lock);
+	wz->slot[wz->next % PA_WZ_SLOTS].dev = dev;
+	wz->slot[wz->next % PA_WZ_SLOTS].fs_type = fs_type;
+	wz->next++;
+	pthread_mutex_unlock(&wz->lock);
+}
+
+void pa_wz_cache_flush(struct pa_wz_cache *wz)
+{
+	pthread_mutex_lock(&wz->lock);
+	memset(wz->slot, 0, sizeof(wz->slot));
+	wz->next = 0;
+	pthread_mutex_unlock(&wz->lock);
 }

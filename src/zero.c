@@ -30,7 +30,7 @@ void pa_method_refused(struct pa_call *c, unsigned int method)
 {
 	c->rep.refused |= 1u << method;
 	if (method == PREALLOC_METHOD_WRITE_ZEROES)
-		pa_wz_set_refused(c->target.dev, c->target.fs_type);
+		pa_wz_set_refused(c->target.ctx, c->target.dev, c->target.fs_type);
 }
 
 int pa_zero_buffered(struct pa_call *c, uint64_t start, uint64_t len)

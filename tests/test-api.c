@@ -40,6 +40,7 @@ AT(struct prealloc_options, request_bytes, 16);
 AT(struct prealloc_options, progress, 24);
 AT(struct prealloc_options, progress_data, 32);
 AT(struct prealloc_options, max_rate, 40);
+AT(struct prealloc_options, ctx, 48);
 AT(struct prealloc_report, size, 0);
 AT(struct prealloc_report, written, 4);
 AT(struct prealloc_report, cow, 5);

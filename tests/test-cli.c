@@ -10,7 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/wait.h>
+#include <grp.h>
 #include <unistd.h>
 #include <cmocka.h>
 
@@ -20,30 +22,71 @@ static char dir[] = "/var/tmp/prealloc-cli-XXXXXX";
 static char out[8192], err[8192];
 static const char *tool;
 
+/* Where the tool's stdout and stderr go, and reading them back. */
+static void out_paths(char *of, char *ef, size_t len)
+{
+	snprintf(of, len, "%s/.out", dir);
+	snprintf(ef, len, "%s/.err", dir);
+}
+
+static void slurp(const char *path, char *buf, size_t len)
+{
+	FILE *f = fopen(path, "r");
+	size_t n = f ? fread(buf, 1, len - 1, f) : 0;
+
+	buf[n] = 0;
+	if (f)
+		fclose(f);
+}
+
 /* Run the tool with @args (shell words); capture stdout and stderr. */
+__attribute__((format(printf, 1, 2)))
 static int run_tool(const char *fmt, ...)
 {
 	char args[1024], cmd[2048], of[160], ef[160];
 	va_list ap;
-	FILE *f;
-	size_t n;
 	int st;
 
 	va_start(ap, fmt);
 	vsnprintf(args, sizeof(args), fmt, ap);
 	va_end(ap);
-	snprintf(of, sizeof(of), "%s/.out", dir);
-	snprintf(ef, sizeof(ef), "%s/.err", dir);
+	out_paths(of, ef, sizeof(of));
 	snprintf(cmd, sizeof(cmd), "'%s' %s >'%s' 2>'%s' </dev/null", tool, args, of, ef);
 	st = system(cmd);
-	f = fopen(of, "r");
-	n = fread(out, 1, sizeof(out) - 1, f);
-	out[n] = 0;
-	fclose(f);
-	f = fopen(ef, "r");
-	n = fread(err, 1, sizeof(err) - 1, f);
-	err[n] = 0;
-	fclose(f);
+	slurp(of, out, sizeof(out));
+	slurp(ef, err, sizeof(err));
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/* run_tool() as user @uid (root only); the output files are opened as root. */
+__attribute__((format(printf, 2, 3)))
+static int run_tool_as(uid_t uid, const char *fmt, ...)
+{
+	char args[1024], cmd[2048], of[160], ef[160];
+	va_list ap;
+	int st;
+	pid_t pid;
+
+	va_start(ap, fmt);
+	vsnprintf(args, sizeof(args), fmt, ap);
+	va_end(ap);
+	out_paths(of, ef, sizeof(of));
+	snprintf(cmd, sizeof(cmd), "'%s' %s </dev/null", tool, args);
+	pid = fork();
+	if (pid == 0) {
+		int o = open(of, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+		int e = open(ef, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+
+		if (o < 0 || e < 0 || dup2(o, 1) < 0 || dup2(e, 2) < 0 ||
+		    setgroups(0, NULL) || setgid(uid) || setuid(uid))
+			_exit(99);
+		execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
+		_exit(98);
+	}
+	if (pid < 0 || waitpid(pid, &st, 0) != pid)
+		return -1;
+	slurp(of, out, sizeof(out));
+	slurp(ef, err, sizeof(err));
 	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
@@ -84,7 +127,7 @@ static void verify_sparse_fails(void **state)
 static void usage_errors(void **state)
 {
 	(void)state;
-	assert_int_equal(run_tool(""), 2);
+	assert_int_equal(run_tool("%s", ""), 2);
 	assert_int_equal(run_tool("frobnicate %s/f", dir), 2);
 	assert_int_equal(run_tool("run %s/f", dir), 2);			/* no length */
 	assert_int_equal(run_tool("run --length 12Q %s/f", dir), 2);
@@ -94,7 +137,99 @@ static void usage_errors(void **state)
 	assert_int_equal(run_tool("run --length 1M --method dd %s/f", dir), 2);
 	assert_int_equal(run_tool("run --length 1M --bogus %s/f", dir), 2);
 	assert_int_equal(run_tool("verify --length x %s/f", dir), 2);
-	assert_non_null(strstr(err, "Usage"));
+	/* util-linux style: one line saying what is wrong, then a hint, no usage. */
+	assert_non_null(strstr(err, "prealloc: bad length 'x'"));
+	assert_non_null(strstr(err, "Try 'prealloc verify --help' for more information."));
+	assert_null(strstr(err, "Usage"));
+	assert_int_equal(run_tool("probe"), 2);
+	assert_non_null(strstr(err, "Try 'prealloc probe --help'"));
+	assert_int_equal(run_tool("frobnicate"), 2);
+	assert_non_null(strstr(err, "Try 'prealloc --help' for more information."));
+}
+
+/* Sizes as fallocate(1) reads them: K = KiB = 1024, KB = 1000. */
+static void size_suffixes(void **state)
+{
+	static const struct {
+		const char *arg;
+		const char *bytes;
+	} cases[] = {
+		{ "4096", "\"length\":4096," },
+		{ "4K", "\"length\":4096," },
+		{ "4KiB", "\"length\":4096," },
+		{ "4k", "\"length\":4096," },
+		{ "4KB", "\"length\":4000," },
+		{ "1MB", "\"length\":1000000," },
+		{ "1MiB", "\"length\":1048576," },
+		{ "2M", "\"length\":2097152," },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		assert_int_equal(run_tool("run --no-sync --json --length %s %s/sz%zu", cases[i].arg,
+					  dir, i), 0);
+		if (!strstr(out, cases[i].bytes))
+			fail_msg("%s: %s", cases[i].arg, out);
+	}
+	assert_int_equal(run_tool("run --length 4Kb %s/szbad", dir), 2);
+	assert_int_equal(run_tool("run --length 4iB %s/szbad", dir), 2);
+}
+
+/* "Not supported here" has its own exit code, apart from usage errors. */
+static void not_supported_exit(void **state)
+{
+	(void)state;
+	/* BLKZEROOUT is for block devices only: a forced zeroout on a file. */
+	assert_int_equal(run_tool("run --length 1M --method zeroout %s/ns", dir), 3);
+	assert_non_null(strstr(err, "method zeroout is not possible here"));
+}
+
+/* Text output is for people (binary units); JSON keeps exact bytes. */
+static void human_sizes(void **state)
+{
+	(void)state;
+	assert_int_equal(run_tool("run --no-sync --length 3M %s/hs", dir), 0);
+	assert_non_null(strstr(out, "3 MiB at 0 B"));
+	assert_int_equal(run_tool("verify %s/hs", dir), 0);
+	assert_non_null(strstr(out, "written 3 MiB"));
+}
+
+/* Every command answers --help on stdout with exit 0. */
+static void subcommand_help(void **state)
+{
+	static const char *const cmds[] = { "run", "verify", "probe" };
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
+		assert_int_equal(run_tool("%s --help", cmds[i]), 0);
+		assert_non_null(strstr(out, "Usage:"));
+		assert_non_null(strstr(out, cmds[i]));
+		assert_string_equal(err, "");
+	}
+}
+
+/* probe: text and JSON from the same facts, on a file of this machine. */
+static void probe_file(void **state)
+{
+	char path[160];
+	int fd;
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/p", dir);
+	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	assert_true(fd >= 0);
+	close(fd);
+	assert_int_equal(run_tool("probe --json %s", path), 0);
+	assert_non_null(strstr(out, "\"kind\":\"file\""));
+	assert_non_null(strstr(out, "\"zeroing_offloaded\":"));
+	assert_non_null(strstr(out, "\"decided_by\":\""));
+	assert_non_null(strstr(out, "\"atomic_write\":{\"unit_min\":"));
+	assert_non_null(strstr(out, "\"plan\":{\"method\":\""));
+	assert_non_null(strstr(out, "\"devices\":["));
+	assert_int_equal(run_tool("probe %s", path), 0);
+	assert_non_null(strstr(out, "zeroing offloaded: "));
+	assert_non_null(strstr(out, "\n  because "));
+	assert_non_null(strstr(out, "atomic_write: unit_min="));
 }
 
 static void operational_errors(void **state)
@@ -134,7 +269,74 @@ static void version_and_help(void **state)
 	assert_int_equal(run_tool("--version"), 0);
 	assert_non_null(strstr(out, "prealloc "));
 	assert_int_equal(run_tool("--help"), 0);
-	assert_non_null(strstr(out, "prealloc run"));
+	assert_non_null(strstr(out, "run"));
+	assert_non_null(strstr(out, " 3  not supported here"));
+}
+
+/* probe --json on this machine's loop device: the chain, the queue limits
+ * (with the 6.17 unmap and 6.11 atomic-write ones), signatures, the verdict
+ * and the fact that decided it. */
+static void probe_loop_device(void **state)
+{
+	struct tfs t = { 0 };
+
+	(void)state;
+	if (geteuid() != 0 || tfs_loop(&t, 16, false) < 0)
+		skip();
+	assert_int_equal(run_tool("probe --json %s", t.dev), 0);
+	assert_non_null(strstr(out, "\"kind\":\"block-device\""));
+	assert_non_null(strstr(out, "\"role\":\"loop\""));
+	assert_non_null(strstr(out, "\"backing_file\":"));
+	assert_non_null(strstr(out, "\"signatures\":\"\""));
+	assert_non_null(strstr(out, "\"write_zeroes_unmap_max_hw_bytes\":"));
+	assert_non_null(strstr(out, "\"atomic_write_unit_max_bytes\":"));
+	assert_non_null(strstr(out, "\"atomic_write\":{"));
+	assert_non_null(strstr(out, "\"decided_by\":\""));
+	assert_non_null(strstr(out, "\"plan\":{\"method\":\"zeroout\""));
+
+	/* A user without access to the device node still gets the facts;
+	 * only what needs reading the device (signatures) is unknown. */
+	assert_int_equal(run_tool_as(65534, "probe --json %s", t.dev), 0);
+	assert_non_null(strstr(out, "\"role\":\"loop\""));
+	assert_non_null(strstr(out, "\"signatures\":null"));
+	assert_non_null(strstr(out, "\"plan\":{\"method\":\"zeroout\""));
+	tfs_destroy(&t);
+}
+
+/* probe --json over a captured NVMe tree (PREALLOC_SYSFS_ROOT): the same
+ * facts the probe always showed, plus the verdict, its fact and the limits. */
+static void probe_captured_nvme(void **state)
+{
+	const char *scripts = getenv("PROBE_SCRIPTS");
+	char path[160], tree[200], sys[220];
+	struct stat st;
+	int fd;
+
+	(void)state;
+	if (!scripts)
+		skip();
+	snprintf(path, sizeof(path), "%s/nv", dir);
+	snprintf(tree, sizeof(tree), "%s/tree", dir);
+	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	assert_true(fd >= 0);
+	assert_int_equal(fstat(fd, &st), 0);
+	close(fd);
+	assert_int_equal(tfs_sh("sh '%s/make-tree.sh' %u:%u '%s' >/dev/null", scripts,
+				major(st.st_dev), minor(st.st_dev), tree), 0);
+	snprintf(sys, sizeof(sys), "%s/sys", tree);
+	setenv("PREALLOC_SYSFS_ROOT", sys, 1);
+	assert_int_equal(run_tool("probe --json %s", path), 0);
+	unsetenv("PREALLOC_SYSFS_ROOT");
+	assert_non_null(strstr(out, "\"role\":\"partition\""));
+	assert_non_null(strstr(out, "\"name\":\"nvme0n1\""));
+	assert_non_null(strstr(out, "\"transport\":\"nvme\""));
+	assert_non_null(strstr(out, "\"write_zeroes_unmap_max_bytes\":1044480"));
+	assert_non_null(strstr(out, "\"nvme\":{\"dlfeat\":null"));
+	assert_non_null(strstr(out, "\"write_zeroes_unmap\":true"));
+	assert_non_null(strstr(out, "\"evidence\":\"nvme0n1: queue/write_zeroes_unmap_max_bytes = 1044480\""));
+	assert_non_null(strstr(out, "\"decided_by\":\""));
+	assert_non_null(strstr(out, "\"atomic_write_unit_max_bytes\":512"));
+	assert_non_null(strstr(out, "\"atomic_write\":{"));
 }
 
 static int setup(void **state)
@@ -159,6 +361,13 @@ int main(void)
 		cmocka_unit_test(operational_errors),
 		cmocka_unit_test(out_of_space),
 		cmocka_unit_test(version_and_help),
+		cmocka_unit_test(size_suffixes),
+		cmocka_unit_test(not_supported_exit),
+		cmocka_unit_test(human_sizes),
+		cmocka_unit_test(subcommand_help),
+		cmocka_unit_test(probe_file),
+		cmocka_unit_test(probe_loop_device),
+		cmocka_unit_test(probe_captured_nvme),
 	};
 
 	/* Root: a private mount namespace for the out-of-space filesystem. */

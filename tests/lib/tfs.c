@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <ftw.h>
 #include <sched.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -176,4 +177,18 @@ int tfs_rmtree(const char *dir)
 	int ret = nftw(dir, rm_one, 16, FTW_DEPTH | FTW_PHYS | FTW_MOUNT);
 
 	return ret > 0 ? -EIO : ret < 0 ? -errno : ret;
+}
+
+int tfs_sh(const char *fmt, ...)
+{
+	char cmd[8192];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(cmd, sizeof(cmd), fmt, ap);
+	va_end(ap);
+	if (system(cmd) == 0)
+		return 0;
+	fprintf(stderr, "command failed: %s\n", cmd);
+	return -1;
 }

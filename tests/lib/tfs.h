@@ -46,6 +46,10 @@ void tfs_destroy(struct tfs *t);
  * crossing into other filesystems.  0 or -errno. */
 int tfs_rmtree(const char *dir);
 
+/* Run the shell command made from @fmt; 0 if it exits 0, else -1 (the
+ * command is printed to stderr). */
+int tfs_sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
 /* Path of @name inside the filesystem, in a static-free caller buffer. */
 const char *tfs_path(const struct tfs *t, const char *name, char *buf, size_t len);
 

@@ -25,17 +25,7 @@
 
 static char tmpdir[] = "/tmp/probe-chain-XXXXXX";
 
-static void sh(const char *fmt, ...)
-{
-	char cmd[8192];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(cmd, sizeof(cmd), fmt, ap);
-	va_end(ap);
-	if (system(cmd) != 0)
-		fail_msg("command failed: %s", cmd);
-}
+#define sh(...) assert_int_equal(tfs_sh(__VA_ARGS__), 0)
 
 /* A fresh root $tmpdir/@name/sys holding the listed captured trees. */
 static const char *make_root(const char *name, const char *const *tars)

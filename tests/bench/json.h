@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* A tiny JSON writer for the tool's --json output (one object per run). */
+/* A tiny JSON writer for the benchmark's records (one object per run). */
 #ifndef PREALLOC_JSON_H
 #define PREALLOC_JSON_H
 

@@ -1,0 +1,299 @@
+/* SPDX-License-Identifier: MIT */
+/* `prealloc run`: prealloc_file_ex() on PATH, with a report. */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <prealloc.h>
+
+#include "cli.h"
+
+static void usage(void)
+{
+	fputs("Usage:\n"
+	      " prealloc run [options] --length N PATH\n"
+	      "\nMake [offset, offset+length) of PATH allocated, written and durable;\n"
+	      "PATH is created if missing (and removed again if the run fails).\n"
+	      "\nOptions:\n"
+	      " -o, --offset N         first byte of the range (default 0)\n"
+	      " -l, --length N         length of the range (required)\n"
+	      " -k, --keep-size        do not change the file size\n"
+	      " -z, --zero-data        zero bytes that hold data too (required for block devices)\n"
+	      " -f, --force            zero a block device that carries a signature\n"
+	      " -n, --no-sync          skip the final fdatasync()\n"
+	      " -m, --method M         auto, write-zeroes, zeroout, uring, buffered or allocate\n"
+	      " -q, --queue-depth N    io_uring writes in flight\n"
+	      " -r, --request-size N   bytes per io_uring write\n"
+	      " -b, --background       pace the work beside live traffic\n"
+	      " -R, --rate N           at most N bytes per second (e.g. 100M)\n"
+	      " -p, --progress         draw a progress bar on a terminal\n"
+	      " -j, --json             print the report as JSON (exact bytes)\n"
+	      " -h, --help             show this help\n"
+	      "\nExit status: 0 done, 1 failed, 2 bad command line, 3 the forced method\n"
+	      "is not supported here.\n", stdout);
+}
+
+/* --- progress bar ------------------------------------------------------ */
+
+struct bar {
+	uint64_t t0, last;
+};
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static int draw_bar(uint64_t done, uint64_t total, void *data)
+{
+	struct bar *b = data;
+	uint64_t t = now_ns();
+	double frac = total ? (double)done / (double)total : 1.0, secs;
+	int fill = (int)(frac * 40);
+
+	if (done < total && t - b->last < 100000000ull)
+		return 0;
+	b->last = t;
+	secs = (double)(t - b->t0) / 1e9;
+	fprintf(stderr, "\r[%.*s%*s] %3d%% %8.1f MiB %8.1f MiB/s", fill,
+		"########################################", 40 - fill, "",
+		(int)(frac * 100), (double)done / 1048576.0,
+		secs > 0 ? (double)done / 1048576.0 / secs : 0.0);
+	if (done >= total)
+		fputc('\n', stderr);
+	return 0;
+}
+
+/* --- arguments --------------------------------------------------------- */
+
+struct run_args {
+	uint64_t offset, length;
+	bool have_length, json, progress;
+	struct prealloc_options o;
+};
+
+static int parse_run(int argc, char **argv, struct run_args *a)
+{
+	static const struct option lopts[] = {
+		{ "offset", required_argument, NULL, 'o' },
+		{ "length", required_argument, NULL, 'l' },
+		{ "keep-size", no_argument, NULL, 'k' },
+		{ "zero-data", no_argument, NULL, 'z' },
+		{ "force", no_argument, NULL, 'f' },
+		{ "no-sync", no_argument, NULL, 'n' },
+		{ "method", required_argument, NULL, 'm' },
+		{ "queue-depth", required_argument, NULL, 'q' },
+		{ "request-size", required_argument, NULL, 'r' },
+		{ "background", no_argument, NULL, 'b' },
+		{ "rate", required_argument, NULL, 'R' },
+		{ "progress", no_argument, NULL, 'p' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 }
+	};
+	uint64_t v;
+	int c, m;
+
+	a->o.size = sizeof(a->o);
+	while ((c = getopt_long(argc, argv, "o:l:kzfnm:q:r:bR:pjh", lopts, NULL)) != -1) {
+		switch (c) {
+		case 'o':
+			if (cli_parse_size(optarg, &a->offset))
+				return cli_usage_error("run", "bad offset '%s'", optarg);
+			break;
+		case 'l':
+			if (cli_parse_size(optarg, &a->length) || !a->length)
+				return cli_usage_error("run", "bad length '%s'", optarg);
+			a->have_length = true;
+			break;
+		case 'k': a->o.flags |= PREALLOC_KEEP_SIZE; break;
+		case 'z': a->o.flags |= PREALLOC_ZERO_DATA; break;
+		case 'f': a->o.flags |= PREALLOC_FORCE; break;
+		case 'n': a->o.flags |= PREALLOC_NO_SYNC; break;
+		case 'm':
+			m = prealloc_method_from_name(optarg);
+			if (m < 0)
+				return cli_usage_error("run", "unknown method '%s'", optarg);
+			a->o.method = (uint32_t)m;
+			break;
+		case 'q':
+			if (cli_parse_size(optarg, &v) || !v || v > 4096)
+				return cli_usage_error("run", "bad queue depth '%s'", optarg);
+			a->o.queue_depth = (uint32_t)v;
+			break;
+		case 'r':
+			if (cli_parse_size(optarg, &v) || !v)
+				return cli_usage_error("run", "bad request size '%s'", optarg);
+			a->o.request_bytes = v;
+			break;
+		case 'b': a->o.flags |= PREALLOC_BACKGROUND; break;
+		case 'R':
+			if (cli_parse_size(optarg, &a->o.max_rate) || !a->o.max_rate)
+				return cli_usage_error("run", "bad rate '%s'", optarg);
+			break;
+		case 'p': a->progress = true; break;
+		case 'j': a->json = true; break;
+		case 'h': usage(); return -1;
+		default: return cli_usage_error("run", "bad option");
+		}
+	}
+	if (!a->have_length)
+		return cli_usage_error("run", "--length is required");
+	if (optind != argc - 1)
+		return cli_usage_error("run", "expected one PATH");
+	return 0;
+}
+
+/* --- messages ---------------------------------------------------------- */
+
+/* The signatures prealloc_file() found on a device, from a probe. */
+static void signatures(int fd, char *buf, size_t len)
+{
+	struct prealloc_probe *p;
+	const char *s = NULL;
+
+	snprintf(buf, len, "unknown");
+	if (prealloc_probe_new(fd, 0, 0, NULL, &p) < 0)
+		return;
+	if (prealloc_probe_lookup(p, "signatures", NULL, &s) == PREALLOC_FACT_STRING && s[0])
+		snprintf(buf, len, "%s", s);
+	prealloc_probe_free(p);
+}
+
+/* Say why, in the words of this tool, for the errors a person can act on. */
+static void explain(const char *path, int fd, int err, const struct run_args *a)
+{
+	struct stat st;
+	char sig[128], sz[32];
+	bool bdev = fstat(fd, &st) == 0 && S_ISBLK(st.st_mode);
+
+	if (bdev && err == EINVAL && !(a->o.flags & PREALLOC_ZERO_DATA)) {
+		cli_fail(path, 0, "a block device has no holes: preallocating it means zeroing "
+			 "it and destroying its contents; pass --zero-data to do that");
+	} else if (bdev && err == EINVAL) {
+		cli_fail(path, err, "range must be aligned to the logical block size and inside the device");
+	} else if (err == EEXIST && bdev) {
+		signatures(fd, sig, sizeof(sig));
+		cli_fail(path, 0, "device carries a signature (%s); pass --force to zero it anyway", sig);
+	} else if (err == EBUSY) {
+		cli_fail(path, err, "device is in use (mounted or held open exclusively); refused even with --force");
+	} else if (err == ENOSPC) {
+		cli_fail(path, err, "out of space: %s do not fit; nothing was changed",
+			 cli_human_size(a->length, sz, sizeof(sz)));
+	} else if (err == EOPNOTSUPP && a->o.method) {
+		cli_fail(path, err, "method %s is not possible here", prealloc_method_name(a->o.method));
+	} else if (err == ECANCELED) {
+		cli_fail(path, err, "cancelled; the file is as it was");
+	} else {
+		cli_fail(path, err, NULL);
+	}
+}
+
+static const char *method_or_none(uint32_t m)
+{
+	return m ? prealloc_method_name(m) : "none";
+}
+
+static void print_text(const char *path, const struct run_args *a, const struct prealloc_report *r)
+{
+	char len[32], off[32], z[32], k[32], res[32];
+
+	printf("%s: %s at %s: %s, zeroed %s, kept %s, reserved only %s, %s, %.3f s\n",
+	       path, cli_human_size(a->length, len, sizeof(len)),
+	       cli_human_size(a->offset, off, sizeof(off)),
+	       r->method ? prealloc_method_name(r->method) : "nothing to do",
+	       cli_human_size(r->bytes_zeroed, z, sizeof(z)),
+	       cli_human_size(r->bytes_kept, k, sizeof(k)),
+	       cli_human_size(r->bytes_reserved, res, sizeof(res)),
+	       r->written ? "written" : r->cow ? "copy-on-write: not written" :
+	       "not fully written", (double)r->elapsed_ns / 1e9);
+}
+
+/* enum prealloc_background, bit by bit. */
+static const char *const bg_names[] = { "paced", "idle-ioprio", "adapted" };
+
+static void print_json(const char *path, const struct run_args *a,
+		       const struct prealloc_report *r, int err)
+{
+	struct json_object *o = json_object_new_object(), *by = json_object_new_object(),
+			   *refused = json_object_new_array(), *bg = json_object_new_array();
+
+	json_object_object_add(o, "path", json_object_new_string(path));
+	json_object_object_add(o, "offset", json_object_new_uint64(a->offset));
+	json_object_object_add(o, "length", json_object_new_uint64(a->length));
+	json_object_object_add(o, "ok", json_object_new_boolean(!err));
+	if (err)
+		json_object_object_add(o, "error", json_object_new_string(strerror(err)));
+	json_object_object_add(o, "method", json_object_new_string(method_or_none(r->method)));
+	for (unsigned int m = 1; m < PREALLOC_METHOD_SLOTS; m++) {
+		if (!prealloc_method_name(m))
+			continue;
+		json_object_object_add(by, prealloc_method_name(m),
+				       json_object_new_uint64(r->bytes_by_method[m]));
+		if (r->refused & (1u << m))
+			json_object_array_add(refused, json_object_new_string(prealloc_method_name(m)));
+	}
+	json_object_object_add(o, "bytes_by_method", by);
+	json_object_object_add(o, "refused", refused);
+	json_object_object_add(o, "bytes_zeroed", json_object_new_uint64(r->bytes_zeroed));
+	json_object_object_add(o, "bytes_kept", json_object_new_uint64(r->bytes_kept));
+	json_object_object_add(o, "bytes_reserved", json_object_new_uint64(r->bytes_reserved));
+	json_object_object_add(o, "written", json_object_new_boolean(r->written));
+	json_object_object_add(o, "cow", json_object_new_boolean(r->cow));
+	json_object_object_add(o, "seconds", json_object_new_double((double)r->elapsed_ns / 1e9));
+	json_object_object_add(o, "bytes_per_sec", json_object_new_uint64(r->bytes_per_sec));
+	for (unsigned int i = 0; i < sizeof(bg_names) / sizeof(bg_names[0]); i++)
+		if (r->background & (1u << i))
+			json_object_array_add(bg, json_object_new_string(bg_names[i]));
+	json_object_object_add(o, "background", bg);
+	cli_json_print(o);
+}
+
+int cmd_run(int argc, char **argv)
+{
+	struct prealloc_report r = { .size = sizeof(r) };
+	struct run_args a = { 0 };
+	struct bar b = { 0 };
+	const char *path;
+	bool created;
+	int fd, ret;
+
+	ret = parse_run(argc, argv, &a);
+	if (ret)
+		return ret < 0 ? 0 : ret;
+	path = argv[optind];
+	fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	created = fd >= 0;
+	if (fd < 0 && errno == EEXIST)
+		fd = open(path, O_RDWR | O_CLOEXEC);
+	if (fd < 0) {
+		cli_fail(path, errno, NULL);
+		return EXIT_OPERATIONAL;
+	}
+	if (a.progress && isatty(STDERR_FILENO)) {
+		b.t0 = now_ns();
+		a.o.progress = draw_bar;
+		a.o.progress_data = &b;
+	}
+	ret = prealloc_file_ex(fd, a.offset, a.length, &a.o, &r);
+	if (ret)
+		explain(path, fd, -ret, &a);
+	if (a.json)
+		print_json(path, &a, &r, -ret);
+	else if (!ret)
+		print_text(path, &a, &r);
+	/* "The file is as it was": it was not there. */
+	if (ret && created)
+		unlink(path);
+	close(fd);
+	return ret ? cli_exit_code(-ret) : 0;
+}

@@ -1,0 +1,544 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The public probe: a snapshot of what the engine knows about a target, as
+ * named facts (libblkid's lookup_value shape) plus typed accessors for the
+ * zeroing verdict and the plan.  Everything comes from the engine's own
+ * target resolution, capabilities record and planner: the probe describes
+ * what prealloc_file_ex() would do, never a second opinion.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+
+#include "blkid.h"
+#include "chain.h"
+#include "context.h"
+#include "engine.h"
+#include "internal.h"
+#include "statx.h"
+
+/* Facts per list: a device has about 70 (queue, NVMe, SCSI). */
+#define FACTS_MAX 128
+
+struct fact {
+	char name[48];
+	uint8_t type;			/* enum prealloc_fact_type */
+	uint64_t num;
+	const char *str;		/* NULL, a string the probe holds, or buf */
+	char buf[32];
+};
+
+struct facts {
+	struct fact *v;
+	unsigned int n;
+};
+
+struct prealloc_probe {
+	struct prealloc_ctx *ctx;	/* our reference; NULL: the default context */
+	struct pa_target t;		/* holds the capabilities record */
+	bool request;
+	struct pa_plan plan;
+	int plan_err;			/* -ENODATA without a request */
+	int offloaded;			/* enum prealloc_answer */
+	const char *decided_by;
+	char why[160];			/* decided_by when the probe composes it */
+	char sigs[128];
+	char fallbacks[64];
+	struct facts target;
+	unsigned int ndev;
+	struct facts *dev;
+};
+
+/* ---- building fact lists ---- */
+
+/* A new fact "@group.@name" (or "@name"); NULL when the list is full. */
+static struct fact *add(struct facts *f, const char *group, const char *name, uint8_t type)
+{
+	struct fact *x;
+
+	if (f->n >= FACTS_MAX)
+		return NULL;
+	x = &f->v[f->n++];
+	snprintf(x->name, sizeof(x->name), "%s%s%s", group ? group : "", group ? "." : "", name);
+	x->type = type;
+	return x;
+}
+
+static void num(struct facts *f, const char *group, const char *name, uint8_t type, uint64_t v)
+{
+	struct fact *x = add(f, group, name, type);
+
+	if (x)
+		x->num = type == PREALLOC_FACT_BOOL ? !!v : v;
+}
+
+static void str(struct facts *f, const char *group, const char *name, const char *s)
+{
+	struct fact *x = add(f, group, name, s ? PREALLOC_FACT_STRING : PREALLOC_FACT_NULL);
+
+	if (x)
+		x->str = s;
+}
+
+static void null(struct facts *f, const char *group, const char *name)
+{
+	add(f, group, name, PREALLOC_FACT_NULL);
+}
+
+/* A short string formatted into the fact itself. */
+__attribute__((format(printf, 4, 5)))
+static void strf(struct facts *f, const char *group, const char *name, const char *fmt, ...)
+{
+	struct fact *x = add(f, group, name, PREALLOC_FACT_STRING);
+	va_list ap;
+
+	if (!x)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(x->buf, sizeof(x->buf), fmt, ap);
+	va_end(ap);
+	x->str = x->buf;
+}
+
+static const char *nonempty(const char *s)
+{
+	return s && s[0] ? s : NULL;
+}
+
+/* ---- device facts ---- */
+
+/* Queue attributes are byte counts unless listed here. */
+static const uint8_t queue_type[PA_Q_NR] = {
+	[PA_Q_ROTATIONAL] = PREALLOC_FACT_BOOL,
+	[PA_Q_DAX] = PREALLOC_FACT_BOOL,
+	[PA_Q_ZONED] = PREALLOC_FACT_STRING,
+};
+
+static void queue_facts(struct facts *f, const struct pa_device *d)
+{
+	for (int i = 0; i < PA_Q_NR; i++) {
+		const char *name = pa_queue_attr_names[i];
+		uint8_t type = queue_type[i] ? queue_type[i] : PREALLOC_FACT_BYTES;
+
+		if (d->queue[i] == PA_Q_ABSENT)
+			null(f, "queue", name);
+		else if (type == PREALLOC_FACT_STRING)
+			str(f, "queue", name, pa_zoned_name(d->queue[i]));
+		else
+			num(f, "queue", name, type, d->queue[i]);
+	}
+}
+
+static void nvme_facts(struct facts *f, const struct pa_nvme_info *n)
+{
+	const char *g = "nvme";
+
+	if (n->have_ns) {
+		num(f, g, "nsid", PREALLOC_FACT_NUMBER, n->nsid);
+		num(f, g, "dlfeat", PREALLOC_FACT_FLAGS, n->ns.dlfeat);
+		num(f, g, "read_back", PREALLOC_FACT_NUMBER, n->ns.read_back);
+		num(f, g, "deac", PREALLOC_FACT_BOOL, n->ns.deac);
+		num(f, g, "guard_crc", PREALLOC_FACT_BOOL, n->ns.guard_crc);
+		num(f, g, "noiob", PREALLOC_FACT_NUMBER, n->ns.noiob);
+		num(f, g, "npwg", PREALLOC_FACT_NUMBER, n->ns.npwg);
+		num(f, g, "npdg", PREALLOC_FACT_NUMBER, n->ns.npdg);
+		num(f, g, "npda", PREALLOC_FACT_NUMBER, n->ns.npda);
+		num(f, g, "lba_size", PREALLOC_FACT_BYTES, n->ns.lba_size);
+		num(f, g, "unmap_zeroes", PREALLOC_FACT_BOOL, pa_nvme_unmap_zeroes(&n->ns));
+	} else {
+		null(f, g, "dlfeat");
+	}
+	if (n->have_ctrl) {
+		num(f, g, "vid", PREALLOC_FACT_FLAGS, n->ctrl.vid);
+		str(f, g, "model", n->ctrl.model);
+		num(f, g, "mdts", PREALLOC_FACT_NUMBER, n->ctrl.mdts);
+		num(f, g, "oncs", PREALLOC_FACT_FLAGS, n->ctrl.oncs);
+		num(f, g, "dsm", PREALLOC_FACT_BOOL, n->ctrl.dsm);
+		num(f, g, "write_zeroes", PREALLOC_FACT_BOOL, n->ctrl.write_zeroes);
+		num(f, g, "wz_dealloc_limit", PREALLOC_FACT_BOOL, n->ctrl.wz_dealloc_limit);
+		num(f, g, "ns_zeroes", PREALLOC_FACT_BOOL, n->ctrl.ns_zeroes);
+	} else {
+		null(f, g, "oncs");
+	}
+	if (n->have_nvm) {
+		num(f, g, "wzsl", PREALLOC_FACT_NUMBER, n->nvm.wzsl);
+		num(f, g, "wzdsl", PREALLOC_FACT_NUMBER, n->nvm.wzdsl);
+	} else {
+		null(f, g, "wzsl");
+	}
+	str(f, g, "unknown", nonempty(n->reason));
+}
+
+static void scsi_facts(struct facts *f, const struct pa_scsi_info *s)
+{
+	str(f, "scsi", "source", nonempty(s->source));
+	if (s->have_bl) {
+		const char *g = "scsi.block_limits";
+
+		num(f, g, "wsnz", PREALLOC_FACT_BOOL, s->bl.wsnz);
+		num(f, g, "max_write_same_len", PREALLOC_FACT_NUMBER, s->bl.max_write_same_len);
+		num(f, g, "max_unmap_lba_count", PREALLOC_FACT_NUMBER, s->bl.max_unmap_lba_count);
+		num(f, g, "max_unmap_desc_count", PREALLOC_FACT_NUMBER, s->bl.max_unmap_desc_count);
+		num(f, g, "opt_unmap_granularity", PREALLOC_FACT_NUMBER, s->bl.opt_unmap_granularity);
+	} else {
+		null(f, "scsi", "block_limits");
+	}
+	if (s->have_lbp) {
+		const char *g = "scsi.lbp";
+
+		num(f, g, "lbpu", PREALLOC_FACT_BOOL, s->lbp.lbpu);
+		num(f, g, "lbpws", PREALLOC_FACT_BOOL, s->lbp.lbpws);
+		num(f, g, "lbpws10", PREALLOC_FACT_BOOL, s->lbp.lbpws10);
+		num(f, g, "lbprz", PREALLOC_FACT_NUMBER, s->lbp.lbprz);
+		num(f, g, "anc_sup", PREALLOC_FACT_BOOL, s->lbp.anc_sup);
+		str(f, g, "provisioning", pa_scsi_prov_name(s->lbp.prov_type));
+	} else {
+		null(f, "scsi", "lbp");
+	}
+	if (s->have_rc16) {
+		const char *g = "scsi.read_capacity_16";
+
+		num(f, g, "lbpme", PREALLOC_FACT_BOOL, s->rc16.lbpme);
+		num(f, g, "lbprz", PREALLOC_FACT_BOOL, s->rc16.lbprz);
+		num(f, g, "block_len", PREALLOC_FACT_BYTES, s->rc16.block_len);
+	} else {
+		null(f, "scsi", "read_capacity_16");
+	}
+	str(f, "scsi", "zeroing_mode", pa_scsi_zeroing_name(s->zeroing_mode));
+	str(f, "scsi", "kernel_zeroing_mode", nonempty(s->kernel_zeroing_mode));
+	str(f, "scsi", "unknown", nonempty(s->reason));
+}
+
+static void device_facts(struct facts *f, const struct pa_caps *c, const struct pa_device *d)
+{
+	static const char *const transports[] = {
+		[PA_TRANSPORT_NVME] = "nvme",
+		[PA_TRANSPORT_SCSI] = "scsi",
+	};
+
+	str(f, NULL, "name", d->name);
+	strf(f, NULL, "dev", "%u:%u", major(d->dev), minor(d->dev));
+	str(f, NULL, "role", pa_role_name(d->role));
+	str(f, NULL, "above", d->parent >= 0 ? c->devices[d->parent].name : NULL);
+	num(f, NULL, "size_bytes", PREALLOC_FACT_BYTES, d->size_sectors * 512);
+	if (d->role == PA_ROLE_PARTITION)
+		num(f, NULL, "start_bytes", PREALLOC_FACT_BYTES, d->part_start * 512);
+	if (d->role == PA_ROLE_LOOP) {
+		str(f, NULL, "backing_file", nonempty(d->backing_file));
+		if (d->loop_dio < 0)
+			null(f, NULL, "direct_io");
+		else
+			num(f, NULL, "direct_io", PREALLOC_FACT_BOOL, (uint64_t)d->loop_dio);
+	}
+	if (d->role == PA_ROLE_DM)
+		str(f, NULL, "dm_name", d->dm_name);
+	if (d->role == PA_ROLE_MD)
+		str(f, NULL, "md_level", d->md_level);
+	str(f, NULL, "transport", d->transport < 3 ? transports[d->transport] : NULL);
+	queue_facts(f, d);
+	if (d->transport == PA_TRANSPORT_NVME)
+		nvme_facts(f, &d->nvme);
+	if (d->transport == PA_TRANSPORT_SCSI)
+		scsi_facts(f, &d->scsi);
+}
+
+/* ---- the verdict ---- */
+
+/* Would the engine zero through FALLOC_FL_WRITE_ZEROES, and which fact says so? */
+static void decide_offload(struct prealloc_probe *p)
+{
+	const struct pa_plan_input *in = &p->t.in;
+	const struct pa_caps *c = p->t.caps;
+	bool file = in->target == PA_TARGET_FILE;
+	const char *why = NULL;
+
+	p->offloaded = PREALLOC_NO;
+	if (file && in->cow) {
+		p->decided_by = "copy-on-write file: space is reserved, never zeroed in place";
+	} else if (file && in->mem_backed) {
+		p->decided_by = "memory-backed filesystem: allocated pages need no zeroing";
+	} else if (!c && (!file || in->fs_write_zeroes)) {
+		p->offloaded = PREALLOC_UNKNOWN;
+		snprintf(p->why, sizeof(p->why), "device %u:%u not found under %s: not tried",
+			 major(p->t.dev), minor(p->t.dev), pa_caps_cache_root(&pa_ctx(p->ctx)->caps));
+		p->decided_by = p->why;
+	} else if (!pa_plan_write_zeroes(in, &why)) {
+		/* The device's own fact when it is the device (or kernel) that says no. */
+		p->decided_by = c && (!file || in->fs_write_zeroes) &&
+			(!in->kernel_write_zeroes || in->write_zeroes_unmap == PA_NO) ?
+			c->evidence : why;
+	} else {
+		p->offloaded = in->write_zeroes_unmap == PA_YES ? PREALLOC_YES : PREALLOC_UNKNOWN;
+		p->decided_by = c->evidence;
+	}
+}
+
+/* ---- target facts ---- */
+
+static void answer_fact(struct facts *f, const char *name, int answer)
+{
+	if (answer == PREALLOC_UNKNOWN || answer == PA_UNKNOWN)
+		null(f, NULL, name);
+	else
+		num(f, NULL, name, PREALLOC_FACT_BOOL, answer == PREALLOC_YES);
+}
+
+static void limits_facts(struct facts *f, int fd)
+{
+	struct pa_statx_limits l;
+	bool ok = pa_statx_limits(fd, &l) == 0;
+
+	if (ok && l.have_dio) {
+		num(f, "dio", "offset_align", PREALLOC_FACT_BYTES, l.dio_offset_align);
+		num(f, "dio", "mem_align", PREALLOC_FACT_BYTES, l.dio_mem_align);
+	} else {
+		null(f, "dio", "offset_align");
+		null(f, "dio", "mem_align");
+	}
+	if (ok && l.have_atomic) {
+		num(f, "atomic_write", "unit_min", PREALLOC_FACT_BYTES, l.atomic_unit_min);
+		num(f, "atomic_write", "unit_max", PREALLOC_FACT_BYTES, l.atomic_unit_max);
+		num(f, "atomic_write", "segments_max", PREALLOC_FACT_NUMBER, l.atomic_segments_max);
+		num(f, "atomic_write", "unit_max_opt", PREALLOC_FACT_BYTES, l.atomic_unit_max_opt);
+	} else {
+		null(f, "atomic_write", "unit_min");
+		null(f, "atomic_write", "unit_max");
+		null(f, "atomic_write", "segments_max");
+		null(f, "atomic_write", "unit_max_opt");
+	}
+}
+
+static void plan_facts(struct prealloc_probe *p, uint64_t off, uint64_t len)
+{
+	struct facts *f = &p->target;
+	size_t used = 0;
+
+	num(f, "request", "offset", PREALLOC_FACT_BYTES, off);
+	num(f, "request", "length", PREALLOC_FACT_BYTES, len);
+	num(f, "request", "flags", PREALLOC_FACT_FLAGS, p->t.in.flags);
+	if (p->plan_err) {
+		null(f, "plan", "method");
+		str(f, "plan", "error", strerror(-p->plan_err));
+		return;
+	}
+	for (unsigned int i = 1; i < p->plan.n && used < sizeof(p->fallbacks); i++)
+		used += (size_t)snprintf(p->fallbacks + used, sizeof(p->fallbacks) - used, "%s%s",
+					 i > 1 ? "," : "", prealloc_method_name(p->plan.methods[i]));
+	str(f, "plan", "method", prealloc_method_name(p->plan.methods[0]));
+	str(f, "plan", "fallbacks", p->fallbacks);
+	num(f, "plan", "reserve", PREALLOC_FACT_BOOL, p->plan.reserve);
+	str(f, "plan", "reason", p->plan.reason);
+}
+
+static void target_facts(struct prealloc_probe *p, int fd, uint64_t off, uint64_t len)
+{
+	const struct pa_caps *c = p->t.caps;
+	struct facts *f = &p->target;
+	bool bdev = p->t.in.target == PA_TARGET_BLOCKDEV;
+	const char *fs = pa_fs_name(p->t.fs_type);
+
+	str(f, NULL, "kind", bdev ? "block-device" : "file");
+	if (bdev)
+		null(f, NULL, "filesystem");
+	else if (fs)
+		str(f, NULL, "filesystem", fs);
+	else
+		strf(f, NULL, "filesystem", "0x%llx", (unsigned long long)p->t.fs_type);
+	num(f, NULL, "cow", PREALLOC_FACT_BOOL, p->t.in.cow);
+	str(f, NULL, "sysfs_root", pa_caps_cache_root(&pa_ctx(p->ctx)->caps));
+	answer_fact(f, "zeroing_offloaded", p->offloaded);
+	str(f, NULL, "decided_by", p->decided_by);
+	answer_fact(f, "write_zeroes_unmap", c ? c->write_zeroes_unmap : PA_UNKNOWN);
+	str(f, NULL, "evidence", c ? c->evidence : "no block device under this file");
+	num(f, NULL, "kernel_write_zeroes", PREALLOC_FACT_BOOL, c && c->kernel_write_zeroes);
+	num(f, NULL, "write_zeroes_refused", PREALLOC_FACT_BOOL, p->t.in.write_zeroes_refused);
+	limits_facts(f, fd);
+	if (bdev) {
+		char path[40];
+
+		/* A fresh open file description: the caller's offset stays put. */
+		snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+		if (pa_blkid_signatures(path, p->sigs, sizeof(p->sigs)) >= 0)
+			str(f, NULL, "signatures", p->sigs);
+		else
+			null(f, NULL, "signatures");
+	}
+	if (p->request)
+		plan_facts(p, off, len);
+}
+
+/* ---- life cycle ---- */
+
+static int alloc_facts(struct facts *f)
+{
+	f->v = calloc(FACTS_MAX, sizeof(*f->v));
+	return f->v ? 0 : -ENOMEM;
+}
+
+static int build_devices(struct prealloc_probe *p)
+{
+	const struct pa_caps *c = p->t.caps;
+
+	if (!c || !c->ndevices)
+		return 0;
+	p->dev = calloc(c->ndevices, sizeof(*p->dev));
+	if (!p->dev)
+		return -ENOMEM;
+	for (size_t i = 0; i < c->ndevices; i++) {
+		if (alloc_facts(&p->dev[i]) < 0)
+			return -ENOMEM;
+		p->ndev++;
+		device_facts(&p->dev[i], c, &c->devices[i]);
+	}
+	return 0;
+}
+
+PA_EXPORT int prealloc_probe_new(int fd, uint64_t offset, uint64_t len,
+				 const struct prealloc_options *opts,
+				 struct prealloc_probe **ret_probe)
+{
+	struct prealloc_options o;
+	struct prealloc_probe *p;
+	int r;
+
+	if (!ret_probe)
+		return -EINVAL;
+	r = pa_get_options(opts, &o);
+	if (!r && len)
+		r = pa_check_range(offset, len);
+	if (r)
+		return r;
+	p = calloc(1, sizeof(*p));
+	if (!p)
+		return -ENOMEM;
+	p->ctx = prealloc_ctx_ref(o.ctx);
+	p->request = len > 0;
+	r = pa_target_open(p->ctx, fd, offset, len, o.flags, o.method, &p->t);
+	if (r < 0)
+		goto fail;
+	p->plan_err = p->request ? pa_plan(&p->t.in, &p->plan) : -ENODATA;
+	decide_offload(p);
+	r = alloc_facts(&p->target);
+	if (!r)
+		r = build_devices(p);
+	if (r < 0)
+		goto fail;
+	target_facts(p, fd, offset, len);
+	*ret_probe = p;
+	return 0;
+fail:
+	prealloc_probe_free(p);
+	return r;
+}
+
+PA_EXPORT void prealloc_probe_free(struct prealloc_probe *p)
+{
+	if (!p)
+		return;
+	for (unsigned int i = 0; i < p->ndev; i++)
+		free(p->dev[i].v);
+	free(p->dev);
+	free(p->target.v);
+	pa_target_close(&p->t);
+	prealloc_ctx_unref(p->ctx);
+	free(p);
+}
+
+/* ---- accessors ---- */
+
+PA_EXPORT int prealloc_probe_zeroing_offloaded(const struct prealloc_probe *p,
+					       const char **ret_decided_by)
+{
+	if (!p)
+		return -EINVAL;
+	if (ret_decided_by)
+		*ret_decided_by = p->decided_by;
+	return p->offloaded;
+}
+
+PA_EXPORT int prealloc_probe_plan(const struct prealloc_probe *p, unsigned int index)
+{
+	if (!p)
+		return -EINVAL;
+	if (p->plan_err)
+		return p->plan_err;
+	return index < p->plan.n ? p->plan.methods[index] : -ENOENT;
+}
+
+PA_EXPORT const char *prealloc_probe_plan_reason(const struct prealloc_probe *p)
+{
+	return p && !p->plan_err ? p->plan.reason : NULL;
+}
+
+static int get(const struct fact *x, const char **ret_name, uint64_t *ret_number,
+	       const char **ret_string)
+{
+	if (ret_name)
+		*ret_name = x->name;
+	if (ret_number)
+		*ret_number = x->type == PREALLOC_FACT_STRING ? 0 : x->num;
+	if (ret_string)
+		*ret_string = x->type == PREALLOC_FACT_STRING ? x->str : NULL;
+	return x->type;
+}
+
+static int by_index(const struct facts *f, unsigned int index, const char **ret_name,
+		    uint64_t *ret_number, const char **ret_string)
+{
+	return index < f->n ? get(&f->v[index], ret_name, ret_number, ret_string) : -ENOENT;
+}
+
+static int by_name(const struct facts *f, const char *name, uint64_t *ret_number,
+		   const char **ret_string)
+{
+	if (!name)
+		return -EINVAL;
+	for (unsigned int i = 0; i < f->n; i++)
+		if (!strcmp(f->v[i].name, name))
+			return get(&f->v[i], NULL, ret_number, ret_string);
+	return -ENOENT;
+}
+
+PA_EXPORT int prealloc_probe_fact(const struct prealloc_probe *p, unsigned int index,
+				  const char **ret_name, uint64_t *ret_number,
+				  const char **ret_string)
+{
+	return p ? by_index(&p->target, index, ret_name, ret_number, ret_string) : -EINVAL;
+}
+
+PA_EXPORT int prealloc_probe_lookup(const struct prealloc_probe *p, const char *name,
+				    uint64_t *ret_number, const char **ret_string)
+{
+	return p ? by_name(&p->target, name, ret_number, ret_string) : -EINVAL;
+}
+
+PA_EXPORT int prealloc_probe_device_count(const struct prealloc_probe *p)
+{
+	return p ? (int)p->ndev : -EINVAL;
+}
+
+PA_EXPORT int prealloc_probe_device_fact(const struct prealloc_probe *p, unsigned int device,
+					 unsigned int index, const char **ret_name,
+					 uint64_t *ret_number, const char **ret_string)
+{
+	if (!p)
+		return -EINVAL;
+	if (device >= p->ndev)
+		return -ENXIO;
+	return by_index(&p->dev[device], index, ret_name, ret_number, ret_string);
+}
+
+PA_EXPORT int prealloc_probe_device_lookup(const struct prealloc_probe *p, unsigned int device,
+					   const char *name, uint64_t *ret_number,
+					   const char **ret_string)
+{
+	if (!p)
+		return -EINVAL;
+	if (device >= p->ndev)
+		return -ENXIO;
+	return by_name(&p->dev[device], name, ret_number, ret_string);
+}

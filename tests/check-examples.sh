@@ -1,0 +1,37 @@
+#!/bin/sh
+# The examples are real examples of using the library: every examples/*.c
+# includes only system headers, <prealloc.h> and the tool's own headers in
+# examples/ (nothing from src/ or probes/), and the tool is linked against
+# the shared library, not the static archive.
+# usage: check-examples.sh SOURCE_ROOT TOOL
+set -eu
+root=$1
+tool=$2
+status=0
+for f in "$root"/examples/*.c "$root"/examples/*.h; do
+	grep -hoE '^[[:space:]]*#[[:space:]]*include[[:space:]]*["<][^">]+[">]' "$f" |
+	sed -E 's/.*include[[:space:]]*//' | while read -r inc; do
+		name=${inc#?}
+		name=${name%?}
+		case $inc in
+		'<prealloc.h>' | '"prealloc.h"') continue ;;
+		\"*) [ -f "$root/examples/$name" ] && continue ;;
+		esac
+		# A system header must not be one of the library's own.
+		if [ -f "$root/src/$name" ] || [ -f "$root/probes/$name" ] ||
+		   [ "$name" = config.h ] || case $inc in \"*) true ;; *) false ;; esac; then
+			echo "$f: internal header $inc" >&2
+			exit 1
+		fi
+	done || status=1
+done
+if ! readelf -d "$tool" | grep -q 'NEEDED.*\[libprealloc\.so'; then
+	echo "$tool is not linked against libprealloc.so" >&2
+	status=1
+fi
+if nm "$tool" | grep -qE ' [Tt] (prealloc_file_ex|pa_[a-z_]+)$'; then
+	echo "$tool carries a copy of the library" >&2
+	status=1
+fi
+[ "$status" = 0 ] && echo "1 passed, 0 failed"
+exit $status
