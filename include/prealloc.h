@@ -39,7 +39,7 @@ extern "C" {
  *	exclusively held device is refused even with this flag.
  * @PREALLOC_BACKGROUND: run beside live traffic: pace the work so that
  *	concurrent foreground I/O on the same device hardly notices it (see
- *	&prealloc_options.max_rate for a hard cap).  Writes are 1 MiB with 2 in
+ *	&prealloc_options.max_rate for a hard cap).  Writes are 1 MiB with 4 in
  *	flight (unless &prealloc_options says otherwise), offloaded zeroing goes
  *	in 16 MiB calls, io_uring writes carry IOPRIO_CLASS_IDLE where the
  *	device's scheduler honours it (mq-deadline, bfq), and the rate adapts

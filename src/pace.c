@@ -41,7 +41,7 @@
 #define WINDOW_NS	(50ull * 1000000)	/* one decision per window */
 #define WARMUP		4		/* full requests timed before the latency counts */
 #define LAT_FACTOR	4		/* latency growth that means contention */
-#define FOREIGN_IOPS	40		/* others' requests/s we ignore (journal, atime) */
+#define FOREIGN_IOPS	100		/* others' requests/s we ignore (the fs's own log) */
 #define FLOOR_SHARE	5		/* lowest rate: peak / FLOOR_SHARE */
 #define GROW_SHARE	8		/* increase per window: peak / GROW_SHARE */
 
@@ -268,10 +268,6 @@ void pa_pace_done(struct pa_pace *p, uint64_t bytes, uint64_t lat_ns)
 	p->busy = others_active(p, win);
 	/* The latency is the only signal where the device has no counters. */
 	decide(p, p->busy || (slow && !p->stat[0]));
-#ifdef PA_PACE_DEBUG
-	fprintf(stderr, "%" PRIu64 " busy %d slow %d avg %" PRIu64 " base %" PRIu64 " tput %" PRIu64 " rate %" PRIu64 "\n",
-		now / 1000000, p->busy, slow, p->avg_ns / 1000, p->base_ns / 1000, p->tput >> 20, p->rate >> 20);
-#endif
 	p->win_ns = now;
 	p->win_bytes = 0;
 }
