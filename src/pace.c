@@ -108,6 +108,9 @@ void pa_pace_init(struct pa_pace *p, uint32_t flags, uint64_t max_rate, uint64_t
 	p->on = p->adaptive || p->cap;
 	if (!p->adaptive || !dev)
 		return;
+	/* Cautious until the first window shows nobody else is there: a
+	 * foreground already running never sees a full-speed burst. */
+	p->busy = true;
 	if (read_attr(dev, "queue/scheduler", buf, sizeof(buf), path, sizeof(path)))
 		p->idle_prio = strstr(buf, "[mq-deadline]") || strstr(buf, "[bfq]");
 	if (read_attr(dev, "stat", buf, sizeof(buf), path, sizeof(path)) &&
