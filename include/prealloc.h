@@ -398,7 +398,9 @@ int prealloc_async_report(const struct prealloc_async *h, struct prealloc_report
  *
  * If the work still runs it is cancelled and waited for (undo included), so
  * the file is in a final state when this returns.  Closes the handle's
- * descriptors.  @h must not be used by other threads meanwhile or afterwards.
+ * descriptors.  @h must not be used by other threads meanwhile or afterwards,
+ * and neither this nor prealloc_async_wait() may be called from the handle's
+ * own progress callback (they would wait for themselves).
  *
  * Since: 0.2
  */
