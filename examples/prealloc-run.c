@@ -3,10 +3,10 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <inttypes.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -169,30 +169,51 @@ static void signatures(int fd, char *buf, size_t len)
 	prealloc_probe_free(p);
 }
 
-/* Say why, in the words of this tool, for the errors a person can act on. */
-static void explain(const char *path, int fd, int err, const struct run_args *a)
+/* What a failed call left: with --zero-data, zeroed data stays zeroed. */
+static const char *after_failure(const struct run_args *a, const struct prealloc_report *r,
+				 char *buf, size_t len)
 {
-	struct stat st;
-	char sig[128], sz[32];
-	bool bdev = fstat(fd, &st) == 0 && S_ISBLK(st.st_mode);
+	if (!(a->o.flags & PREALLOC_ZERO_DATA) || !r->bytes_zeroed)
+		return "the file is as it was";
+	snprintf(buf, len, "size and allocation are as they were, but %" PRIu64 " bytes of the "
+		 "range were zeroed before the failure (data among them is lost)", r->bytes_zeroed);
+	return buf;
+}
 
-	if (bdev && err == EINVAL && !(a->o.flags & PREALLOC_ZERO_DATA)) {
+/* Say why, in the words of this tool, for the errors a person can act on;
+ * the report names the step that failed, so nothing is guessed. */
+static void explain(const char *path, int fd, int err, const struct run_args *a,
+		    const struct prealloc_report *r)
+{
+	const char *step = prealloc_step_name(r->failed_step);
+	char sig[128], sz[32], left[160];
+
+	if (r->failed_step == PREALLOC_STEP_REQUEST && err == EINVAL &&
+	    !(a->o.flags & PREALLOC_ZERO_DATA)) {
 		cli_fail(path, 0, "a block device has no holes: preallocating it means zeroing "
 			 "it and destroying its contents; pass --zero-data to do that");
-	} else if (bdev && err == EINVAL) {
+	} else if (r->failed_step == PREALLOC_STEP_REQUEST && err == EINVAL) {
 		cli_fail(path, err, "range must be aligned to the logical block size and inside the device");
-	} else if (err == EEXIST && bdev) {
+	} else if (r->failed_step == PREALLOC_STEP_SIGNATURES && err == EEXIST) {
 		signatures(fd, sig, sizeof(sig));
 		cli_fail(path, 0, "device carries a signature (%s); pass --force to zero it anyway", sig);
-	} else if (err == EBUSY) {
+	} else if (r->failed_step == PREALLOC_STEP_CLAIM && err == EBUSY) {
 		cli_fail(path, err, "device is in use (mounted or held open exclusively); refused even with --force");
-	} else if (err == ENOSPC) {
+	} else if (r->failed_step == PREALLOC_STEP_SPACE_CHECK && err == ENOSPC) {
 		cli_fail(path, err, "out of space: %s do not fit; nothing was changed",
 			 cli_human_size(a->length, sz, sizeof(sz)));
 	} else if (err == EOPNOTSUPP && a->o.method) {
 		cli_fail(path, err, "method %s is not possible here", prealloc_method_name(a->o.method));
 	} else if (err == ECANCELED) {
-		cli_fail(path, err, "cancelled; the file is as it was");
+		cli_fail(path, err, "cancelled; %s", after_failure(a, r, left, sizeof(left)));
+	} else if (err == ENOSPC) {
+		cli_fail(path, err, "out of space at step %s; %s", step,
+			 after_failure(a, r, left, sizeof(left)));
+	} else if (r->failed_method) {
+		cli_fail(path, err, "step %s with method %s; %s", step,
+			 prealloc_method_name(r->failed_method), after_failure(a, r, left, sizeof(left)));
+	} else if (r->failed_step) {
+		cli_fail(path, err, "step %s; %s", step, after_failure(a, r, left, sizeof(left)));
 	} else {
 		cli_fail(path, err, NULL);
 	}
@@ -215,6 +236,7 @@ static void print_text(const char *path, const struct run_args *a, const struct 
 	       cli_human_size(r->bytes_kept, k, sizeof(k)),
 	       cli_human_size(r->bytes_reserved, res, sizeof(res)),
 	       r->written ? "written" : r->cow ? "copy-on-write: not written" :
+	       r->bytes_unknown ? "written state unknown (no FIEMAP)" :
 	       "not fully written", (double)r->elapsed_ns / 1e9);
 }
 
@@ -231,8 +253,14 @@ static void print_json(const char *path, const struct run_args *a,
 	json_object_object_add(o, "offset", json_object_new_uint64(a->offset));
 	json_object_object_add(o, "length", json_object_new_uint64(a->length));
 	json_object_object_add(o, "ok", json_object_new_boolean(!err));
-	if (err)
+	if (err) {
 		json_object_object_add(o, "error", json_object_new_string(strerror(err)));
+		json_object_object_add(o, "failed_step",
+				       json_object_new_string(prealloc_step_name(r->failed_step)));
+		json_object_object_add(o, "failed_method", r->failed_method ?
+				       json_object_new_string(prealloc_method_name(r->failed_method)) :
+				       NULL);
+	}
 	json_object_object_add(o, "method", json_object_new_string(method_or_none(r->method)));
 	for (unsigned int m = 1; m < PREALLOC_METHOD_SLOTS; m++) {
 		if (!prealloc_method_name(m))
@@ -247,6 +275,7 @@ static void print_json(const char *path, const struct run_args *a,
 	json_object_object_add(o, "bytes_zeroed", json_object_new_uint64(r->bytes_zeroed));
 	json_object_object_add(o, "bytes_kept", json_object_new_uint64(r->bytes_kept));
 	json_object_object_add(o, "bytes_reserved", json_object_new_uint64(r->bytes_reserved));
+	json_object_object_add(o, "bytes_unknown", json_object_new_uint64(r->bytes_unknown));
 	json_object_object_add(o, "written", json_object_new_boolean(r->written));
 	json_object_object_add(o, "cow", json_object_new_boolean(r->cow));
 	json_object_object_add(o, "seconds", json_object_new_double((double)r->elapsed_ns / 1e9));
@@ -286,7 +315,7 @@ int cmd_run(int argc, char **argv)
 	}
 	ret = prealloc_file_ex(fd, a.offset, a.length, &a.o, &r);
 	if (ret)
-		explain(path, fd, -ret, &a);
+		explain(path, fd, -ret, &a, &r);
 	if (a.json)
 		print_json(path, &a, &r, -ret);
 	else if (!ret)

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <inttypes.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <sys/stat.h>
@@ -39,6 +40,7 @@ static void print_json(const char *path, uint64_t off, uint64_t len,
 	json_object_object_add(o, "unwritten_bytes", json_object_new_uint64(cs->unwritten_bytes));
 	json_object_object_add(o, "hole_bytes", json_object_new_uint64(cs->hole_bytes));
 	json_object_object_add(o, "shared_bytes", json_object_new_uint64(cs->shared_bytes));
+	json_object_object_add(o, "unknown_bytes", json_object_new_uint64(cs->unknown_bytes));
 	json_object_object_add(o, "fiemap", json_object_new_boolean(cs->fiemap));
 	json_object_object_add(o, "fully_written", json_object_new_boolean(full));
 	cli_json_print(o);
@@ -55,7 +57,7 @@ static void print_text(const char *path, uint64_t off, uint64_t len,
 	       cli_human_size(cs->unwritten_bytes, u, sizeof(u)),
 	       cli_human_size(cs->hole_bytes, h, sizeof(h)),
 	       cli_human_size(cs->shared_bytes, s, sizeof(s)),
-	       cs->fiemap ? "" : " (no FIEMAP: unwritten extents not visible)",
+	       cs->unknown_bytes ? " (no FIEMAP: data may be unwritten extents)" : "",
 	       full ? "fully written" : "NOT fully written");
 }
 
@@ -100,9 +102,16 @@ int cmd_verify(int argc, char **argv)
 			close(fd);
 		return EXIT_OPERATIONAL;
 	}
+	if (!len && off >= (uint64_t)st.st_size) {
+		close(fd);
+		cli_fail(path, 0, "offset %" PRIu64 " is at or beyond the end of file (%" PRIu64
+			 " bytes): nothing to verify; give --length to count beyond it", off,
+			 (uint64_t)st.st_size);
+		return EXIT_OPERATIONAL;
+	}
 	if (!len)
-		len = (uint64_t)st.st_size > off ? (uint64_t)st.st_size - off : 0;
-	ret = len ? prealloc_verify(fd, off, len, &cs) : 0;
+		len = (uint64_t)st.st_size - off;
+	ret = prealloc_verify(fd, off, len, &cs);
 	close(fd);
 	if (ret) {
 		cli_fail(path, -ret, "cannot map extents");

@@ -31,7 +31,9 @@ extern "C" {
  *	exist beyond end of file, so the part of the range beyond EOF is only
  *	reserved (unwritten) and the report says the range is not written.
  * @PREALLOC_ZERO_DATA: zero the whole range, including bytes that hold data
- *	(recycling a WAL segment).  Required for block devices.
+ *	(recycling a WAL segment).  Required for block devices.  Zeroed data
+ *	cannot be restored: a call that fails part way leaves some of the
+ *	range's data zeroed (see prealloc_file()).
  * @PREALLOC_NO_SYNC: skip the final fdatasync(); the result is not durable
  *	until the caller syncs.
  * @PREALLOC_FORCE: block devices only: zero a device that carries a
@@ -87,6 +89,42 @@ enum prealloc_method {
 };
 
 /**
+ * enum prealloc_step - the step of a prealloc_file_ex() call that failed
+ * @PREALLOC_STEP_NONE: nothing failed (the call succeeded).
+ * @PREALLOC_STEP_TARGET: examining the descriptor: fstat(), fstatfs(), the
+ *	storage probe, reopening it for ordinary writes.
+ * @PREALLOC_STEP_REQUEST: the request does not suit the target: a block
+ *	device without %PREALLOC_ZERO_DATA or with a misaligned or out-of-device
+ *	range (-EINVAL), an append-only or immutable file (-EPERM).
+ * @PREALLOC_STEP_CLAIM: claiming a block device with O_EXCL: -EBUSY when it
+ *	is mounted or held open exclusively.
+ * @PREALLOC_STEP_SIGNATURES: looking for signatures on a block device:
+ *	-EEXIST when one was found and %PREALLOC_FORCE was not set.
+ * @PREALLOC_STEP_CLASSIFY: reading the extent map of the range.
+ * @PREALLOC_STEP_SPACE_CHECK: the free-space check, done before anything is
+ *	written: -ENOSPC here means nothing was changed.
+ * @PREALLOC_STEP_RESERVE: reserving the range with fallocate().
+ * @PREALLOC_STEP_ZERO: zeroing with the method in
+ *	&prealloc_report.failed_method.
+ * @PREALLOC_STEP_SYNC: the final fdatasync().
+ *
+ * Steps are listed in the order a call runs them; a step a target does not
+ * need is skipped.  New steps get new values at the end.
+ */
+enum prealloc_step {
+	PREALLOC_STEP_NONE = 0,
+	PREALLOC_STEP_TARGET,
+	PREALLOC_STEP_REQUEST,
+	PREALLOC_STEP_CLAIM,
+	PREALLOC_STEP_SIGNATURES,
+	PREALLOC_STEP_CLASSIFY,
+	PREALLOC_STEP_SPACE_CHECK,
+	PREALLOC_STEP_RESERVE,
+	PREALLOC_STEP_ZERO,
+	PREALLOC_STEP_SYNC,
+};
+
+/**
  * enum prealloc_background - pacing mechanisms that applied, in
  *	&prealloc_report.background
  * @PREALLOC_BG_PACED: requests were held back by the pacer (the
@@ -115,8 +153,8 @@ enum prealloc_background {
  * @data: the caller's pointer from &struct prealloc_options
  *
  * Called from the calling thread between chunks of work.  Return 0 to go on,
- * anything else to cancel: the call then stops, undoes what it can (see
- * prealloc_file_ex()) and returns -ECANCELED.
+ * anything else to cancel: the call then stops, undoes its work as any failed
+ * call does (see prealloc_file()) and returns -ECANCELED.
  */
 typedef int (*prealloc_progress_fn)(uint64_t done, uint64_t total, void *data);
 
@@ -179,13 +217,26 @@ struct prealloc_options {
  *	(%PREALLOC_METHOD_AUTO if nothing needed doing).
  * @refused: methods tried and refused by the kernel or device before the call
  *	fell back to the next one, as a bit mask of (1 << &enum prealloc_method).
- * @bytes_zeroed: bytes made to read zero by any method.
+ * @bytes_zeroed: bytes made to read zero by any method; with
+ *	%PREALLOC_KEEP_SIZE also the rest of a written last block past EOF,
+ *	which is written zeros already.
  * @bytes_kept: bytes of existing data left untouched.
  * @bytes_reserved: bytes only reserved (allocated but not written).
  * @elapsed_ns: wall-clock time of the call.
  * @bytes_by_method: bytes of the range covered by each method, indexed by
  *	&enum prealloc_method (index 0 is unused); %PREALLOC_METHOD_SLOTS long
  *	whatever methods exist.
+ * @failed_step: the &enum prealloc_step that failed, %PREALLOC_STEP_NONE
+ *	on success.  Arguments rejected before any work (-EINVAL, -E2BIG,
+ *	-EFBIG, -EBADF from the checks of the call itself) leave the whole
+ *	report untouched.
+ * @failed_method: the &enum prealloc_method that was running when the call
+ *	failed (%PREALLOC_METHOD_AUTO when none was); with
+ *	%PREALLOC_STEP_RESERVE, the method that needed the reservation.
+ * @bytes_unknown: bytes of @bytes_kept whose extent state the library cannot
+ *	tell: without FIEMAP (FUSE, some network filesystems) SEEK_DATA shows
+ *	unwritten extents as data.  @written is 0 while this is not 0.
+ *	Since: 0.2
  * @background: &enum prealloc_background bits: the pacing that applied.
  * @__pad2: zero.
  * @bytes_per_sec: achieved rate: @bytes_zeroed per second of @elapsed_ns.
@@ -205,6 +256,9 @@ struct prealloc_report {
 	uint64_t bytes_reserved;
 	uint64_t elapsed_ns;
 	uint64_t bytes_by_method[PREALLOC_METHOD_SLOTS];
+	uint32_t failed_step;
+	uint32_t failed_method;
+	uint64_t bytes_unknown;
 	uint32_t background;
 	uint32_t __pad2;
 	uint64_t bytes_per_sec;
@@ -219,6 +273,11 @@ struct prealloc_report {
  * @unwritten_bytes: bytes in unwritten (preallocated) extents.
  * @hole_bytes: bytes with no extent.
  * @shared_bytes: bytes of @written_bytes in shared (reflinked) extents.
+ * @unknown_bytes: without FIEMAP, bytes SEEK_DATA calls data but which may
+ *	be unwritten extents (FUSE, network filesystems): not counted in
+ *	@written_bytes.  On tmpfs and ramfs, which have no FIEMAP either, data
+ *	is written and pages allocated but never written (fallocate) count as
+ *	holes.  Since: 0.2
  */
 struct prealloc_census {
 	uint32_t size;
@@ -227,6 +286,7 @@ struct prealloc_census {
 	uint64_t unwritten_bytes;
 	uint64_t hole_bytes;
 	uint64_t shared_bytes;
+	uint64_t unknown_bytes;
 };
 
 /**
@@ -240,8 +300,40 @@ struct prealloc_census {
  * allocated and written, bytes that held data hold the same bytes, all other
  * bytes of the range read zero, the file is at least @offset + @len long
  * (unless %PREALLOC_KEEP_SIZE) and the result is durable (unless
- * %PREALLOC_NO_SYNC).  On failure the file is as it was: size restored, space
- * the call allocated released, data untouched.
+ * %PREALLOC_NO_SYNC).
+ *
+ * On failure the call undoes exactly what it did, and nothing else:
+ *  - blocks it allocated are released: every whole block of the range that
+ *    was a hole (or unallocated beyond EOF) when the call started, and a
+ *    block the range shares with bytes outside it when those bytes are
+ *    beyond EOF.  A hole block the range shares with bytes inside EOF
+ *    outside the range (at most one at each end) may stay allocated,
+ *    reading zero as before: another writer may be using the rest of it.
+ *  - the size is restored if the call changed it and it is still one the
+ *    call set (the file is never made longer by the undo);
+ *  - space the file had reserved beyond EOF (%PREALLOC_KEEP_SIZE) is kept.
+ *    ext4 cannot punch beyond EOF, so there the undo truncates to the size
+ *    the file has (a truncate that keeps the size) and reserves the file's
+ *    own reservation again (a write extending the file from another thread
+ *    between that truncate's size check and the truncate would be cut);
+ *  - btrfs writes zeros into the rest of the old last block when a call
+ *    reaches past EOF, allocating it if it was a hole: it is released again
+ *    when its bytes inside EOF still read zero;
+ *  - data is untouched, except with %PREALLOC_ZERO_DATA: then any part of
+ *    the range's data the call had zeroed before the failure reads zero
+ *    (not necessarily a prefix: writes run in parallel), and
+ *    &prealloc_report.bytes_zeroed counts every byte the call wrote,
+ *    writes still in flight when it failed included.  Bytes that held no
+ *    data read zero either way.
+ * A failure decided before anything is changed changes nothing at all: bad
+ * arguments, a forced method known not to apply (zeroout on a file, uring
+ * where O_DIRECT is refused, anything but buffered on ext4 inline data),
+ * append-only or immutable files, -ENOSPC from the free-space check.
+ *
+ * ext4 inline data (tiny files kept in the inode) is only ever written with
+ * pwrite(), never fallocate()d: fallocate() on an inline file can lose the
+ * next write at umount.  Keep-size space beyond EOF of such a file is not
+ * reserved (the report says so).
  *
  * On a block device the range must be logical-block aligned and inside the
  * device, and %PREALLOC_ZERO_DATA is required because every byte is zeroed.
@@ -444,6 +536,17 @@ const char *prealloc_method_name(enum prealloc_method method);
  * Since: 0.2
  */
 int prealloc_method_from_name(const char *name);
+
+/**
+ * prealloc_step_name() - short name of a step, for messages
+ * @step: &enum prealloc_step
+ *
+ * Returns: "none", "target", "request", "claim", "signatures", "classify",
+ * "space-check", "reserve", "zero" or "sync"; NULL for an unknown value.
+ *
+ * Since: 0.2
+ */
+const char *prealloc_step_name(enum prealloc_step step);
 
 /**
  * prealloc_version() - version of the library in use at run time

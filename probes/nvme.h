@@ -78,21 +78,19 @@ enum pa_nvme_identify {
 };
 
 /*
- * Device I/O seam: tests replace it to feed fixture bytes.  @identify fills
- * @buf (PA_NVME_IDENTIFY_SIZE bytes) and returns 0, -errno, or an NVMe
- * status > 0.  It sets *nsid for PA_NVME_ID_NS.
+ * Device I/O on the namespace's block device node @fd (pa_probe_io(); test
+ * builds substitute fixture bytes).  @identify fills @buf
+ * (PA_NVME_IDENTIFY_SIZE bytes) and returns 0, -errno, or an NVMe status > 0.
+ * It sets *nsid for PA_NVME_ID_NS.
  */
 struct pa_nvme_io {
-	int (*identify)(void *ctx, const char *devnode, dev_t dev,
-			enum pa_nvme_identify what, uint32_t *nsid, void *buf);
+	int (*identify)(void *ctx, int fd, enum pa_nvme_identify what, uint32_t *nsid,
+			void *buf);
 	void *ctx;
 };
 
-/* Install @io (NULL: libnvme on the real device node).  Not thread-safe. */
-void pa_nvme_set_io(const struct pa_nvme_io *io);
-
-/* Probe the namespace block device @name (@dev).  @real_root false: no
- * device node may be opened (captured sysfs tree) unless a seam is set. */
-void pa_nvme_probe(const char *name, dev_t dev, bool real_root, struct pa_nvme_info *ret);
+/* Probe the namespace whose block device node is open as @fd (see struct
+ * pa_prober: -errno when there is none). */
+void pa_nvme_probe(int fd, struct pa_nvme_info *ret);
 
 #endif

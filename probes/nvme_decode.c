@@ -1,49 +1,63 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Pure decoders for NVMe Identify data (NVM Express Base 2.0 and NVM Command
- * Set 1.0 layouts).  No I/O: tested over captured bytes and fuzzed.
+ * Pure decoders for NVMe Identify data, through libnvme's wire structs and
+ * names (nvme/types.h, nvme/util.h).  No I/O: tested over captured bytes and
+ * fuzzed.  A build without libnvme decodes nothing (-ENOSYS): it cannot
+ * fetch Identify data either.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <string.h>
 
+#include "config.h"
 #include "nvme.h"
+#include "util.h"
 
-static uint16_t le16(const uint8_t *p)
-{
-	return (uint16_t)(p[0] | p[1] << 8);
-}
+#if HAVE_LIBNVME
+#include <nvme/types.h>
+#include <nvme/util.h>
+
+/* ONCS bits newer than libnvme 1.3's enum nvme_id_ctrl_oncs. */
+#define PA_NVME_ONCS_WZDSL	(1 << 11)	/* WZDSL of the NVM Identify Controller is valid */
+#define PA_NVME_ONCS_NSZS	(1 << 12)	/* Namespace Zeroes */
+
+_Static_assert(sizeof(struct nvme_id_ns) == PA_NVME_IDENTIFY_SIZE, "Identify Namespace size");
+_Static_assert(sizeof(struct nvme_id_ctrl) == PA_NVME_IDENTIFY_SIZE, "Identify Controller size");
+_Static_assert(sizeof(struct nvme_id_ctrl_nvm) == PA_NVME_IDENTIFY_SIZE,
+	       "NVM Identify Controller size");
 
 int pa_nvme_decode_id_ns(const void *buf, size_t len, struct pa_nvme_ns *ret)
 {
-	const uint8_t *b = buf;
+	struct nvme_id_ns id;	/* a copy: @buf need not be aligned */
 	struct pa_nvme_ns ns = { 0 };
-	unsigned int fmt, lbads;
+	__u8 fmt;
+	unsigned int lbads;
 
-	if (!b || len < PA_NVME_IDENTIFY_SIZE)
+	if (!buf || len < sizeof(id))
 		return -EINVAL;
-	/* FLBAS bits 3:0 and 6:5 index the LBA format table at byte 128. */
-	fmt = (b[26] & 0xf) | ((b[26] >> 5 & 3) << 4);
-	if (fmt > b[25])
+	memcpy(&id, buf, sizeof(id));
+	nvme_id_ns_flbas_to_lbaf_inuse(id.flbas, &fmt);
+	if (fmt > id.nlbaf)	/* NLBAF is 0's based */
 		return -EBADMSG;
-	lbads = b[128 + 4 * fmt + 2];
+	lbads = id.lbaf[fmt].ds;
 	if (lbads < 9 || lbads > 31)
 		return -EBADMSG;
 	ns.lba_size = 1u << lbads;
-	ns.nsfeat = b[24];
-	ns.dlfeat = b[33];
-	ns.read_back = b[33] & 7;
-	ns.deac = b[33] & (1 << 3);
-	ns.guard_crc = b[33] & (1 << 4);
-	ns.noiob = le16(b + 46);
-	ns.npwg = le16(b + 64);
-	ns.npdg = le16(b + 68);
-	ns.npda = le16(b + 70);
+	ns.nsfeat = id.nsfeat;
+	ns.dlfeat = id.dlfeat;
+	ns.read_back = id.dlfeat & NVME_NS_DLFEAT_RB;
+	ns.deac = id.dlfeat & NVME_NS_DLFEAT_WRITE_ZEROES;
+	ns.guard_crc = id.dlfeat & NVME_NS_DLFEAT_CRC_GUARD;
+	ns.noiob = le16toh(id.noiob);
+	ns.npwg = le16toh(id.npwg);
+	ns.npdg = le16toh(id.npdg);
+	ns.npda = le16toh(id.npda);
 	*ret = ns;
 	return 0;
 }
 
 /* Identify strings are ASCII padded with spaces (some devices pad with NULs). */
-static int copy_ascii(char *dst, const uint8_t *src, size_t n)
+static int copy_ascii(char *dst, const char *src, size_t n)
 {
 	size_t i, end = 0;
 
@@ -65,34 +79,60 @@ static int copy_ascii(char *dst, const uint8_t *src, size_t n)
 
 int pa_nvme_decode_id_ctrl(const void *buf, size_t len, struct pa_nvme_ctrl *ret)
 {
-	const uint8_t *b = buf;
+	struct nvme_id_ctrl id;
 	struct pa_nvme_ctrl c = { 0 };
 
-	if (!b || len < PA_NVME_IDENTIFY_SIZE)
+	_Static_assert(sizeof(c.model) > sizeof(id.mn), "model holds MN and a NUL");
+	if (!buf || len < sizeof(id))
 		return -EINVAL;
-	if (copy_ascii(c.model, b + 24, 40) < 0)
+	memcpy(&id, buf, sizeof(id));
+	if (copy_ascii(c.model, id.mn, sizeof(id.mn)) < 0)
 		return -EBADMSG;
-	c.vid = le16(b);
-	c.mdts = b[77];
-	c.oncs = le16(b + 520);
-	c.dsm = c.oncs & (1 << 2);
-	c.write_zeroes = c.oncs & (1 << 3);
-	c.wz_dealloc_limit = c.oncs & (1 << 11);
-	c.ns_zeroes = c.oncs & (1 << 12);
+	c.vid = le16toh(id.vid);
+	c.mdts = id.mdts;
+	c.oncs = le16toh(id.oncs);
+	c.dsm = c.oncs & NVME_CTRL_ONCS_DSM;
+	c.write_zeroes = c.oncs & NVME_CTRL_ONCS_WRITE_ZEROES;
+	c.wz_dealloc_limit = c.oncs & PA_NVME_ONCS_WZDSL;
+	c.ns_zeroes = c.oncs & PA_NVME_ONCS_NSZS;
 	*ret = c;
 	return 0;
 }
 
 int pa_nvme_decode_nvm_id_ctrl(const void *buf, size_t len, struct pa_nvme_nvm_ctrl *ret)
 {
-	const uint8_t *b = buf;
+	struct nvme_id_ctrl_nvm id;
 
-	if (!b || len < PA_NVME_IDENTIFY_SIZE)
+	if (!buf || len < sizeof(id))
 		return -EINVAL;
-	ret->wzsl = b[1];
-	ret->wzdsl = b[17];
+	memcpy(&id, buf, sizeof(id));
+	ret->wzsl = id.wzsl;
+	/* WZDSL, byte 17 (NVM Command Set 1.1), is reserved space in libnvme 1.3. */
+	ret->wzdsl = id.rsvd16[17 - offsetof(struct nvme_id_ctrl_nvm, rsvd16)];
 	return 0;
 }
+
+#else	/* !HAVE_LIBNVME */
+
+int pa_nvme_decode_id_ns(const void *buf, size_t len, struct pa_nvme_ns *ret)
+{
+	(void)buf; (void)len; (void)ret;
+	return -ENOSYS;
+}
+
+int pa_nvme_decode_id_ctrl(const void *buf, size_t len, struct pa_nvme_ctrl *ret)
+{
+	(void)buf; (void)len; (void)ret;
+	return -ENOSYS;
+}
+
+int pa_nvme_decode_nvm_id_ctrl(const void *buf, size_t len, struct pa_nvme_nvm_ctrl *ret)
+{
+	(void)buf; (void)len; (void)ret;
+	return -ENOSYS;
+}
+
+#endif
 
 bool pa_nvme_unmap_zeroes(const struct pa_nvme_ns *ns)
 {

@@ -6,15 +6,15 @@
  */
 #include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
-#include <sys/stat.h>
 
 #include "config.h"
+#include "registry.h"
 #include "scsi.h"
+#include "sysfs_read.h"
 
 #if HAVE_SGUTILS
 #include <scsi/sg_lib.h>
@@ -24,86 +24,38 @@
 #define VPD_MAX 252		/* B0h and B2h are 64 bytes or less in practice */
 #define SG_TIMEOUT 20
 
-static const struct pa_scsi_io *scsi_io;
-
-void pa_scsi_set_io(const struct pa_scsi_io *io)
+static int real_vpd(void *ctx, int fd, int page, void *buf, size_t len)
 {
-	scsi_io = io;
-}
-
-#if HAVE_SGUTILS
-static int sg_open_checked(const char *devnode, dev_t dev)
-{
-	struct stat st;
-	int fd = sg_cmds_open_device(devnode, true, 0);
-
-	if (fd < 0)
-		return fd;
-	/* Never send commands to a node that is not the device we walked to. */
-	if (fstat(fd, &st) < 0 || !S_ISBLK(st.st_mode) || st.st_rdev != dev) {
-		sg_cmds_close_device(fd);
-		return -ENODEV;
-	}
-	return fd;
-}
-#endif
-
-static int real_vpd(void *ctx, const char *devnode, dev_t dev, int page, void *buf, size_t len)
-{
-#if HAVE_SGUTILS
-	int fd, r, resid = 0;
-
 	(void)ctx;
-	fd = sg_open_checked(devnode, dev);
-	if (fd < 0)
-		return fd;
+#if HAVE_SGUTILS
+	int r, resid = 0;
+
 	r = sg_ll_inquiry_v2(fd, true, page, buf, (int)len, SG_TIMEOUT, &resid, false, 0);
-	sg_cmds_close_device(fd);
 	if (r != 0)
 		return r == SG_LIB_CAT_ILLEGAL_REQ ? -EOPNOTSUPP : -EIO;
 	return (int)len - resid;
 #else
-	(void)ctx; (void)devnode; (void)dev; (void)page; (void)buf; (void)len;
-	return -EOPNOTSUPP;
+	(void)fd; (void)page; (void)buf; (void)len;
+	return -ENOSYS;
 #endif
 }
 
-static int real_rc16(void *ctx, const char *devnode, dev_t dev, void *buf, size_t len)
+static int real_rc16(void *ctx, int fd, void *buf, size_t len)
 {
-#if HAVE_SGUTILS
-	int fd, r;
-
 	(void)ctx;
-	fd = sg_open_checked(devnode, dev);
-	if (fd < 0)
-		return fd;
-	r = sg_ll_readcap_16(fd, false, 0, buf, (int)len, false, 0);
-	sg_cmds_close_device(fd);
+#if HAVE_SGUTILS
+	int r = sg_ll_readcap_16(fd, false, 0, buf, (int)len, false, 0);
+
 	if (r != 0)
 		return r == SG_LIB_CAT_ILLEGAL_REQ || r == SG_LIB_CAT_INVALID_OP ? -EOPNOTSUPP : -EIO;
 	return (int)len;
 #else
-	(void)ctx; (void)devnode; (void)dev; (void)buf; (void)len;
-	return -EOPNOTSUPP;
+	(void)fd; (void)buf; (void)len;
+	return -ENOSYS;
 #endif
 }
 
 static const struct pa_scsi_io real_io = { .vpd = real_vpd, .rc16 = real_rc16 };
-
-static int read_bin(const char *dir, const char *attr, uint8_t *buf, size_t len)
-{
-	char path[PATH_MAX];
-	ssize_t n;
-	int fd;
-
-	snprintf(path, sizeof(path), "%s/%s", dir, attr);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	n = read(fd, buf, len);
-	close(fd);
-	return n < 0 ? -errno : (int)n;
-}
 
 /* scsi_disk/H:C:T:L/zeroing_mode: what the kernel actually chose. */
 static void read_kernel_mode(const char *sysdir, struct pa_scsi_info *s)
@@ -117,87 +69,84 @@ static void read_kernel_mode(const char *sysdir, struct pa_scsi_info *s)
 	if (!dp)
 		return;
 	while ((e = readdir(dp))) {
-		char sub[PATH_MAX + 300];
-		int n;
+		char sub[PATH_MAX];
 
-		if (e->d_name[0] == '.')
+		if (e->d_name[0] == '.' || pa_path_join(sub, sizeof(sub), dir, e->d_name) < 0)
 			continue;
-		snprintf(sub, sizeof(sub), "%s/%s", dir, e->d_name);
-		n = read_bin(sub, "zeroing_mode", (uint8_t *)s->kernel_zeroing_mode,
-			     sizeof(s->kernel_zeroing_mode) - 1);
-		if (n > 0) {
-			s->kernel_zeroing_mode[n] = 0;
-			s->kernel_zeroing_mode[strcspn(s->kernel_zeroing_mode, "\n")] = 0;
+		if (pa_sysfs_read_str(sub, "zeroing_mode", s->kernel_zeroing_mode,
+				      sizeof(s->kernel_zeroing_mode)) == 0 &&
+		    s->kernel_zeroing_mode[0])
 			break;
-		}
 	}
 	closedir(dp);
 }
 
-static void set_reason(struct pa_scsi_info *s, const char *what, int r)
-{
-	if (s->reason[0])
-		return;		/* keep the first, it usually explains the rest */
-	snprintf(s->reason, sizeof(s->reason), "%s: %s", what,
-		 r == -EOPNOTSUPP ? "not available" :
-		 r == -ENOENT ? "not in sysfs and no device node to ask" : strerror(-r));
-}
-
-static int get_vpd(const struct pa_scsi_io *io, const char *sysdir, const char *node,
-		   dev_t dev, int page, uint8_t *buf, struct pa_scsi_info *s)
+/* A VPD page: from sysfs (world-readable, cached by the kernel), else asked
+ * through @fd.  The byte count, or -errno. */
+static int get_vpd(const struct pa_scsi_io *io, const char *sysdir, int fd, int page,
+		   uint8_t *buf, struct pa_scsi_info *s)
 {
 	char attr[32];
 	int n;
 
 	snprintf(attr, sizeof(attr), "device/vpd_pg%02x", page);
-	n = read_bin(sysdir, attr, buf, VPD_MAX);
+	n = pa_sysfs_read(sysdir, attr, buf, VPD_MAX);
 	if (n > 0) {
 		snprintf(s->source, sizeof(s->source), "sysfs");
 		return n;
 	}
 	if (!io)
-		return -ENOENT;
-	n = io->vpd(io->ctx, node, dev, page, buf, VPD_MAX);
+		return fd;	/* why there is no device node */
+	n = io->vpd(io->ctx, fd, page, buf, VPD_MAX);
 	if (n > 0)
 		snprintf(s->source, sizeof(s->source), "sg_io");
 	return n;
 }
 
-void pa_scsi_probe(const char *sysdir, const char *name, dev_t dev, bool real_root,
-		   struct pa_scsi_info *ret)
+void pa_scsi_probe(const char *sysdir, int fd, struct pa_scsi_info *ret)
 {
-	const struct pa_scsi_io *io = scsi_io ? scsi_io : real_root ? &real_io : NULL;
+	const struct pa_scsi_io *io = pa_probe_io(PA_TRANSPORT_SCSI, &real_io, fd);
+	char *why = ret->reason;
+	size_t wl = sizeof(ret->reason);
 	uint8_t buf[VPD_MAX];
-	char node[64];
 	int n;
 
 	memset(ret, 0, sizeof(*ret));
 	ret->zeroing_mode = -1;
-	snprintf(node, sizeof(node), "/dev/%s", name);
 	read_kernel_mode(sysdir, ret);
 
-	n = get_vpd(io, sysdir, node, dev, 0xb0, buf, ret);
+	n = get_vpd(io, sysdir, fd, 0xb0, buf, ret);
 	n = n < 0 ? n : pa_scsi_decode_block_limits(buf, (size_t)n, &ret->bl);
-	if (n < 0)
-		set_reason(ret, "Block Limits VPD", n);
-	else
-		ret->have_bl = true;
+	ret->have_bl = pa_probe_step_ok(why, wl, "Block Limits VPD", n);
 
-	n = get_vpd(io, sysdir, node, dev, 0xb2, buf, ret);
+	n = get_vpd(io, sysdir, fd, 0xb2, buf, ret);
 	n = n < 0 ? n : pa_scsi_decode_lbp(buf, (size_t)n, &ret->lbp);
-	if (n < 0)
-		set_reason(ret, "Logical Block Provisioning VPD", n);
-	else
-		ret->have_lbp = true;
+	ret->have_lbp = pa_probe_step_ok(why, wl, "Logical Block Provisioning VPD", n);
 
-	n = io ? io->rc16(io->ctx, node, dev, buf, 32) : -ENOENT;
+	n = io ? io->rc16(io->ctx, fd, buf, 32) : fd;
 	n = n < 0 ? n : pa_scsi_decode_rc16(buf, (size_t)n, &ret->rc16);
-	if (n < 0)
-		set_reason(ret, "READ CAPACITY(16)", n);
-	else
-		ret->have_rc16 = true;
+	ret->have_rc16 = pa_probe_step_ok(why, wl, "READ CAPACITY(16)", n);
 
 	if (ret->have_lbp)
 		ret->zeroing_mode = pa_scsi_zeroing_mode(&ret->lbp, ret->have_bl ? &ret->bl : NULL,
 							 ret->have_rc16 ? &ret->rc16 : NULL);
 }
+
+static bool scsi_match(const char *sysdir, const char *name)
+{
+	(void)name;
+	return pa_sysfs_exists(sysdir, "device/scsi_level") ||
+	       pa_sysfs_exists(sysdir, "device/vpd_pg0");
+}
+
+static void scsi_probe(const char *sysdir, struct pa_device *d, int fd)
+{
+	pa_scsi_probe(sysdir, fd, &d->scsi);
+}
+
+const struct pa_prober pa_scsi_prober = {
+	.name = "scsi",
+	.transport = PA_TRANSPORT_SCSI,
+	.match = scsi_match,
+	.probe = scsi_probe,
+};

@@ -74,19 +74,17 @@ struct pa_scsi_info {
 	char reason[96];		/* why something is unknown, "" if all known */
 };
 
-/* Device I/O seam for INQUIRY EVPD / READ CAPACITY(16): fill @buf (@len
- * bytes), return the byte count or -errno. */
+/* Device I/O on the disk's block device node @fd (pa_probe_io(); test builds
+ * substitute fixture bytes) for INQUIRY EVPD / READ CAPACITY(16): fill @buf
+ * (@len bytes), return the byte count or -errno. */
 struct pa_scsi_io {
-	int (*vpd)(void *ctx, const char *devnode, dev_t dev, int page, void *buf, size_t len);
-	int (*rc16)(void *ctx, const char *devnode, dev_t dev, void *buf, size_t len);
+	int (*vpd)(void *ctx, int fd, int page, void *buf, size_t len);
+	int (*rc16)(void *ctx, int fd, void *buf, size_t len);
 	void *ctx;
 };
 
-/* Install @io (NULL: libsgutils2 on the real device node).  Not thread-safe. */
-void pa_scsi_set_io(const struct pa_scsi_io *io);
-
-/* Probe the SCSI disk whose sysfs directory is @sysdir. */
-void pa_scsi_probe(const char *sysdir, const char *name, dev_t dev, bool real_root,
-		   struct pa_scsi_info *ret);
+/* Probe the SCSI disk whose sysfs directory is @sysdir and whose block device
+ * node is open as @fd (see struct pa_prober: -errno when there is none). */
+void pa_scsi_probe(const char *sysdir, int fd, struct pa_scsi_info *ret);
 
 #endif

@@ -5,21 +5,29 @@
  * No I/O: tested over captured bytes and fuzzed.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <string.h>
 
+#include "config.h"
 #include "scsi.h"
+#include "util.h"
+
+#if HAVE_SGUTILS
+/* sg_unaligned.h's generic loads shift bytes into an int, undefined for a
+ * byte >= 0x80 shifted by 24; its <byteswap.h> path is memcpy + bswap.  Linux
+ * C libraries all have <byteswap.h>. */
+#ifndef HAVE_BYTESWAP_H
+#define HAVE_BYTESWAP_H 1
+#endif
+#include <scsi/sg_unaligned.h>
+#else
+/* The VPD pages are world-readable in sysfs: decode them without sg3_utils. */
+#define sg_get_unaligned_be16 pa_get_be16
+#define sg_get_unaligned_be32 pa_get_be32
+#define sg_get_unaligned_be64 pa_get_be64
+#endif
 
 #define RC16_LEN 32
-
-static uint32_t be32(const uint8_t *p)
-{
-	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
-}
-
-static uint64_t be64(const uint8_t *p)
-{
-	return (uint64_t)be32(p) << 32 | be32(p + 4);
-}
 
 /* Check the 4-byte VPD header; returns the usable length (header included). */
 static int vpd_len(const uint8_t *b, size_t len, uint8_t page)
@@ -30,7 +38,7 @@ static int vpd_len(const uint8_t *b, size_t len, uint8_t page)
 		return -EINVAL;
 	if (b[1] != page)
 		return -EBADMSG;
-	n = 4 + ((size_t)b[2] << 8 | b[3]);
+	n = 4 + (size_t)sg_get_unaligned_be16(b + 2);
 	if (n > len)
 		return -EINVAL;
 	return (int)n;
@@ -48,18 +56,18 @@ int pa_scsi_decode_block_limits(const void *buf, size_t len, struct pa_scsi_bloc
 	if (n >= 5)
 		bl.wsnz = b[4] & 1;
 	if (n >= 16) {
-		bl.max_xfer_len = be32(b + 8);
-		bl.opt_xfer_len = be32(b + 12);
+		bl.max_xfer_len = sg_get_unaligned_be32(b + 8);
+		bl.opt_xfer_len = sg_get_unaligned_be32(b + 12);
 	}
 	if (n >= 36) {
-		bl.max_unmap_lba_count = be32(b + 20);
-		bl.max_unmap_desc_count = be32(b + 24);
-		bl.opt_unmap_granularity = be32(b + 28);
+		bl.max_unmap_lba_count = sg_get_unaligned_be32(b + 20);
+		bl.max_unmap_desc_count = sg_get_unaligned_be32(b + 24);
+		bl.opt_unmap_granularity = sg_get_unaligned_be32(b + 28);
 		bl.ugavalid = b[32] & 0x80;
-		bl.unmap_granularity_align = be32(b + 32) & 0x7fffffff;
+		bl.unmap_granularity_align = sg_get_unaligned_be32(b + 32) & 0x7fffffff;
 	}
 	if (n >= 44)
-		bl.max_write_same_len = be64(b + 36);
+		bl.max_write_same_len = sg_get_unaligned_be64(b + 36);
 	*ret = bl;
 	return 0;
 }
@@ -92,8 +100,8 @@ int pa_scsi_decode_rc16(const void *buf, size_t len, struct pa_scsi_rc16 *ret)
 
 	if (!b || len < RC16_LEN)
 		return -EINVAL;
-	rc.last_lba = be64(b);
-	rc.block_len = be32(b + 8);
+	rc.last_lba = sg_get_unaligned_be64(b);
+	rc.block_len = sg_get_unaligned_be32(b + 8);
 	/* sd rejects 0 and sizes beyond a page; so do we. */
 	if (rc.block_len < 256 || rc.block_len > (1u << 20))
 		return -EBADMSG;
@@ -134,7 +142,7 @@ const char *pa_scsi_zeroing_name(int mode)
 		[PA_SCSI_ZERO_WS10_UNMAP] = "writesame_10_unmap",
 	};
 
-	if (mode < 0 || mode >= (int)(sizeof(names) / sizeof(names[0])))
+	if (mode < 0 || mode >= (int)PA_ARRAY_SIZE(names))
 		return NULL;
 	return names[mode];
 }

@@ -16,6 +16,8 @@
 #include <sys/sysmacros.h>
 
 #include "chain.h"
+#include "registry.h"
+#include "sysfs_read.h"
 
 const char *const pa_queue_attr_names[PA_Q_NR] = {
 	[PA_Q_LOGICAL_BLOCK_SIZE] = "logical_block_size",
@@ -66,65 +68,12 @@ const char *pa_sysfs_root(void)
 	return r && *r ? r : "/sys";
 }
 
-/* @a/@b into @buf; -ENAMETOOLONG when it does not fit. */
-static int join(char *buf, size_t len, const char *a, const char *b)
-{
-	int n = snprintf(buf, len, "%s/%s", a, b);
-
-	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
-}
-
 static void copy_name(char *dst, size_t len, const char *src)
 {
 	size_t n = strnlen(src, len - 1);
 
 	memcpy(dst, src, n);
 	dst[n] = 0;
-}
-
-/* Read attribute @dir/@attr into @buf without the trailing newline. */
-static int read_str(const char *dir, const char *attr, char *buf, size_t len)
-{
-	char path[PATH_MAX];
-	ssize_t n;
-	int fd;
-
-	if (join(path, sizeof(path), dir, attr) < 0)
-		return -ENAMETOOLONG;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	n = read(fd, buf, len - 1);
-	close(fd);
-	if (n < 0)
-		return -errno;
-	while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == ' '))
-		n--;
-	buf[n] = 0;
-	return 0;
-}
-
-static int parse_u64(const char *s, uint64_t *ret)
-{
-	char *end;
-	unsigned long long v;
-
-	if (*s < '0' || *s > '9')
-		return -EINVAL;
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno || *end)
-		return -EINVAL;
-	*ret = v;
-	return 0;
-}
-
-static int read_u64(const char *dir, const char *attr, uint64_t *ret)
-{
-	char buf[64];
-	int r = read_str(dir, attr, buf, sizeof(buf));
-
-	return r < 0 ? r : parse_u64(buf, ret);
 }
 
 static int parse_zoned(const char *s, uint64_t *ret)
@@ -144,43 +93,11 @@ static void read_queue(const char *qdir, uint64_t *q)
 
 	for (int i = 0; i < PA_Q_NR; i++) {
 		q[i] = PA_Q_ABSENT;
-		if (read_str(qdir, pa_queue_attr_names[i], buf, sizeof(buf)) < 0)
+		if (pa_sysfs_read_str(qdir, pa_queue_attr_names[i], buf, sizeof(buf)) < 0)
 			continue;
-		if (i == PA_Q_ZONED ? parse_zoned(buf, &q[i]) : parse_u64(buf, &q[i]))
+		if (i == PA_Q_ZONED ? parse_zoned(buf, &q[i]) : pa_sysfs_parse_u64(buf, &q[i]))
 			q[i] = PA_Q_ABSENT;
 	}
-}
-
-static int read_devnum(const char *dir, const char *attr, dev_t *ret)
-{
-	char buf[32];
-	unsigned int ma, mi;
-	char c;
-
-	if (read_str(dir, attr, buf, sizeof(buf)) < 0)
-		return -ENOENT;
-	if (sscanf(buf, "%u:%u%c", &ma, &mi, &c) != 2)
-		return -EINVAL;
-	*ret = makedev(ma, mi);
-	return 0;
-}
-
-static bool exists(const char *dir, const char *name)
-{
-	char path[PATH_MAX];
-
-	return join(path, sizeof(path), dir, name) == 0 && access(path, F_OK) == 0;
-}
-
-/* Canonical sysfs directory of @dev under @root. */
-static int dev_dir(const char *root, dev_t dev, char *ret)
-{
-	char path[PATH_MAX];
-
-	snprintf(path, sizeof(path), "%s/dev/block/%u:%u", root, major(dev), minor(dev));
-	if (!realpath(path, ret))
-		return errno == ENOTDIR ? -ENOENT : -errno;
-	return 0;
 }
 
 struct walk {
@@ -193,23 +110,20 @@ static int walk_dev(struct walk *w, dev_t dev, int parent, unsigned int depth);
 
 static void detect_kind(const char *dir, struct pa_device *d)
 {
-	if (exists(dir, "loop")) {
+	if (pa_sysfs_exists(dir, "loop")) {
 		d->role = PA_ROLE_LOOP;
-		read_str(dir, "loop/backing_file", d->backing_file, sizeof(d->backing_file));
+		pa_sysfs_read_str(dir, "loop/backing_file", d->backing_file, sizeof(d->backing_file));
 		uint64_t v;
-		d->loop_dio = read_u64(dir, "loop/dio", &v) < 0 ? -1 : (int)(v != 0);
-	} else if (exists(dir, "dm")) {
+		d->loop_dio = pa_sysfs_read_u64(dir, "loop/dio", &v) < 0 ? -1 : (int)(v != 0);
+	} else if (pa_sysfs_exists(dir, "dm")) {
 		d->role = PA_ROLE_DM;
-		read_str(dir, "dm/name", d->dm_name, sizeof(d->dm_name));
-	} else if (exists(dir, "md")) {
+		pa_sysfs_read_str(dir, "dm/name", d->dm_name, sizeof(d->dm_name));
+	} else if (pa_sysfs_exists(dir, "md")) {
 		d->role = PA_ROLE_MD;
-		read_str(dir, "md/level", d->md_level, sizeof(d->md_level));
+		pa_sysfs_read_str(dir, "md/level", d->md_level, sizeof(d->md_level));
 	} else {
 		d->role = PA_ROLE_DISK;
-		if (!strncmp(d->name, "nvme", 4))
-			d->transport = PA_TRANSPORT_NVME;
-		else if (exists(dir, "device/scsi_level") || exists(dir, "device/vpd_pg0"))
-			d->transport = PA_TRANSPORT_SCSI;
+		d->transport = (uint8_t)pa_transport_detect(dir, d->name);
 	}
 }
 
@@ -221,7 +135,7 @@ static int walk_slaves(struct walk *w, const char *dir, int self, unsigned int d
 	DIR *dp;
 	int r = 0;
 
-	if (join(sdir, sizeof(sdir), dir, "slaves") < 0)
+	if (pa_path_join(sdir, sizeof(sdir), dir, "slaves") < 0)
 		return -ENAMETOOLONG;
 	dp = opendir(sdir);
 	if (!dp)
@@ -232,8 +146,8 @@ static int walk_slaves(struct walk *w, const char *dir, int self, unsigned int d
 
 		if (e->d_name[0] == '.')
 			continue;
-		if (join(sub, sizeof(sub), sdir, e->d_name) < 0 ||
-		    read_devnum(sub, "dev", &ldev) < 0)
+		if (pa_path_join(sub, sizeof(sub), sdir, e->d_name) < 0 ||
+		    pa_sysfs_read_devnum(sub, "dev", &ldev) < 0)
 			continue;
 		r = walk_dev(w, ldev, self, depth + 1);
 	}
@@ -249,7 +163,7 @@ static int walk_dev(struct walk *w, dev_t dev, int parent, unsigned int depth)
 	int self, r;
 	dev_t pdev;
 
-	r = dev_dir(w->root, dev, dir);
+	r = pa_sysfs_dev_dir(w->root, dev, dir);
 	if (r < 0)
 		return r;
 	if (w->n >= w->max || depth >= PA_CHAIN_MAX)
@@ -263,15 +177,15 @@ static int walk_dev(struct walk *w, dev_t dev, int parent, unsigned int depth)
 	d->loop_dio = -1;
 	base = strrchr(dir, '/');
 	copy_name(d->name, sizeof(d->name), base ? base + 1 : dir);
-	read_u64(dir, "size", &d->size_sectors);
+	pa_sysfs_read_u64(dir, "size", &d->size_sectors);
 
-	if (exists(dir, "partition")) {
+	if (pa_sysfs_exists(dir, "partition")) {
 		/* Partitions share the queue of the disk they live on. */
 		d->role = PA_ROLE_PARTITION;
-		read_u64(dir, "start", &d->part_start);
-		r = join(up, sizeof(up), dir, "..");
+		pa_sysfs_read_u64(dir, "start", &d->part_start);
+		r = pa_path_join(up, sizeof(up), dir, "..");
 		if (r == 0)
-			r = read_devnum(up, "dev", &pdev);
+			r = pa_sysfs_read_devnum(up, "dev", &pdev);
 		if (r < 0)
 			return r;
 		r = walk_dev(w, pdev, self, depth + 1);
@@ -281,7 +195,7 @@ static int walk_dev(struct walk *w, dev_t dev, int parent, unsigned int depth)
 		return 0;
 	}
 	detect_kind(dir, d);
-	if (join(up, sizeof(up), dir, "queue") == 0)
+	if (pa_path_join(up, sizeof(up), dir, "queue") == 0)
 		read_queue(up, d->queue);
 	return walk_slaves(w, dir, self, depth);
 }
@@ -297,21 +211,4 @@ int pa_chain_walk(const char *root, dev_t dev, struct pa_device *devs, size_t ma
 	if (r < 0)
 		return r;
 	return (int)w.n;
-}
-
-void pa_chain_probe_transports(const char *root, bool real_root,
-			       struct pa_device *devs, size_t n)
-{
-	char dir[PATH_MAX];
-
-	for (size_t i = 0; i < n; i++) {
-		struct pa_device *d = &devs[i];
-
-		if (d->transport == PA_TRANSPORT_NVME) {
-			pa_nvme_probe(d->name, d->dev, real_root, &d->nvme);
-		} else if (d->transport == PA_TRANSPORT_SCSI) {
-			if (dev_dir(root, d->dev, dir) == 0)
-				pa_scsi_probe(dir, d->name, d->dev, real_root, &d->scsi);
-		}
-	}
 }

@@ -37,6 +37,24 @@ PA_EXPORT int prealloc_method_from_name(const char *name)
 	return -EINVAL;
 }
 
+static const char *const step_names[] = {
+	[PREALLOC_STEP_NONE] = "none",
+	[PREALLOC_STEP_TARGET] = "target",
+	[PREALLOC_STEP_REQUEST] = "request",
+	[PREALLOC_STEP_CLAIM] = "claim",
+	[PREALLOC_STEP_SIGNATURES] = "signatures",
+	[PREALLOC_STEP_CLASSIFY] = "classify",
+	[PREALLOC_STEP_SPACE_CHECK] = "space-check",
+	[PREALLOC_STEP_RESERVE] = "reserve",
+	[PREALLOC_STEP_ZERO] = "zero",
+	[PREALLOC_STEP_SYNC] = "sync",
+};
+
+PA_EXPORT const char *prealloc_step_name(enum prealloc_step step)
+{
+	return (unsigned int)step < PA_ARRAY_SIZE(step_names) ? step_names[step] : NULL;
+}
+
 PA_EXPORT const char *prealloc_version(void)
 {
 	return PREALLOC_VERSION_STRING;
@@ -170,6 +188,7 @@ PA_EXPORT int prealloc_file_ex(int fd, uint64_t offset, uint64_t len,
 	fl = check_writable(fd);
 	if (fl < 0)
 		return fl;
+	pa_step(&c, PREALLOC_STEP_TARGET, 0);
 	ret = pa_target_open(c.opts.ctx, fd, offset, len, c.opts.flags, c.opts.method, &c.target);
 	if (!ret)
 		ret = open_wfd(&c, fl);
@@ -178,6 +197,8 @@ PA_EXPORT int prealloc_file_ex(int fd, uint64_t offset, uint64_t len,
 	if (!ret)
 		ret = S_ISBLK(c.target.st.st_mode) ? pa_blockdev_prealloc(&c, offset, len) :
 					     pa_file_prealloc(&c, offset, len);
+	if (!ret)
+		pa_step(&c, PREALLOC_STEP_NONE, 0);
 	call_end(&c, report, t0);
 	return ret;
 }

@@ -180,6 +180,7 @@ static int run_plan(struct pa_call *c, const struct bdev *b, const struct pa_pla
 	for (unsigned int i = 0; i < p->n; i++) {
 		uint64_t done = c->done - base;
 
+		pa_step(c, PREALLOC_STEP_ZERO, p->methods[i]);
 		ret = run_method(c, b, p->methods[i], off + done, len - done);
 		if (!refused(ret))
 			break;
@@ -218,21 +219,26 @@ int pa_blockdev_prealloc(struct pa_call *c, uint64_t off, uint64_t len)
 	int wfd = c->wfd;
 	int ret;
 
+	pa_step(c, PREALLOC_STEP_REQUEST, 0);
 	ret = check_request(c, off, len, &b);
 	if (ret)
 		return ret;
 	ret = plan(c, &b, &p);
 	if (ret)
 		return ret;
+	pa_step(c, PREALLOC_STEP_CLAIM, 0);
 	b.xfd = claim(c->fd);
 	if (b.xfd < 0)
 		return b.xfd;
+	pa_step(c, PREALLOC_STEP_SIGNATURES, 0);
 	ret = check_signatures(c->fd, c->opts.flags);
 	if (ret)
 		goto out;
 	c->wfd = b.xfd;		/* buffered writes go through the claim too */
 	c->total = len;
 	ret = run_plan(c, &b, &p, off, len);
+	if (!ret)
+		pa_step(c, PREALLOC_STEP_SYNC, 0);
 	if (!ret && !(c->opts.flags & PREALLOC_NO_SYNC) && fdatasync(b.xfd) < 0)
 		ret = -errno;
 	c->rep.written = !ret;

@@ -71,9 +71,12 @@ static int add_split_eof(struct pa_seglist *out, uint64_t start, uint64_t end,
 			 uint8_t state, uint8_t shared, uint64_t size, uint64_t blksize)
 {
 	uint64_t mid = PA_MAX(start, PA_MIN(end, size));
-	int ret = seg_add(out, start, mid, state, shared, 0, blksize);
+	int ret = seg_add(out, start, mid, state, shared, PA_EOF_NONE, blksize);
 
-	return ret ? ret : seg_add(out, mid, end, PA_SEG_EOF, 0, state != PA_SEG_HOLE, blksize);
+	uint8_t backing = state == PA_SEG_HOLE ? PA_EOF_NONE :
+			  state == PA_SEG_UNWRITTEN ? PA_EOF_UNWRITTEN : PA_EOF_WRITTEN;
+
+	return ret ? ret : seg_add(out, mid, end, PA_SEG_EOF, 0, backing, blksize);
 }
 
 int pa_classify(const struct pa_extent *ext, size_t n, uint64_t off, uint64_t end,

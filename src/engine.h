@@ -38,6 +38,10 @@ int pa_target_open(struct prealloc_ctx *ctx, int fd, uint64_t off, uint64_t len,
 		   uint32_t flags, uint32_t method, struct pa_target *t);
 void pa_target_close(struct pa_target *t);
 
+/* statfs f_type of the upper layer under overlayfs descriptor @fd: where
+ * its data is written.  0 when it cannot be told (src/overlay.c). */
+uint64_t pa_overlay_upper_fs(int fd);
+
 /* "ext4", "xfs", "btrfs", "tmpfs", ... or NULL for an unknown f_type. */
 const char *pa_fs_name(uint64_t fs_type);
 
@@ -64,9 +68,20 @@ struct pa_call {
  * zero fields are left zero.  0, -EINVAL or -E2BIG (src/api.c). */
 int pa_options_copy(const struct prealloc_options *opts, struct prealloc_options *o);
 
+/* Count @bytes done by @method in the report, without telling anyone. */
+void pa_count(struct pa_call *c, unsigned int method, uint64_t bytes);
+
 /* Copy and check the caller's options (size-prefixed), defaults filled in:
  * 0, -EINVAL or -E2BIG (src/api.c). */
 int pa_get_options(const struct prealloc_options *opts, struct prealloc_options *o);
+
+/* Enter @step of the call, running @method (0 for none): what the report
+ * names as failed_step/failed_method if the call fails before the next one. */
+static inline void pa_step(struct pa_call *c, uint32_t step, uint32_t method)
+{
+	c->rep.failed_step = step;
+	c->rep.failed_method = method;
+}
 
 /* Count @bytes done by @method and call the progress callback: -ECANCELED
  * if it asks to stop. */

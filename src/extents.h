@@ -43,13 +43,27 @@ struct pa_seg {
 	uint64_t blk_end;
 	uint8_t state;		/* enum pa_seg_state */
 	uint8_t shared;
-	uint8_t allocated;	/* PA_SEG_EOF: an extent already backs it */
+	uint8_t allocated;	/* PA_SEG_EOF: enum pa_eof_alloc */
+};
+
+/* What backs a PA_SEG_EOF segment: nothing, an unwritten extent (a
+ * keep-size reservation) or a written one (the rest of the old last block). */
+enum pa_eof_alloc {
+	PA_EOF_NONE,
+	PA_EOF_UNWRITTEN,
+	PA_EOF_WRITTEN,
 };
 
 struct pa_seglist {
 	struct pa_seg *v;
 	size_t n, cap;
 };
+
+/* Blocks a call may allocate: unallocated when it started. */
+static inline bool pa_seg_fresh(const struct pa_seg *s)
+{
+	return s->state == PA_SEG_HOLE || (s->state == PA_SEG_EOF && s->allocated == PA_EOF_NONE);
+}
 
 int pa_extlist_push(struct pa_extlist *l, uint64_t start, uint64_t len, uint32_t flags);
 void pa_extlist_free(struct pa_extlist *l);

@@ -5,14 +5,18 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/fs.h>
+#include <linux/magic.h>
 #include <stdlib.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
-#include <sys/statfs.h>
 #include <unistd.h>
 
 #include "engine.h"
 #include "extents.h"
 #include "internal.h"
+#include "space.h"
+#include "undo.h"
 
 #define WZ_CHUNK (1ull << 30)	/* progress and cancelling granularity */
 
@@ -21,8 +25,13 @@ struct file_job {
 	uint64_t off, end, old_size;
 	uint64_t bs;			/* filesystem block size */
 	struct pa_seglist segs;
-	bool reserved;			/* fallocate() ran: undo may be needed */
-	bool touched;			/* something was written */
+	struct pa_undo undo;		/* the file before the call */
+	bool fiemap;			/* segs come from FIEMAP, not SEEK_DATA */
+	bool inline_data;		/* ext4 keeps the data in the inode */
+	bool piecewise;			/* reserve hole by hole: the range exceeds free space */
+	bool reserved;			/* fallocate() was tried */
+	bool reserve_refused;		/* ... and the filesystem has none */
+	bool touched;			/* something may have changed: undo on failure */
 };
 
 static bool keep_size(const struct file_job *j)
@@ -42,8 +51,7 @@ static bool seg_zeroed(const struct file_job *j, const struct pa_seg *s)
 static int classify(struct file_job *j)
 {
 	struct pa_extlist ext = { 0 };
-	bool fiemap;	/* either way, holes and data are told apart */
-	int ret = pa_extents_read(j->c->fd, j->off, j->end, &ext, &fiemap);
+	int ret = pa_extents_read(j->c->fd, j->off, j->end, &ext, &j->fiemap);
 
 	if (!ret)
 		ret = pa_classify(ext.v, ext.n, j->off, j->end, j->old_size, j->bs, &j->segs);
@@ -51,39 +59,48 @@ static int classify(struct file_job *j)
 	return ret;
 }
 
-/* Fail fast with ENOSPC before writing a byte when the new blocks cannot fit. */
+/* Fail fast with ENOSPC before changing anything (src/space.c). */
 static int check_space(struct file_job *j)
 {
-	uint64_t need = 0, avail;
-	struct statfs sfs;
+	uint64_t avail;
+	int ret = pa_space_check(j->c->fd, j->c->target.st.st_dev, &j->segs, &avail);
 
-	for (size_t i = 0; i < j->segs.n; i++) {
-		const struct pa_seg *s = &j->segs.v[i];
-
-		if (s->state == PA_SEG_HOLE || (s->state == PA_SEG_EOF && !s->allocated))
-			need += s->blk_end - s->blk_start;
-	}
-	if (!need)
-		return 0;
-	if (PA_RETRY_EINTR(fstatfs(j->c->fd, &sfs)) < 0)
-		return -errno;
-	/* Root may use the blocks ext4 reserves for it. */
-	avail = (uint64_t)(geteuid() == 0 ? sfs.f_bfree : sfs.f_bavail) * (uint64_t)sfs.f_bsize;
-	return need > avail ? -ENOSPC : 0;
+	/* Allocated space is not reserved again (xfs would count it, and
+	 * fail near full): reserve hole by hole when the range exceeds what
+	 * is free. */
+	j->piecewise = j->end - j->off > avail;
+	return ret;
 }
 
+static int falloc(int fd, int mode, uint64_t start, uint64_t len)
+{
+	return PA_RETRY_EINTR(fallocate(fd, mode, (off_t)start, (off_t)len)) < 0 ? -errno : 0;
+}
+
+/* fallocate() the range, or only its unallocated pieces when the whole
+ * range exceeds free space. */
 static int reserve(struct file_job *j)
 {
-	int mode = keep_size(j) ? FALLOC_FL_KEEP_SIZE : 0;
+	int mode = keep_size(j) ? FALLOC_FL_KEEP_SIZE : 0, fd = j->c->fd, ret = 0;
+	struct stat st;
 
 	if (j->reserved)
-		return 0;
+		return j->reserve_refused ? -EOPNOTSUPP : 0;
 	/* Set first: a failed fallocate() may have allocated part of it. */
-	j->reserved = true;
-	if (PA_RETRY_EINTR(fallocate(j->c->fd, mode, (off_t)j->off,
-				     (off_t)(j->end - j->off))) < 0)
-		return -errno;
-	return 0;
+	j->reserved = j->touched = true;
+	if (!j->piecewise)
+		ret = falloc(fd, mode, j->off, j->end - j->off);
+	for (size_t i = 0; i < j->segs.n && j->piecewise && !ret; i++)
+		if (pa_seg_fresh(&j->segs.v[i]))
+			ret = falloc(fd, mode, j->segs.v[i].start, j->segs.v[i].len);
+	/* The size, when the last piece was allocated already. */
+	if (!ret && j->piecewise && !mode && fstat(fd, &st) == 0 &&
+	    (uint64_t)st.st_size < j->end)
+		ret = falloc(fd, 0, j->end - 1, 1);
+	j->reserve_refused = ret == -EOPNOTSUPP;
+	if (ret)
+		pa_step(j->c, PREALLOC_STEP_RESERVE, j->c->rep.failed_method);
+	return ret;
 }
 
 /* Bytes to be zeroed (data, holes, ...), or to be only reserved. */
@@ -219,6 +236,27 @@ static int run_method(struct file_job *j, unsigned int m)
 	}
 }
 
+/*
+ * Refusals a forced method meets on this file are decided before anything is
+ * changed: a file without O_DIRECT, and ext4 inline data (only buffered
+ * writes: fallocate() on an inline file loses the next write at umount).
+ */
+static int check_forced(struct file_job *j, const struct pa_plan *plan)
+{
+	struct pa_call *c = j->c;
+	const struct pa_caps *caps = c->target.caps;
+	int ret;
+
+	if (c->opts.method == PREALLOC_METHOD_AUTO)
+		return 0;
+	if (j->inline_data && c->opts.method != PREALLOC_METHOD_BUFFERED)
+		return -EOPNOTSUPP;
+	if (plan->methods[0] != PREALLOC_METHOD_URING)
+		return 0;
+	ret = pa_open_direct(c, caps ? caps->logical_block_size : 512);
+	return ret == -EINVAL ? -EOPNOTSUPP : ret;
+}
+
 /* Try the plan's methods in order; EOPNOTSUPP moves on to the next. */
 static int run_plan(struct file_job *j, const struct pa_plan *plan)
 {
@@ -242,6 +280,7 @@ static int run_plan(struct file_job *j, const struct pa_plan *plan)
 			if (ret && ret != -EOPNOTSUPP)
 				return ret;
 		}
+		pa_step(c, PREALLOC_STEP_ZERO, m);
 		ret = run_method(j, m);
 		if (ret != -EOPNOTSUPP || c->opts.method != PREALLOC_METHOD_AUTO)
 			return ret;
@@ -250,57 +289,74 @@ static int run_plan(struct file_job *j, const struct pa_plan *plan)
 	return ret;
 }
 
-/*
- * Give back what the call allocated: holes it filled inside the old EOF and
- * everything beyond it.  Unwritten extents were allocated before the call
- * and read zero either way; data was never touched (without ZERO_DATA).
- */
-static void undo(struct file_job *j)
+/* ext4 inline data (the inode holds the bytes): only buffered writes. */
+static bool inline_data(const struct file_job *j)
 {
-	const int punch = FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE;
-	uint64_t from = PA_ROUND_UP(j->old_size, j->bs);
-	int fd = j->c->fd;
-	struct stat st;
+	int attr = 0;
 
-	if (!j->reserved && !j->touched)
-		return;
-	for (size_t i = 0; i < j->segs.n; i++) {
-		const struct pa_seg *s = &j->segs.v[i];
+	return j->c->target.fs_type == EXT4_SUPER_MAGIC &&
+	       ioctl(j->c->fd, FS_IOC_GETFLAGS, &attr) == 0 && (attr & FS_INLINE_DATA_FL);
+}
 
-		if (s->state == PA_SEG_HOLE)
-			PA_RETRY_EINTR(fallocate(fd, punch, (off_t)s->blk_start,
-						 (off_t)(s->blk_end - s->blk_start)));
-	}
-	if (j->end <= j->old_size)
-		return;
-	/* Punching works only inside EOF on some filesystems (ext4): cover the
-	 * range, punch past the old EOF block, then cut the size back. */
-	if (fstat(fd, &st) == 0 && (uint64_t)st.st_size < j->end)
-		PA_RETRY_EINTR(ftruncate(fd, (off_t)j->end));
-	if (from < j->end)
-		PA_RETRY_EINTR(fallocate(fd, punch, (off_t)from,
-					 (off_t)(PA_ROUND_UP(j->end, j->bs) - from)));
-	PA_RETRY_EINTR(ftruncate(fd, (off_t)j->old_size));
+/*
+ * Bytes of EOF segment @i inside the old last block when this call wrote
+ * that block's part inside EOF: extent state is per block, so the tail
+ * beyond EOF is written zeros now too, whatever it was before.
+ */
+static uint64_t eof_tail_written(const struct file_job *j, size_t i)
+{
+	const struct pa_seg *s = &j->segs.v[i], *prev = i ? &j->segs.v[i - 1] : NULL;
+	uint64_t blk_end = PA_ROUND_UP(j->old_size, j->bs);
+
+	if (!prev || s->start != j->old_size || prev->start + prev->len != s->start ||
+	    !seg_zeroed(j, prev))
+		return 0;
+	return PA_MIN(s->len, blk_end - s->start);
 }
 
 static void fill_report(struct file_job *j)
 {
 	struct prealloc_report *r = &j->c->rep;
 	const struct pa_plan_input *in = &j->c->target.in;
+	bool reserves = j->reserved && !j->reserve_refused;
+	uint64_t unreserved = 0;
 
 	r->bytes_kept = count_bytes(j, false, true);
-	/* Reflinked data is copied on its next overwrite: not written in place. */
+	/* Reflinked data is copied on its next overwrite: not written in place
+	 * (unless this call rewrote it, which unshared it). */
 	r->cow = in->cow;
 	for (size_t i = 0; i < j->segs.n; i++)
-		r->cow |= j->segs.v[i].shared;
-	if (in->mem_backed) {
-		/* An allocated tmpfs page is a written page of zeros. */
+		r->cow |= j->segs.v[i].shared && !seg_zeroed(j, &j->segs.v[i]);
+	if (in->no_write) {
+		/* A hugetlbfs page is zeroed when fallocate() allocates it. */
 		r->bytes_zeroed += r->bytes_reserved;
 		r->bytes_reserved = 0;
 	}
-	/* Keep-size beyond EOF: reserved, not written. */
-	r->bytes_reserved += count_bytes(j, false, false);
-	r->written = !r->cow && r->bytes_reserved == 0;
+	/*
+	 * Keep-size beyond EOF: the rest of a written last block is written
+	 * zeros already; the rest is reserved, not written, if the filesystem
+	 * reserves at all (ext2 and indirect-block ext4 files do not).
+	 */
+	for (size_t i = 0; i < j->segs.n; i++) {
+		const struct pa_seg *s = &j->segs.v[i];
+
+		uint64_t tail, rest;
+
+		if (s->state != PA_SEG_EOF || seg_zeroed(j, s))
+			continue;
+		tail = s->allocated == PA_EOF_WRITTEN ? s->len : eof_tail_written(j, i);
+		rest = s->len - tail;
+		r->bytes_zeroed += tail;
+		if (s->allocated == PA_EOF_UNWRITTEN || reserves)
+			r->bytes_reserved += rest;
+		else
+			unreserved += rest;
+	}
+	/* SEEK_DATA cannot tell written data from unwritten extents. */
+	if (!j->fiemap && !in->mem_backed)
+		r->bytes_unknown = r->bytes_kept;
+	r->written = !r->cow && r->bytes_reserved == 0 && unreserved == 0 &&
+		     r->bytes_unknown == 0;
 }
 
 /*
@@ -326,27 +382,47 @@ int pa_file_prealloc(struct pa_call *c, uint64_t off, uint64_t len)
 
 	j.old_size = (uint64_t)c->target.st.st_size;
 	j.bs = c->target.fs_block;
+	j.inline_data = inline_data(&j);
+	pa_step(c, PREALLOC_STEP_REQUEST, 0);
 	ret = check_attrs(c->fd);
 	if (!ret)
 		ret = pa_plan(&c->target.in, &plan);
 	if (ret)
 		return ret;
+	if (j.inline_data && c->opts.method == PREALLOC_METHOD_AUTO)
+		plan = (struct pa_plan){ .methods = { PREALLOC_METHOD_BUFFERED }, .n = 1 };
+	pa_step(c, PREALLOC_STEP_CLASSIFY, 0);
 	ret = classify(&j);
 	if (ret)
 		goto out;
 	c->total = count_bytes(&j, true, false) + count_bytes(&j, true, true);
+	pa_step(c, PREALLOC_STEP_SPACE_CHECK, 0);
 	ret = check_space(&j);
 	if (ret)
 		goto out;
+	pa_step(c, PREALLOC_STEP_REQUEST, c->opts.method);
+	ret = check_forced(&j, &plan);
+	if (ret)
+		goto out;
+	pa_step(c, PREALLOC_STEP_CLASSIFY, 0);
+	ret = pa_undo_record(&j.undo, c->fd, off, j.end, j.old_size, j.bs, !keep_size(&j));
+	if (ret)
+		goto out;
+	/* Inline data: the bytes beyond EOF of a keep-size call stay holes. */
+	if (j.inline_data)
+		j.reserved = j.reserve_refused = true;
 	ret = run_plan(&j, &plan);
+	if (!ret)
+		pa_step(c, PREALLOC_STEP_SYNC, 0);
 	if (!ret && !(c->opts.flags & PREALLOC_NO_SYNC) &&
 	    PA_RETRY_EINTR(fdatasync(c->fd)) < 0)
 		ret = -errno;
-	if (ret)
-		undo(&j);
-	else
+	if (ret && j.touched)
+		pa_undo_run(&j.undo, &j.segs, c->fd);
+	else if (!ret)
 		fill_report(&j);
 out:
+	pa_undo_free(&j.undo);
 	pa_seglist_free(&j.segs);
 	return ret;
 }

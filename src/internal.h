@@ -5,17 +5,12 @@
 
 #include <errno.h>
 #include <stdint.h>
-#include <time.h>
 
 #include "config.h"
 #include "prealloc.h"
+#include "util.h"
 
 #define PA_EXPORT __attribute__((visibility("default")))
-
-#define PA_MIN(a, b) ((a) < (b) ? (a) : (b))
-#define PA_MAX(a, b) ((a) > (b) ? (a) : (b))
-#define PA_ROUND_DOWN(x, a) ((x) / (a) * (a))
-#define PA_ROUND_UP(x, a) ((((x) + (a) - 1) / (a)) * (a))
 
 /* Methods this library knows: [0, PA_METHOD_COUNT). */
 #define PA_METHOD_COUNT (PREALLOC_METHOD_ALLOCATE + 1)
@@ -27,20 +22,6 @@ _Static_assert(PA_METHOD_COUNT <= PREALLOC_METHOD_SLOTS, "report has a slot per 
 #ifndef FALLOC_FL_WRITE_ZEROES
 #define FALLOC_FL_WRITE_ZEROES 0x80	/* Linux 6.17 */
 #endif
-
-/* Retry a syscall expression that returns -1 and sets errno on EINTR. */
-#define PA_RETRY_EINTR(expr) ({					\
-	long __r;						\
-	do { __r = (long)(expr); } while (__r == -1 && errno == EINTR); \
-	__r; })
-
-static inline uint64_t pa_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
 
 /* [off, off + len) as the kernel takes it: -EINVAL if empty, -EFBIG past loff_t. */
 static inline int pa_check_range(uint64_t off, uint64_t len)

@@ -63,9 +63,17 @@ int pa_plan(const struct pa_plan_input *in, struct pa_plan *p)
 			p->reason = "copy-on-write file: overwrites never go in place, so space is reserved, not written";
 			return 0;
 		}
-		if (in->mem_backed) {
+		if (in->mem_backed && in->no_write) {
 			add(p, PREALLOC_METHOD_ALLOCATE);
-			p->reason = "memory-backed filesystem: allocated pages are already written";
+			p->reason = "hugetlbfs: pages come from fallocate() and are zeroed";
+			return 0;
+		}
+		if (in->mem_backed) {
+			/* Written pages, so SEEK_DATA (and verify) see them:
+			 * tmpfs shows allocated, unwritten pages as holes. */
+			p->reserve = true;
+			add(p, PREALLOC_METHOD_BUFFERED);
+			p->reason = "memory-backed filesystem: zero pages written through the page cache";
 			return 0;
 		}
 	}

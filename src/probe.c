@@ -19,6 +19,7 @@
 #include "context.h"
 #include "engine.h"
 #include "internal.h"
+#include "registry.h"
 #include "statx.h"
 
 /* Facts per list: a device has about 70 (queue, NVMe, SCSI). */
@@ -215,11 +216,6 @@ static void scsi_facts(struct facts *f, const struct pa_scsi_info *s)
 
 static void device_facts(struct facts *f, const struct pa_caps *c, const struct pa_device *d)
 {
-	static const char *const transports[] = {
-		[PA_TRANSPORT_NVME] = "nvme",
-		[PA_TRANSPORT_SCSI] = "scsi",
-	};
-
 	str(f, NULL, "name", d->name);
 	strf(f, NULL, "dev", "%u:%u", major(d->dev), minor(d->dev));
 	str(f, NULL, "role", pa_role_name(d->role));
@@ -238,7 +234,7 @@ static void device_facts(struct facts *f, const struct pa_caps *c, const struct 
 		str(f, NULL, "dm_name", d->dm_name);
 	if (d->role == PA_ROLE_MD)
 		str(f, NULL, "md_level", d->md_level);
-	str(f, NULL, "transport", d->transport < 3 ? transports[d->transport] : NULL);
+	str(f, NULL, "transport", pa_transport_name(d->transport));
 	queue_facts(f, d);
 	if (d->transport == PA_TRANSPORT_NVME)
 		nvme_facts(f, &d->nvme);

@@ -37,7 +37,7 @@ static const struct {
 
 const char *pa_fs_name(uint64_t fs_type)
 {
-	for (size_t i = 0; i < sizeof(fs_names) / sizeof(fs_names[0]); i++)
+	for (size_t i = 0; i < PA_ARRAY_SIZE(fs_names); i++)
 		if (fs_names[i].magic == fs_type)
 			return fs_names[i].name;
 	return NULL;
@@ -95,8 +95,12 @@ int pa_target_open(struct prealloc_ctx *ctx, int fd, uint64_t off, uint64_t len,
 		t->fs_block = sfs.f_bsize > 0 ? (uint64_t)sfs.f_bsize : 4096;
 		in->target = PA_TARGET_FILE;
 		in->fs_write_zeroes = t->fs_type == EXT4_SUPER_MAGIC;
-		in->cow = is_cow(fd, t->fs_type);
-		in->mem_backed = t->fs_type == TMPFS_MAGIC || t->fs_type == RAMFS_MAGIC;
+		/* Overlayfs writes to its upper layer: judge that one. */
+		in->cow = is_cow(fd, t->fs_type == OVERLAYFS_SUPER_MAGIC ?
+				      pa_overlay_upper_fs(fd) : t->fs_type);
+		in->mem_backed = t->fs_type == TMPFS_MAGIC || t->fs_type == RAMFS_MAGIC ||
+				 t->fs_type == HUGETLBFS_MAGIC;
+		in->no_write = t->fs_type == HUGETLBFS_MAGIC;
 		in->range_in_eof = off + len <= (uint64_t)t->st.st_size;
 	}
 	t->dev = S_ISBLK(t->st.st_mode) ? t->st.st_rdev : t->st.st_dev;

@@ -13,7 +13,7 @@
 
 static const uint8_t zeros[ZBUF];
 
-int pa_advance(struct pa_call *c, unsigned int method, uint64_t bytes)
+void pa_count(struct pa_call *c, unsigned int method, uint64_t bytes)
 {
 	c->rep.bytes_by_method[method] += bytes;
 	if (method != PREALLOC_METHOD_ALLOCATE)
@@ -21,6 +21,11 @@ int pa_advance(struct pa_call *c, unsigned int method, uint64_t bytes)
 	else
 		c->rep.bytes_reserved += bytes;
 	c->done += bytes;
+}
+
+int pa_advance(struct pa_call *c, unsigned int method, uint64_t bytes)
+{
+	pa_count(c, method, bytes);
 	if (c->opts.progress && c->opts.progress(c->done, c->total, c->opts.progress_data))
 		return -ECANCELED;
 	return 0;

@@ -89,7 +89,11 @@ static void complete(struct writer *w, unsigned int s, int res)
 	} else {
 		if (w->sent_ns[s])
 			pa_pace_done(&w->c->pace, (uint64_t)res, pa_now_ns() - w->sent_ns[s]);
-		if (!w->err && pa_advance(w->c, PREALLOC_METHOD_URING, (uint64_t)res))
+		/* Bytes written after a failure count too: the report says
+		 * what the file holds. */
+		if (w->err)
+			pa_count(w->c, PREALLOC_METHOD_URING, (uint64_t)res);
+		else if (pa_advance(w->c, PREALLOC_METHOD_URING, (uint64_t)res))
 			w->err = -ECANCELED;
 		p->start += (uint64_t)res;
 		p->len -= (uint64_t)res;

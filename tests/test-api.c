@@ -53,14 +53,18 @@ AT(struct prealloc_report, elapsed_ns, 40);
 AT(struct prealloc_report, bytes_by_method, 48);
 _Static_assert(sizeof(((struct prealloc_report *)0)->bytes_by_method) == 16 * 8,
 	       "bytes_by_method never grows");
-AT(struct prealloc_report, background, 176);
-AT(struct prealloc_report, bytes_per_sec, 184);
+AT(struct prealloc_report, failed_step, 176);
+AT(struct prealloc_report, failed_method, 180);
+AT(struct prealloc_report, bytes_unknown, 184);
+AT(struct prealloc_report, background, 192);
+AT(struct prealloc_report, bytes_per_sec, 200);
 AT(struct prealloc_census, size, 0);
 AT(struct prealloc_census, fiemap, 4);
 AT(struct prealloc_census, written_bytes, 8);
 AT(struct prealloc_census, unwritten_bytes, 16);
 AT(struct prealloc_census, hole_bytes, 24);
 AT(struct prealloc_census, shared_bytes, 32);
+AT(struct prealloc_census, unknown_bytes, 40);
 
 static void bad_flags_and_ranges(void **state)
 {

@@ -62,20 +62,21 @@ static void data_hole_unwritten_eof(void **state)
 		{ 16 * K, 4 * K, U, 16 * K, 20 * K, 0 },
 		{ 20 * K, 4 * K, H, 20 * K, 24 * K, 0 },
 		{ 24 * K, 6 * K, U, 24 * K, 32 * K, 0 },
-		{ 30 * K, 10 * K, E, 28 * K, 40 * K, 1 },
+		{ 30 * K, 10 * K, E, 28 * K, 40 * K, PA_EOF_UNWRITTEN },
 		{ 40 * K, 8 * K, E, 40 * K, 48 * K, 0 },
 	}, 7);
 }
 
 static void written_beyond_eof_is_eof(void **state)
 {
-	/* Post-EOF blocks never hold file data, whatever their extent says. */
+	/* Post-EOF blocks never hold file data, whatever their extent says;
+	 * a written one is remembered as such (nothing to reserve there). */
 	const struct pa_extent ext[] = { { 0, 64 * K, 0 } };
 
 	(void)state;
 	check(ext, 1, 0, 64 * K, 10 * K, (struct want[]){
 		{ 0, 10 * K, D, 0, 12 * K, 0 },
-		{ 10 * K, 54 * K, E, 8 * K, 64 * K, 1 },
+		{ 10 * K, 54 * K, E, 8 * K, 64 * K, PA_EOF_WRITTEN },
 	}, 2);
 }
 

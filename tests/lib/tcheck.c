@@ -19,6 +19,17 @@ uint64_t tc_mix(uint64_t x)
 	return x ^ (x >> 31);
 }
 
+uint64_t tc_rnd(struct tc_rng *r)
+{
+	r->s += 0x9e3779b97f4a7c15ull;
+	return tc_mix(r->s);
+}
+
+uint64_t tc_below(struct tc_rng *r, uint64_t n)
+{
+	return n ? tc_rnd(r) % n : 0;
+}
+
 uint8_t tc_pattern_byte(uint32_t tag, uint64_t off)
 {
 	uint8_t b = (uint8_t)(tc_mix(((uint64_t)tag << 40) ^ (off >> 3)) >> (8 * (off & 7)));

@@ -17,6 +17,14 @@
 /* A 64-bit mix (splitmix64): case seeds and pattern bytes. */
 uint64_t tc_mix(uint64_t x);
 
+/* A seeded random stream (splitmix64): reproducible from a printed seed. */
+struct tc_rng {
+	uint64_t s;
+};
+uint64_t tc_rnd(struct tc_rng *r);
+/* Uniform in [0, n); 0 when n is 0. */
+uint64_t tc_below(struct tc_rng *r, uint64_t n);
+
 /* Byte of the pattern @tag at file offset @off; never 0 and never TC_STALE. */
 uint8_t tc_pattern_byte(uint32_t tag, uint64_t off);
 void tc_pattern(uint8_t *buf, uint32_t tag, uint64_t off, size_t len);

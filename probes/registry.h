@@ -1,0 +1,67 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The transport probes as a registry (probes/registry.c), after libblkid's
+ * topology prober table: one const entry per transport, each defined in the
+ * transport's own file, iterated in order by the chain walk (detection) and
+ * by the capabilities builder (pa_chain_probe_transports).
+ */
+#ifndef PREALLOC_REGISTRY_H
+#define PREALLOC_REGISTRY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "chain.h"
+
+struct pa_prober {
+	const char *name;		/* "nvme", "scsi" */
+	enum pa_transport transport;
+	/* Is the whole disk at sysfs directory @sysdir (kernel name @name) ours? */
+	bool (*match)(const char *sysdir, const char *name);
+	/* Fill the transport details of @d.  @fd: its device node, opened
+	 * read-only once for all the commands and checked to be @d
+	 * (pa_probe_open_node), or -errno why there is none: -ENOENT on a
+	 * captured tree, -EACCES unprivileged.  Never fails: what cannot be
+	 * learnt is recorded as unknown with its reason. */
+	void (*probe)(const char *sysdir, struct pa_device *d, int fd);
+};
+
+extern const struct pa_prober pa_nvme_prober;	/* probes/nvme.c */
+extern const struct pa_prober pa_scsi_prober;	/* probes/scsi.c */
+
+/* The transport of the disk at @sysdir: the first prober that matches, or
+ * PA_TRANSPORT_NONE. */
+enum pa_transport pa_transport_detect(const char *sysdir, const char *name);
+
+/* "nvme", "scsi", or NULL for PA_TRANSPORT_NONE and unknown values. */
+const char *pa_transport_name(int transport);
+
+/*
+ * The outcome of one probe step (fetch, then decode): true when @r is 0.
+ * Otherwise records why @what could not be learnt in @reason (@len bytes),
+ * unless a reason is already there: the first failure usually explains the
+ * rest.  @r: -errno, or a device status > 0.  -ENOSYS means "built without
+ * the library for it", -ENOENT "not in sysfs and no device node to ask".
+ */
+bool pa_probe_step_ok(char *reason, size_t len, const char *what, int r);
+
+/*
+ * Open the device node @devnode read-only for device commands, refusing
+ * (-ENODEV) a node that is not block device @dev: never send a command to a
+ * device other than the one the chain walk reached.  An fd or -errno.
+ */
+int pa_probe_open_node(const char *devnode, dev_t dev);
+
+/*
+ * The device I/O a transport probe uses: @real_io when the device node is
+ * open (@fd >= 0), else none (NULL).  Test builds (PA_TEST_HOOKS) may
+ * substitute their own through pa_probe_set_io(); the installed library has
+ * no seam.
+ */
+const void *pa_probe_io(enum pa_transport t, const void *real_io, int fd);
+#ifdef PA_TEST_HOOKS
+void pa_probe_set_io(enum pa_transport t, const void *io);
+#endif
+
+#endif

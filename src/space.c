@@ -1,0 +1,77 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Will the blocks a call must allocate fit?  Asked of statfs before anything
+ * is changed, so a request that cannot fit fails with ENOSPC having done
+ * nothing.
+ */
+#include <errno.h>
+#include <linux/magic.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/statfs.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include "internal.h"
+#include "space.h"
+
+/*
+ * Bytes ext4 keeps from everyone, root included (reserved_clusters, about 2%
+ * of the volume up to 4096 clusters), which statfs counts as free.
+ */
+static uint64_t ext4_reserved_bytes(dev_t dev, uint64_t bsize)
+{
+	char path[96], link[256], *name;
+	unsigned long long n = 0;
+	ssize_t len;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/sys/dev/block/%u:%u", major(dev), minor(dev));
+	len = readlink(path, link, sizeof(link) - 1);
+	if (len <= 0)
+		return 0;
+	link[len] = 0;
+	name = strrchr(link, '/');
+	snprintf(path, sizeof(path), "/sys/fs/ext4/%.40s/reserved_clusters", name ? name + 1 : link);
+	f = fopen(path, "re");
+	if (!f)
+		return 0;
+	if (fscanf(f, "%llu", &n) != 1)
+		n = 0;
+	fclose(f);
+	return (uint64_t)n * bsize;
+}
+
+int pa_space_check(int fd, dev_t dev, const struct pa_seglist *segs, uint64_t *ret_avail)
+{
+	uint64_t need = 0, nfresh = 0, avail, spare, bs;
+	struct statfs sfs;
+
+	*ret_avail = UINT64_MAX;
+	for (size_t i = 0; i < segs->n; i++) {
+		if (pa_seg_fresh(&segs->v[i])) {
+			need += segs->v[i].blk_end - segs->v[i].blk_start;
+			nfresh++;
+		}
+	}
+	if (!need) {
+		*ret_avail = 0;		/* nothing to reserve */
+		return 0;
+	}
+	if (PA_RETRY_EINTR(fstatfs(fd, &sfs)) < 0)
+		return -errno;
+	/* No fixed capacity (tmpfs size=0, ramfs, memfd): it answers itself. */
+	if (sfs.f_blocks == 0)
+		return 0;
+	bs = (uint64_t)sfs.f_bsize;
+	/* Root may use the blocks ext4 reserves for it, not its own reserve. */
+	avail = (uint64_t)(geteuid() == 0 ? sfs.f_bfree : sfs.f_bavail) * bs;
+	if (sfs.f_type == EXT4_SUPER_MAGIC && geteuid() == 0) {
+		spare = ext4_reserved_bytes(dev, bs);
+		avail = avail > spare ? avail - spare : 0;
+		/* Extent tree: a leaf of 340 extents of at most 32767 blocks. */
+		need += ((need / bs) / 32767 + nfresh) / 340 * bs + 2 * bs;
+	}
+	*ret_avail = avail;
+	return need > avail ? -ENOSPC : 0;
+}

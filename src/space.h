@@ -1,0 +1,19 @@
+/* SPDX-License-Identifier: MIT */
+/* The free-space check before a call changes anything. */
+#ifndef PREALLOC_SPACE_H
+#define PREALLOC_SPACE_H
+
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "extents.h"
+
+/*
+ * Will the blocks of @segs that are unallocated fit on the filesystem of @fd
+ * (on device @dev)?  0 or -ENOSPC (or -errno from fstatfs).  *@ret_avail is
+ * the space free for this caller: 0 when nothing needs allocating,
+ * UINT64_MAX when the filesystem has no fixed capacity.
+ */
+int pa_space_check(int fd, dev_t dev, const struct pa_seglist *segs, uint64_t *ret_avail);
+
+#endif

@@ -1,0 +1,24 @@
+#!/bin/sh
+# The installed libraries carry no test hook: no *_set_io seam and no hook
+# variable, neither exported (nm -D) nor internal (nm of the .so's symbol
+# table and of the static archive), so no code path can consult one.
+# The test-only archive must have them, or this check proves nothing.
+# usage: check-no-hooks.sh LIBRARY.so LIBRARY.a TEST-LIBRARY.a
+set -eu
+pattern='_set_io$|(^|[^a-z_])test_io$'
+status=0
+check() {
+	if "$@" 2>/dev/null | awk '{ print $NF }' | grep -E "$pattern"; then
+		echo "hook symbols in: $*" >&2
+		status=1
+	fi
+}
+check nm -D --defined-only "$1"
+check nm --defined-only "$1"
+check nm --defined-only "$2"
+if ! nm --defined-only "$3" | awk '{ print $NF }' | grep -qE "$pattern"; then
+	echo "no hook symbols in the test library $3: the pattern is stale" >&2
+	status=1
+fi
+[ "$status" = 0 ] && echo "1 passed, 0 failed"
+exit $status
