@@ -173,14 +173,16 @@ struct prealloc_ctx;
  * struct prealloc_options - options for prealloc_file_ex()
  * @size: sizeof(struct prealloc_options) as the caller knows it.  Fields
  *	beyond @size are taken as zero; a larger struct is accepted only if the
- *	bytes the library does not know are zero (-E2BIG otherwise).
+ *	bytes the library does not know are zero (-E2BIG otherwise).  Sizes
+ *	above 4096 are refused with -E2BIG.
  * @flags: &enum prealloc_flags
  * @method: &enum prealloc_method to force, or %PREALLOC_METHOD_AUTO.  A forced
  *	method is used alone: if the storage refuses it the call fails with
  *	-EOPNOTSUPP instead of falling back.
  * @queue_depth: io_uring writes in flight; 0 for the default.
- * @request_bytes: bytes per io_uring write (a multiple of the direct-I/O
- *	alignment is used); 0 for the default.
+ * @request_bytes: bytes per io_uring write (rounded down to whole pages
+ *	and the direct-I/O alignment, at least one page, at most what the call
+ *	writes); 0 for the default.
  * @progress: optional &prealloc_progress_fn.
  * @progress_data: passed to @progress.
  * @max_rate: hard cap on the zeroing rate in bytes per second; 0 for none.
@@ -207,7 +209,8 @@ struct prealloc_options {
 /**
  * struct prealloc_report - what prealloc_file_ex() did
  * @size: set by the caller to sizeof(struct prealloc_report); the library
- *	fills at most that many bytes.  At least 8 (@size, @written, @cow).
+ *	fills at most that many bytes.  At least 8 (@size, @written, @cow);
+ *	sizes above 4096 are refused with -E2BIG.
  * @written: 1 if every block of the range is now allocated and written.
  * @cow: 1 if the file is copy-on-write, or the range holds shared
  *	(reflinked) extents: overwrites will not go in place, so written state
@@ -344,7 +347,17 @@ struct prealloc_census {
  * block device leaves the part already zeroed zeroed: there is nothing to
  * restore.
  *
- * The descriptor's file offset and status flags are not changed.
+ * The descriptor's file offset and status flags are not changed.  The call
+ * works on its own duplicate of @fd taken on entry, so closing or dup2()ing
+ * over @fd meanwhile does not redirect it.  Writes go through descriptors
+ * reopened via /proc/self/fd (checked to be the same file) where possible;
+ * without /proc, or when the file's mode forbids reopening it, @fd itself
+ * serves: an O_APPEND @fd needs Linux 6.9 (RWF_NOAPPEND; -EOPNOTSUPP
+ * before), an O_DIRECT @fd writes whole pages direct and partial pages
+ * through a shared mapping, which needs @fd open O_RDWR (a write-only
+ * O_DIRECT @fd gets -EINVAL for a range with unaligned edges).  Do not
+ * truncate the file during the call: a mapped page beyond the new end of
+ * file would raise SIGBUS.
  *
  * Returns: 0, or a negative errno: -EBADF (fd not open for writing), -EINVAL
  * (bad arguments, unknown flags, misaligned block-device range, block device
@@ -814,7 +827,8 @@ int prealloc_probe_lookup(const struct prealloc_probe *probe, const char *name,
  * @probe: &struct prealloc_probe
  *
  * The device holding the target comes first (index 0), then the devices
- * below it: partition, disk, the lower devices of dm and md, recursively.
+ * below it: partition, disk, the lower devices of dm and md, the device
+ * holding a loop device's backing file, recursively.
  * A file on a filesystem without a block device (tmpfs, NFS) has none.
  *
  * Returns: the number of devices, or -EINVAL (@probe NULL).

@@ -2,7 +2,8 @@
 /*
  * The device chain under a device number, read from sysfs (probes/sysfs.c):
  * the device holding the file first, then the devices below it (partition ->
- * disk, dm/md -> slaves, recursively).  Transport details (NVMe, SCSI) hang
+ * disk, dm/md -> slaves, loop -> the device holding its backing file,
+ * recursively).  Transport details (NVMe, SCSI) hang
  * off each device.  Filled once by the probes, then read-only.
  */
 #ifndef PREALLOC_CHAIN_H
@@ -70,7 +71,8 @@ struct pa_device {
 	uint8_t role;			/* enum pa_dev_role */
 	uint8_t transport;		/* enum pa_transport */
 	uint8_t depth;			/* 0 for the top device */
-	int parent;			/* index of the device above, -1 for the top */
+	int parent;			/* index of the device above, -1 for the top; under a
+					 * loop device: the device holding its backing file */
 	uint64_t queue[PA_Q_NR];	/* PA_Q_ABSENT when missing or unreadable */
 	uint64_t size_sectors;		/* `size`, 512-byte units */
 	uint64_t part_start;		/* partition: `start`, 512-byte units */

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The device chain from sysfs: /sys/dev/block/MAJ:MIN, partition -> disk,
- * dm/md slaves/ recursively, loop backing file; queue limits per device,
- * read through a table (like libblkid's topology/sysfs.c).
+ * dm/md slaves/ recursively, loop backing file down to its device; queue
+ * limits per device, read through a table (like libblkid's topology/sysfs.c).
  */
 #include <dirent.h>
 #include <errno.h>
@@ -155,6 +155,32 @@ static int walk_slaves(struct walk *w, const char *dir, int self, unsigned int d
 	return r < 0 ? r : 0;
 }
 
+/*
+ * A loop device stores its data in a file: follow the file down to the
+ * device holding it (st_rdev when the "file" is a block device), so the
+ * chain shows what lies beneath.  The path is looked up in the caller's mount
+ * namespace, also for a captured sysfs tree.  A file that cannot be reached
+ * (deleted, another mount namespace) or that lives on a filesystem without a
+ * block device (tmpfs, btrfs's anonymous device numbers) ends the chain at
+ * the loop device, as before.
+ */
+static int walk_loop_backing(struct walk *w, int self, unsigned int depth)
+{
+	const char *file = w->devs[self].backing_file;
+	size_t n = w->n;
+	struct stat st;
+	int r;
+
+	if (file[0] != '/' || stat(file, &st) < 0)
+		return 0;
+	r = walk_dev(w, S_ISBLK(st.st_mode) ? st.st_rdev : st.st_dev, self, depth + 1);
+	if (r == -ENOENT) {
+		w->n = n;
+		return 0;
+	}
+	return r;
+}
+
 static int walk_dev(struct walk *w, dev_t dev, int parent, unsigned int depth)
 {
 	char dir[PATH_MAX], up[PATH_MAX];
@@ -197,6 +223,8 @@ static int walk_dev(struct walk *w, dev_t dev, int parent, unsigned int depth)
 	detect_kind(dir, d);
 	if (pa_path_join(up, sizeof(up), dir, "queue") == 0)
 		read_queue(up, d->queue);
+	if (d->role == PA_ROLE_LOOP)
+		return walk_loop_backing(w, self, depth);
 	return walk_slaves(w, dir, self, depth);
 }
 

@@ -52,6 +52,25 @@ int pa_sysfs_read_str(const char *dir, const char *attr, char *buf, size_t len)
 	return 0;
 }
 
+int pa_sysfs_uevent(const char *dir, const char *key, char *buf, size_t len)
+{
+	char ev[1024], *line, *save = NULL;
+	size_t klen = strlen(key);
+	int ret = pa_sysfs_read_str(dir, "uevent", ev, sizeof(ev));
+
+	if (ret)
+		return ret;
+	for (line = strtok_r(ev, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		if (strncmp(line, key, klen) || line[klen] != '=')
+			continue;
+		if (strlen(line + klen + 1) >= len)
+			return -ENAMETOOLONG;
+		strcpy(buf, line + klen + 1);
+		return 0;
+	}
+	return -ENOENT;
+}
+
 int pa_sysfs_parse_u64(const char *s, uint64_t *ret)
 {
 	char *end;

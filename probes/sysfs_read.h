@@ -36,6 +36,10 @@ bool pa_sysfs_exists(const char *dir, const char *name);
  * (PATH_MAX bytes).  0, -ENOENT when sysfs does not know @dev, or -errno. */
 int pa_sysfs_dev_dir(const char *root, dev_t dev, char *ret);
 
+/* The value of KEY=value line @key of @dir/uevent into @buf.  0, -ENOENT
+ * when there is no such line, -ENAMETOOLONG when it does not fit, -errno. */
+int pa_sysfs_uevent(const char *dir, const char *key, char *buf, size_t len);
+
 /* Parse a whole decimal sysfs value.  0 or -EINVAL. */
 int pa_sysfs_parse_u64(const char *s, uint64_t *ret);
 

@@ -35,6 +35,23 @@ static void device_hint(const struct pa_device *devs, size_t n, char *buf, size_
 	buf[0] = 0;
 }
 
+/*
+ * For a loop device: the limit is the loop driver's own, whatever the
+ * device holding its backing file could do (the kernel asks only the top).
+ */
+static void loop_note(const struct pa_device *devs, size_t n, size_t i, char *buf, size_t len)
+{
+	buf[0] = 0;
+	if (devs[i].role != PA_ROLE_LOOP)
+		return;
+	for (size_t k = i + 1; k < n; k++) {
+		if (devs[k].parent == (int)i) {
+			snprintf(buf, len, " (loop driver; backing file on %s)", devs[k].name);
+			return;
+		}
+	}
+}
+
 int pa_chain_verdict(const struct pa_device *devs, size_t n, bool *kernel_wz,
 		     char *evidence, size_t len)
 {
@@ -59,8 +76,9 @@ int pa_chain_verdict(const struct pa_device *devs, size_t n, bool *kernel_wz,
 
 			if (!has_own_queue(d) || v != 0)
 				continue;
-			snprintf(evidence, len, "%s: queue/%s = 0", d->name,
-				 pa_queue_attr_names[order[k]]);
+			loop_note(devs, n, i, hint, sizeof(hint));
+			snprintf(evidence, len, "%s: queue/%s = 0%s", d->name,
+				 pa_queue_attr_names[order[k]], hint);
 			return 0;	/* PA_NO */
 		}
 	}

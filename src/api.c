@@ -3,7 +3,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stddef.h>
-#include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -71,6 +70,8 @@ static int copy_sized_in(void *dst, size_t ksize, const void *src, uint32_t user
 
 	if (user_size < min_size)
 		return -EINVAL;
+	if (user_size > PA_STRUCT_SIZE_MAX)
+		return -E2BIG;
 	for (size_t i = ksize; i < user_size; i++, tail++)
 		if (*tail)
 			return -E2BIG;
@@ -123,27 +124,29 @@ int pa_get_options(const struct prealloc_options *opts, struct prealloc_options 
 }
 
 /*
- * Ordinary writes need a plain descriptor: pwrite() on O_APPEND ignores the
+ * Ordinary writes want a plain descriptor: pwrite() on O_APPEND ignores the
  * offset, O_DIRECT refuses unaligned edges, O_SYNC/O_DSYNC would sync every
  * write instead of once at the end.  Databases open with all of these.
+ * Without one (no /proc, a 0444 file), the caller's serves: see
+ * pa_zero_buffered() for how.
  */
-static int open_wfd(struct pa_call *c, int fl)
+static void open_wfd(struct pa_call *c, int fl)
 {
-	char path[32];
-
 	c->wfd = c->fd;
-	if (!(fl & (O_APPEND | O_DIRECT | O_DSYNC | O_SYNC)))
-		return 0;
-	snprintf(path, sizeof(path), "/proc/self/fd/%d", c->fd);
-	c->wfd = open(path, O_WRONLY | O_CLOEXEC);
-	if (c->wfd >= 0)
-		return 0;
-	/* No reopening (permissions, no /proc): synced writes are only slower. */
-	if (!(fl & (O_APPEND | O_DIRECT))) {
-		c->wfd = c->fd;
-		return 0;
+	if (fl & (O_APPEND | O_DIRECT | O_DSYNC | O_SYNC)) {
+		int wfd = pa_reopen(c->fd, &c->target.st, O_WRONLY);
+
+		if (wfd >= 0)
+			c->wfd = wfd;
 	}
-	return -errno;
+}
+
+/* Our own descriptor for the caller's file, for the whole call. */
+static int own_fd(int fd)
+{
+	int own = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+
+	return own < 0 ? -errno : own;
 }
 
 static void call_end(struct pa_call *c, struct prealloc_report *report, uint64_t t0)
@@ -154,6 +157,8 @@ static void call_end(struct pa_call *c, struct prealloc_report *report, uint64_t
 		close(c->wfd);
 	if (c->dfd >= 0)
 		close(c->dfd);
+	if (c->fd >= 0)
+		close(c->fd);
 	pa_target_close(&c->target);
 	if (!report)
 		return;
@@ -174,12 +179,14 @@ PA_EXPORT int prealloc_file_ex(int fd, uint64_t offset, uint64_t len,
 			       const struct prealloc_options *opts,
 			       struct prealloc_report *report)
 {
-	struct pa_call c = { .fd = fd, .wfd = -1, .dfd = -1 };
+	struct pa_call c = { .fd = -1, .wfd = -1, .wfd_known = -1, .dfd = -1 };
 	uint64_t t0 = pa_now_ns();
 	int ret, fl;
 
 	if (report && report->size < offsetof(struct prealloc_report, method))
 		return -EINVAL;
+	if (report && report->size > PA_STRUCT_SIZE_MAX)
+		return -E2BIG;
 	ret = pa_get_options(opts, &c.opts);
 	if (!ret)
 		ret = pa_check_range(offset, len);
@@ -188,10 +195,14 @@ PA_EXPORT int prealloc_file_ex(int fd, uint64_t offset, uint64_t len,
 	fl = check_writable(fd);
 	if (fl < 0)
 		return fl;
+	c.fd = own_fd(fd);
+	if (c.fd < 0)
+		return c.fd;
 	pa_step(&c, PREALLOC_STEP_TARGET, 0);
-	ret = pa_target_open(c.opts.ctx, fd, offset, len, c.opts.flags, c.opts.method, &c.target);
+	ret = pa_target_open(c.opts.ctx, c.fd, offset, len, c.opts.flags, c.opts.method,
+			     &c.target);
 	if (!ret)
-		ret = open_wfd(&c, fl);
+		open_wfd(&c, fl);
 	if (!ret)
 		pa_pace_init(&c.pace, c.opts.flags, c.opts.max_rate, c.target.dev);
 	if (!ret)

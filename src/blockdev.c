@@ -38,10 +38,13 @@
 #define CHUNK_MAX	(1ull << 30)
 
 struct bdev {
+	struct pa_call *c;
 	int xfd;		/* our O_EXCL descriptor: the claim */
 	uint32_t lbs;		/* logical block size */
 	uint64_t size;		/* bytes */
 	uint64_t chunk;
+	uint64_t off, len;	/* the request */
+	uint64_t base;		/* c->done before the first method */
 };
 
 static int geometry(int fd, struct bdev *b)
@@ -67,31 +70,28 @@ static bool range_ok(const struct bdev *b, uint64_t off, uint64_t len)
  * filesystem, a dm/md holder, another O_EXCL opener, or (for a whole disk) a
  * mounted partition holds it: -EBUSY.
  */
-static int claim(int fd)
+static int claim(const struct pa_call *c)
 {
-	char path[32];
-	int xfd;
-
-	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
-	xfd = open(path, O_WRONLY | O_EXCL | O_CLOEXEC);
-	return xfd < 0 ? -errno : xfd;
+	return pa_reopen(c->fd, &c->target.st, O_WRONLY | O_EXCL);
 }
 
 /*
- * -EEXIST when the device carries a signature.  Without libblkid the device
- * cannot be shown to be blank, so it is treated as signed: only
- * PREALLOC_FORCE zeroes it.
+ * -EEXIST when the device carries a signature.  Without libblkid, or
+ * without a read-only descriptor of our own (the caller's may be write-only,
+ * and probing moves the file offset), the device cannot be shown to be
+ * blank, so it is treated as signed: only PREALLOC_FORCE zeroes it.
  */
-static int check_signatures(int fd, uint32_t flags)
+static int check_signatures(const struct pa_call *c)
 {
-	char path[32];
-	int n;
+	int rfd, n;
 
-	if (flags & PREALLOC_FORCE)
+	if (c->opts.flags & PREALLOC_FORCE)
 		return 0;
-	/* A read-only descriptor of our own: the caller's may be write-only. */
-	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
-	n = pa_blkid_signatures(path, NULL, 0);
+	rfd = pa_reopen(c->fd, &c->target.st, O_RDONLY | O_NONBLOCK);
+	if (rfd < 0)
+		return -EEXIST;
+	n = pa_blkid_signatures_fd(rfd, NULL, 0);
+	close(rfd);
 	if (n == -EOPNOTSUPP || n > 0)
 		return -EEXIST;
 	return n;
@@ -121,7 +121,7 @@ static int zeroout(struct pa_call *c, const struct bdev *b, uint64_t start, uint
 		uint64_t r[2] = { start, PA_MIN(end - start, chunk) };
 
 		if (PA_PACED(&c->pace, r[1], PA_RETRY_EINTR(ioctl(b->xfd, BLKZEROOUT, r))) < 0)
-			return -errno;
+			return errno == ENOTTY ? -EOPNOTSUPP : -errno;
 		start += r[1];
 		if (pa_advance(c, PREALLOC_METHOD_ZEROOUT, r[1]))
 			return -ECANCELED;
@@ -136,14 +136,25 @@ static int direct_writes(struct pa_call *c, const struct bdev *b, uint64_t start
 
 	if (ret)
 		return ret;
+	/* A device whose direct-I/O alignment exceeds its logical block. */
 	if (start % c->dio_align || len % c->dio_align)
-		return -EINVAL;
+		return -EOPNOTSUPP;
 	return pa_zero_uring(c, &r, 1);
 }
 
-static int run_method(struct pa_call *c, const struct bdev *b, unsigned int m,
-		      uint64_t start, uint64_t len)
+/*
+ * A refused method hands what is left of the range to the next one.
+ * Methods count their bytes through pa_advance(), so c->done tells where a
+ * refused method stopped: fallocate and BLKZEROOUT go in order, and the
+ * io_uring writer (whose completions do not) is refused only before its
+ * first write (O_DIRECT open, ring setup).
+ */
+static int run_method(void *job, unsigned int m)
 {
+	const struct bdev *b = job;
+	struct pa_call *c = b->c;
+	uint64_t done = c->done - b->base, start = b->off + done, len = b->len - done;
+
 	switch (m) {
 	case PREALLOC_METHOD_WRITE_ZEROES:
 		return pa_zero_write_zeroes(c, start, len, b->chunk);
@@ -156,39 +167,6 @@ static int run_method(struct pa_call *c, const struct bdev *b, unsigned int m,
 	default:
 		return -EOPNOTSUPP;
 	}
-}
-
-/* The device (or this kernel) cannot do the method: the next one may. */
-static bool refused(int err)
-{
-	return err == -EOPNOTSUPP || err == -ENOTTY || err == -EINVAL;
-}
-
-/*
- * Run the plan's methods in order; a refused method hands what is left of
- * the range to the next one.  Methods count their bytes through
- * pa_advance(), so c->done tells where a refused method stopped: fallocate
- * and BLKZEROOUT go in order, and the io_uring writer (whose completions do
- * not) is refused only before its first write (O_DIRECT open, ring setup).
- */
-static int run_plan(struct pa_call *c, const struct bdev *b, const struct pa_plan *p,
-		    uint64_t off, uint64_t len)
-{
-	uint64_t base = c->done;
-	int ret = -EOPNOTSUPP;
-
-	for (unsigned int i = 0; i < p->n; i++) {
-		uint64_t done = c->done - base;
-
-		pa_step(c, PREALLOC_STEP_ZERO, p->methods[i]);
-		ret = run_method(c, b, p->methods[i], off + done, len - done);
-		if (!refused(ret))
-			break;
-		pa_method_refused(c, p->methods[i]);
-	}
-	if (refused(ret) && c->opts.method != PREALLOC_METHOD_AUTO)
-		return -EOPNOTSUPP;
-	return ret;
 }
 
 /* The planner's order for this device, from what api.c learnt of it. */
@@ -214,7 +192,7 @@ static int check_request(struct pa_call *c, uint64_t off, uint64_t len, struct b
 
 int pa_blockdev_prealloc(struct pa_call *c, uint64_t off, uint64_t len)
 {
-	struct bdev b = { .xfd = -1 };
+	struct bdev b = { .c = c, .xfd = -1, .off = off, .len = len };
 	struct pa_plan p;
 	int wfd = c->wfd;
 	int ret;
@@ -227,16 +205,17 @@ int pa_blockdev_prealloc(struct pa_call *c, uint64_t off, uint64_t len)
 	if (ret)
 		return ret;
 	pa_step(c, PREALLOC_STEP_CLAIM, 0);
-	b.xfd = claim(c->fd);
+	b.xfd = claim(c);
 	if (b.xfd < 0)
 		return b.xfd;
 	pa_step(c, PREALLOC_STEP_SIGNATURES, 0);
-	ret = check_signatures(c->fd, c->opts.flags);
+	ret = check_signatures(c);
 	if (ret)
 		goto out;
 	c->wfd = b.xfd;		/* buffered writes go through the claim too */
 	c->total = len;
-	ret = run_plan(c, &b, &p, off, len);
+	b.base = c->done;
+	ret = pa_run_plan(c, &p, run_method, &b);
 	if (!ret)
 		pa_step(c, PREALLOC_STEP_SYNC, 0);
 	if (!ret && !(c->opts.flags & PREALLOC_NO_SYNC) && fdatasync(b.xfd) < 0)

@@ -7,7 +7,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdbool.h>
-#include <stdio.h>
 #include <unistd.h>
 
 #include "engine.h"
@@ -29,21 +28,46 @@ static bool dio_align_statx(int fd, uint32_t *ret_off, uint32_t *ret_mem)
 	return true;
 }
 
+uint64_t pa_direct_align(const struct pa_call *c)
+{
+	long page = sysconf(_SC_PAGESIZE);
+
+	return PA_MAX((uint64_t)c->dio_align, page > 0 ? (uint64_t)page : 4096u);
+}
+
+/*
+ * Without a reopened descriptor, a caller's descriptor that is O_DIRECT
+ * already serves (a duplicate of it: ours to close).  Its O_APPEND, if any,
+ * is overridden per write; its O_SYNC only costs time.
+ */
+static int caller_direct(struct pa_call *c)
+{
+	int fl = fcntl(c->fd, F_GETFL);
+
+	if (fl < 0 || !(fl & O_DIRECT))
+		return -EOPNOTSUPP;
+	c->dio_rwf = fl & O_APPEND ? PA_RWF_NOAPPEND : 0;
+	return fcntl(c->fd, F_DUPFD_CLOEXEC, 3);
+}
+
 int pa_open_direct(struct pa_call *c, uint32_t logical_block_size)
 {
 	uint32_t off_align = 0, mem_align = 0;
-	char path[32];
 	int dfd;
 
 	if (c->dfd >= 0)
 		return 0;
-	snprintf(path, sizeof(path), "/proc/self/fd/%d", c->fd);
-	dfd = open(path, O_WRONLY | O_DIRECT | O_CLOEXEC);
+	c->dio_rwf = 0;
+	dfd = pa_reopen(c->fd, &c->target.st, O_WRONLY | O_DIRECT);
+	if (dfd == -EINVAL)
+		return -EOPNOTSUPP;	/* the filesystem has no direct I/O */
 	if (dfd < 0)
-		return -errno;
+		dfd = caller_direct(c);
+	if (dfd < 0)
+		return -EOPNOTSUPP;
 	if (dio_align_statx(dfd, &off_align, &mem_align) && !off_align) {
 		close(dfd);
-		return -EINVAL;
+		return -EOPNOTSUPP;
 	}
 	c->dfd = dfd;
 	c->dio_align = off_align ? off_align : PA_MAX(logical_block_size, 512u);

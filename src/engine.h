@@ -19,6 +19,7 @@
 #include "caps.h"
 #include "pace.h"
 #include "plan.h"
+#include "reopen.h"
 
 /* What is known about an open target before planning (src/target.c). */
 struct pa_target {
@@ -50,10 +51,19 @@ struct pa_range {
 	uint64_t len;
 };
 
+/*
+ * Every descriptor here is the call's own, held for its whole duration: a
+ * caller that closes or dup2()s over its descriptor number mid-call cannot
+ * redirect the work to another file.
+ */
 struct pa_call {
-	int fd;				/* the caller's descriptor: never modified */
-	int wfd;			/* buffered writes: fd, or a reopened fd if fd is O_APPEND */
+	int fd;				/* our duplicate of the caller's descriptor */
+	int wfd;			/* buffered writes: fd, or fd reopened without
+					 * O_APPEND/O_DIRECT/O_SYNC when it has them */
+	int wfd_known;			/* the wfd whose status flags wfd_flags holds */
+	int wfd_flags;			/* fcntl(wfd, F_GETFL), or -errno */
 	int dfd;			/* our O_DIRECT descriptor, or -1 */
+	int dio_rwf;			/* RWF_* flags for writes through dfd */
 	struct pa_target target;	/* filled before dispatch (src/api.c) */
 	uint32_t dio_align;		/* file offset and length alignment for O_DIRECT */
 	uint32_t dio_mem_align;		/* buffer alignment for O_DIRECT */
@@ -87,21 +97,46 @@ static inline void pa_step(struct pa_call *c, uint32_t step, uint32_t method)
  * if it asks to stop. */
 int pa_advance(struct pa_call *c, unsigned int method, uint64_t bytes);
 
+/* Does @err say the method cannot work here, so the next one should try
+ * (src/exec.c)?  The one definition for files and block devices. */
+bool pa_refused(int err);
+
+/* Run @method over the target's work; @job is the caller's state. */
+typedef int (*pa_method_fn)(void *job, unsigned int method);
+
+/* Try @p's methods in order through @run, falling back on a refusal when
+ * the caller forced no method.  The last method's result. */
+int pa_run_plan(struct pa_call *c, const struct pa_plan *p, pa_method_fn run, void *job);
+
 /* Note that @method was refused here (EOPNOTSUPP) before falling back: in
  * the report, and for write-zeroes in the per-(device, fs) memory. */
 void pa_method_refused(struct pa_call *c, unsigned int method);
 
-/* Open c->dfd: the same file with O_DIRECT, through /proc/self/fd, and learn
- * the alignment (statx STATX_DIOALIGN, else the logical block size).
- * -EINVAL when the filesystem refuses O_DIRECT. */
+/* Direct writes never cover less than a page: a direct write into a page
+ * that the page cache also holds (a sub-page block written buffered by the
+ * same call) fails to invalidate it (-EIO, and the caller's fsync too). */
+uint64_t pa_direct_align(const struct pa_call *c);
+
+/* Open c->dfd: the same file with O_DIRECT (pa_reopen(), else the caller's
+ * own descriptor if it is O_DIRECT) and learn the alignment (statx
+ * STATX_DIOALIGN, else the logical block size).  -EOPNOTSUPP when direct
+ * I/O is not possible here (filesystem refuses it, no way to reopen). */
 int pa_open_direct(struct pa_call *c, uint32_t logical_block_size);
 
 /* O_DIRECT zero writes of @n ranges (each aligned to c->dio_align) through
  * io_uring, keeping c->opts.queue_depth requests of up to
  * c->opts.request_bytes in flight.  Stops at the first error. */
 int pa_zero_uring(struct pa_call *c, const struct pa_range *r, size_t n);
+#ifdef PA_TEST_HOOKS
+/* Test builds: @hook sees each completion's result first and may replace
+ * it (a signal-interrupted or cancelled request on demand); NULL to stop. */
+void pa_uring_set_cqe_hook(int (*hook)(int res));
+#endif
 
-/* pwrite() zeros to [start, start + len) through c->wfd. */
+/* Ordinary zero writes to [start, start + len) through c->wfd.  When wfd
+ * is the caller's own O_APPEND descriptor, each write says RWF_NOAPPEND
+ * (Linux 6.9); when it is the caller's O_DIRECT one, the page-aligned part
+ * is written direct and the partial pages through a shared mapping. */
 int pa_zero_buffered(struct pa_call *c, uint64_t start, uint64_t len);
 
 /* fallocate(FALLOC_FL_WRITE_ZEROES) in chunks, so progress and cancelling

@@ -12,6 +12,7 @@
 
 #include "extents.h"
 #include "internal.h"
+#include "reopen.h"
 
 #define FIEMAP_BATCH 256
 
@@ -97,14 +98,12 @@ static int seek_regions(int fd, uint64_t off, uint64_t end, struct pa_extlist *o
  */
 static int read_seek(int fd, uint64_t off, uint64_t end, struct pa_extlist *out)
 {
-	char path[32];
 	off_t saved;
 	int sfd, ret;
 
 	if (PA_RETRY_EINTR(fdatasync(fd)) < 0 && errno != EINVAL && errno != EROFS)
 		return -errno;
-	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
-	sfd = open(path, O_RDONLY | O_CLOEXEC);
+	sfd = pa_reopen(fd, NULL, O_RDONLY);
 	if (sfd >= 0) {
 		ret = seek_regions(sfd, off, end, out);
 		close(sfd);

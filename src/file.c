@@ -19,6 +19,8 @@
 #include "undo.h"
 
 #define WZ_CHUNK (1ull << 30)	/* progress and cancelling granularity */
+/* Smallest aligned middle worth a direct write (tests/bench, fragmented). */
+#define DIRECT_MIN (256ull << 10)
 
 struct file_job {
 	struct pa_call *c;
@@ -153,17 +155,20 @@ static int zero_each(struct file_job *j, int (*zero)(struct pa_call *, uint64_t,
 	return 0;
 }
 
-/* The @a-aligned middle of segment @s, or false if it has none. */
-static bool middle(const struct pa_seg *s, uint64_t a, struct pa_range *ret)
+/*
+ * The @a-aligned middle of segment @s, or false if it has none of at least
+ * @min bytes (then the whole segment is written buffered).
+ */
+static bool middle(const struct pa_seg *s, uint64_t a, uint64_t min, struct pa_range *ret)
 {
 	uint64_t ms = PA_ROUND_UP(s->start, a), me = PA_ROUND_DOWN(s->start + s->len, a);
 
 	*ret = (struct pa_range){ ms, me > ms ? me - ms : 0 };
-	return me > ms;
+	return me > ms && me - ms >= min;
 }
 
 /* pwrite() zeros to what middle() leaves of each zeroed segment. */
-static int write_edges(struct file_job *j, uint64_t a)
+static int write_edges(struct file_job *j, uint64_t a, uint64_t min)
 {
 	int ret = 0;
 
@@ -174,7 +179,7 @@ static int write_edges(struct file_job *j, uint64_t a)
 
 		if (!seg_zeroed(j, s))
 			continue;
-		if (!middle(s, a, &m))
+		if (!middle(s, a, min, &m))
 			ret = pa_zero_buffered(j->c, s->start, s->len);
 		else if (!(ret = pa_zero_buffered(j->c, s->start, m.start - s->start)))
 			ret = pa_zero_buffered(j->c, m.start + m.len, end - m.start - m.len);
@@ -184,31 +189,37 @@ static int write_edges(struct file_job *j, uint64_t a)
 
 /*
  * Methods that need whole aligned blocks: the kernel flag (ext4 leaves
- * partial blocks unwritten) and io_uring direct writes (also aligned to
- * the filesystem block, which keeps buffered and direct writes out of each
- * other's blocks).  The middles go first, so a refused method has written
- * nothing; the unaligned edges follow with pwrite().
+ * partial blocks unwritten) and io_uring direct writes.  Direct writes are
+ * also aligned to the page (pa_direct_align()) and the filesystem block, so
+ * buffered and direct writes of one call never share a page.  Unless uring
+ * is forced, a segment whose middle is smaller than DIRECT_MIN goes buffered
+ * whole: on a fragmented file one small direct write per hole costs far
+ * more than the page cache does.
+ * The middles go first, so a refused method has written nothing; the
+ * rest follows with pwrite().
  */
 static int run_aligned(struct file_job *j, unsigned int m)
 {
 	struct pa_call *c = j->c;
 	const struct pa_caps *caps = c->target.caps;
+	uint64_t a = j->bs, min = 1;
 	struct pa_range *mid;
-	uint64_t a = j->bs;
 	size_t n = 0;
 	int ret = 0;
 
 	if (m == PREALLOC_METHOD_URING) {
 		ret = pa_open_direct(c, caps ? caps->logical_block_size : 512);
 		if (ret)
-			return ret == -EINVAL ? -EOPNOTSUPP : ret;
-		a = PA_MAX((uint64_t)c->dio_align, j->bs);
+			return ret;
+		a = PA_MAX(pa_direct_align(c), j->bs);
+		if (c->opts.method == PREALLOC_METHOD_AUTO)
+			min = DIRECT_MIN;
 	}
 	mid = calloc(j->segs.n ? j->segs.n : 1, sizeof(*mid));
 	if (!mid)
 		return -ENOMEM;
 	for (size_t i = 0; i < j->segs.n; i++)
-		if (seg_zeroed(j, &j->segs.v[i]) && middle(&j->segs.v[i], a, &mid[n]))
+		if (seg_zeroed(j, &j->segs.v[i]) && middle(&j->segs.v[i], a, min, &mid[n]))
 			n++;
 	j->touched = true;
 	if (m == PREALLOC_METHOD_URING)
@@ -216,13 +227,24 @@ static int run_aligned(struct file_job *j, unsigned int m)
 	for (size_t i = 0; i < n && !ret && m == PREALLOC_METHOD_WRITE_ZEROES; i++)
 		ret = pa_zero_write_zeroes(c, mid[i].start, mid[i].len, WZ_CHUNK);
 	if (!ret)
-		ret = write_edges(j, a);
+		ret = write_edges(j, a, min);
 	free(mid);
 	return ret;
 }
 
-static int run_method(struct file_job *j, unsigned int m)
+static int run_method(void *job, unsigned int m)
 {
+	struct file_job *j = job;
+
+	/* Write-zeroes allocates by itself; the writes need the room.  Without
+	 * fallocate the writes still allocate; ENOSPC then comes from a write
+	 * and is undone like any failure. */
+	if ((m == PREALLOC_METHOD_URING || m == PREALLOC_METHOD_BUFFERED) && !j->reserved) {
+		int ret = reserve(j);
+
+		if (ret && !pa_refused(ret))
+			return ret;
+	}
 	switch (m) {
 	case PREALLOC_METHOD_WRITE_ZEROES:
 	case PREALLOC_METHOD_URING:
@@ -257,36 +279,16 @@ static int check_forced(struct file_job *j, const struct pa_plan *plan)
 	return ret == -EINVAL ? -EOPNOTSUPP : ret;
 }
 
-/* Try the plan's methods in order; EOPNOTSUPP moves on to the next. */
 static int run_plan(struct file_job *j, const struct pa_plan *plan)
 {
-	struct pa_call *c = j->c;
-	int ret = -EOPNOTSUPP;
-
 	/* Keep-size beyond EOF is reserved whatever writes the rest. */
 	if (plan->reserve || (keep_size(j) && j->end > j->old_size)) {
-		ret = reserve(j);
-		/* Without fallocate the writes still allocate; ENOSPC then
-		 * comes from a write and is undone like any failure. */
-		if (ret && ret != -EOPNOTSUPP)
-			return ret;
-	}
-	for (unsigned int i = 0; i < plan->n; i++) {
-		unsigned int m = plan->methods[i];
+		int ret = reserve(j);
 
-		/* Write-zeroes allocates by itself; the others need the room. */
-		if (i > 0 && m != PREALLOC_METHOD_ALLOCATE && !j->reserved) {
-			ret = reserve(j);
-			if (ret && ret != -EOPNOTSUPP)
-				return ret;
-		}
-		pa_step(c, PREALLOC_STEP_ZERO, m);
-		ret = run_method(j, m);
-		if (ret != -EOPNOTSUPP || c->opts.method != PREALLOC_METHOD_AUTO)
+		if (ret && !pa_refused(ret))
 			return ret;
-		pa_method_refused(c, m);
 	}
-	return ret;
+	return pa_run_plan(j->c, plan, run_method, j);
 }
 
 /* ext4 inline data (the inode holds the bytes): only buffered writes. */
@@ -301,14 +303,17 @@ static bool inline_data(const struct file_job *j)
 /*
  * Bytes of EOF segment @i inside the old last block when this call wrote
  * that block's part inside EOF: extent state is per block, so the tail
- * beyond EOF is written zeros now too, whatever it was before.
+ * beyond EOF is written zeros now too, whatever it was before (as FIEMAP,
+ * and so prealloc_verify(), will say).
  */
 static uint64_t eof_tail_written(const struct file_job *j, size_t i)
 {
 	const struct pa_seg *s = &j->segs.v[i], *prev = i ? &j->segs.v[i - 1] : NULL;
 	uint64_t blk_end = PA_ROUND_UP(j->old_size, j->bs);
 
-	if (!prev || s->start != j->old_size || prev->start + prev->len != s->start ||
+	/* Without FIEMAP nothing beyond EOF shows as written (SEEK_DATA). */
+	if (!j->fiemap || !prev || s->start != j->old_size ||
+	    prev->start + prev->len != s->start ||
 	    !seg_zeroed(j, prev))
 		return 0;
 	return PA_MIN(s->len, blk_end - s->start);

@@ -12,6 +12,11 @@
 
 #define PA_EXPORT __attribute__((visibility("default")))
 
+/* Largest size a caller may claim for a size-prefixed struct: the bytes past
+ * what this library knows are read to check they are zero, so a garbage
+ * size (0xFFFFFFFF) must not send that check through memory (-E2BIG). */
+#define PA_STRUCT_SIZE_MAX 4096u
+
 /* Methods this library knows: [0, PA_METHOD_COUNT). */
 #define PA_METHOD_COUNT (PREALLOC_METHOD_ALLOCATE + 1)
 _Static_assert(PA_METHOD_COUNT <= PREALLOC_METHOD_SLOTS, "report has a slot per method");
@@ -22,6 +27,10 @@ _Static_assert(PA_METHOD_COUNT <= PREALLOC_METHOD_SLOTS, "report has a slot per 
 #ifndef FALLOC_FL_WRITE_ZEROES
 #define FALLOC_FL_WRITE_ZEROES 0x80	/* Linux 6.17 */
 #endif
+
+/* pwritev2()/io_uring flag (Linux 6.9): this write ignores O_APPEND.  Our
+ * own name: the C library's and the kernel's headers may both define it. */
+#define PA_RWF_NOAPPEND 0x00000020
 
 /* [off, off + len) as the kernel takes it: -EINVAL if empty, -EFBIG past loff_t. */
 static inline int pa_check_range(uint64_t off, uint64_t len)

@@ -7,6 +7,8 @@
  * what prealloc_file_ex() would do, never a second opinion.
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <unistd.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -354,14 +356,15 @@ static void target_facts(struct prealloc_probe *p, int fd, uint64_t off, uint64_
 	num(f, NULL, "write_zeroes_refused", PREALLOC_FACT_BOOL, p->t.in.write_zeroes_refused);
 	limits_facts(f, fd);
 	if (bdev) {
-		char path[40];
-
 		/* A fresh open file description: the caller's offset stays put. */
-		snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
-		if (pa_blkid_signatures(path, p->sigs, sizeof(p->sigs)) >= 0)
+		int rfd = pa_reopen(fd, NULL, O_RDONLY | O_NONBLOCK);
+
+		if (rfd >= 0 && pa_blkid_signatures_fd(rfd, p->sigs, sizeof(p->sigs)) >= 0)
 			str(f, NULL, "signatures", p->sigs);
 		else
 			null(f, NULL, "signatures");
+		if (rfd >= 0)
+			close(rfd);
 	}
 	if (p->request)
 		plan_facts(p, off, len);

@@ -2,6 +2,9 @@
 /* Progress accounting and the simple zeroing methods. */
 #include <errno.h>
 #include <fcntl.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -10,8 +13,9 @@
 
 #define ZBUF	(64u << 10)
 #define ZIOV	16		/* 1 MiB per pwritev() */
+#define ZALIGN	4096u		/* good for direct I/O too */
 
-static const uint8_t zeros[ZBUF];
+static const uint8_t zeros[ZBUF] __attribute__((aligned(ZALIGN)));
 
 void pa_count(struct pa_call *c, unsigned int method, uint64_t bytes)
 {
@@ -38,7 +42,7 @@ void pa_method_refused(struct pa_call *c, unsigned int method)
 		pa_wz_set_refused(c->target.ctx, c->target.dev, c->target.fs_type);
 }
 
-int pa_zero_buffered(struct pa_call *c, uint64_t start, uint64_t len)
+static int zero_pwrite(struct pa_call *c, int fd, int rwf, uint64_t start, uint64_t len)
 {
 	struct iovec iov[ZIOV];
 	uint64_t end = start + len;
@@ -53,7 +57,7 @@ int pa_zero_buffered(struct pa_call *c, uint64_t start, uint64_t len)
 			iov[cnt].iov_len = PA_MIN(left, ZBUF);
 			left -= iov[cnt].iov_len;
 		}
-		w = PA_PACED(&c->pace, n, PA_RETRY_EINTR(pwritev(c->wfd, iov, cnt, (off_t)start)));
+		w = PA_PACED(&c->pace, n, PA_RETRY_EINTR(pwritev2(fd, iov, cnt, (off_t)start, rwf)));
 		if (w < 0)
 			return -errno;
 		if (w == 0)
@@ -63,6 +67,83 @@ int pa_zero_buffered(struct pa_call *c, uint64_t start, uint64_t len)
 			return -ECANCELED;
 	}
 	return 0;
+}
+
+/*
+ * Zero [start, start + len) through a shared mapping of @fd: the one way to
+ * write less than a direct-I/O block through an O_DIRECT descriptor (it
+ * must be open for reading too).  The blocks are allocated first, which also
+ * extends the size over the range, so the page fault has nothing left to
+ * fail on: a failed fault is SIGBUS, not an errno.
+ */
+static int zero_mapped(struct pa_call *c, int fd, uint64_t start, uint64_t len)
+{
+	uint64_t pg = (uint64_t)sysconf(_SC_PAGESIZE);
+	uint64_t ms = PA_ROUND_DOWN(start, pg), me = PA_ROUND_UP(start + len, pg);
+	struct stat st;
+	uint8_t *p;
+
+	if (!len)
+		return 0;
+	if (PA_RETRY_EINTR(fallocate(fd, 0, (off_t)start, (off_t)len)) < 0 &&
+	    errno != EOPNOTSUPP)
+		return -errno;
+	if (fstat(fd, &st) < 0)
+		return -errno;
+	if (start + len > (uint64_t)st.st_size)
+		return -EINVAL;
+	p = mmap(NULL, me - ms, PROT_READ | PROT_WRITE, MAP_SHARED, fd, (off_t)ms);
+	if (p == MAP_FAILED)
+		return errno == EACCES ? -EINVAL : -errno;	/* write-only */
+	memset(p + (start - ms), 0, len);
+	munmap(p, me - ms);
+	return pa_advance(c, PREALLOC_METHOD_BUFFERED, len) ? -ECANCELED : 0;
+}
+
+/* c->wfd is the caller's O_DIRECT descriptor (no other could be opened):
+ * whole pages written direct, partial ones through the page cache. */
+static int zero_direct(struct pa_call *c, uint64_t start, uint64_t len)
+{
+	uint64_t end = start + len, a, ms, me;
+	int ret = pa_open_direct(c, 512);
+
+	if (ret)
+		return ret;
+	a = pa_direct_align(c);
+	ms = PA_ROUND_UP(start, a);
+	me = PA_ROUND_DOWN(end, a);
+	if (me <= ms || c->dio_mem_align > ZALIGN)
+		return zero_mapped(c, c->wfd, start, len);
+	ret = zero_pwrite(c, c->dfd, c->dio_rwf, ms, me - ms);
+	if (!ret)
+		ret = zero_mapped(c, c->wfd, start, ms - start);
+	if (!ret)
+		ret = zero_mapped(c, c->wfd, me, end - me);
+	return ret;
+}
+
+/* Status flags of c->wfd, learnt once per descriptor (the block-device
+ * path swaps in its own). */
+static int wfd_flags(struct pa_call *c)
+{
+	if (c->wfd_known != c->wfd) {
+		c->wfd_flags = fcntl(c->wfd, F_GETFL);
+		if (c->wfd_flags < 0)
+			c->wfd_flags = -errno;
+		c->wfd_known = c->wfd;
+	}
+	return c->wfd_flags;
+}
+
+int pa_zero_buffered(struct pa_call *c, uint64_t start, uint64_t len)
+{
+	int fl = wfd_flags(c);
+
+	if (fl < 0)
+		return fl;
+	if (fl & O_DIRECT)
+		return zero_direct(c, start, len);
+	return zero_pwrite(c, c->wfd, fl & O_APPEND ? PA_RWF_NOAPPEND : 0, start, len);
 }
 
 int pa_zero_write_zeroes(struct pa_call *c, uint64_t start, uint64_t len, uint64_t chunk)

@@ -57,7 +57,14 @@ static void prep(struct writer *w, unsigned int s)
 					  p->start, 0);
 	else
 		io_uring_prep_write(sqe, w->c->dfd, w->buf, (unsigned int)p->len, p->start);
-	sqe->ioprio = pa_pace_ioprio(&w->c->pace);
+	/* Only when needed: the prep helpers clear it, and the SQ ring is
+	 * mapped by liburing's own syscalls, which ThreadSanitizer cannot
+	 * see, so a store here into a ring reused at the same address by
+	 * another thread looks like a race. */
+	if (w->c->dio_rwf)
+		sqe->rw_flags = w->c->dio_rwf;
+	if (w->c->pace.idle_prio)
+		sqe->ioprio = pa_pace_ioprio(&w->c->pace);
 	io_uring_sqe_set_data64(sqe, s);
 	w->sent_ns[s] = w->c->pace.on ? pa_now_ns() : 0;
 	w->inflight++;
@@ -77,12 +84,39 @@ static void fill(struct writer *w)
 	}
 }
 
+/*
+ * A request the kernel gave up on without writing: interrupted by a signal
+ * (a busy interval timer) or cancelled with its io-wq worker.  Writing it
+ * again is always right, and -ECANCELED must stay the progress callback's.
+ */
+static bool transient(int res)
+{
+	return res == -EINTR || res == -ECANCELED || res == -EAGAIN;
+}
+
+#ifdef PA_TEST_HOOKS
+static int (*cqe_hook)(int res);
+
+void pa_uring_set_cqe_hook(int (*hook)(int res))
+{
+	cqe_hook = hook;
+}
+#endif
+
 /* Account one completion; a short write is resubmitted for the rest. */
 static void complete(struct writer *w, unsigned int s, int res)
 {
 	struct pa_range *p = &w->slot[s];
 
+#ifdef PA_TEST_HOOKS
+	if (cqe_hook)
+		res = cqe_hook(res);
+#endif
 	w->inflight--;
+	if (transient(res) && !w->err) {
+		prep(w, s);
+		return;
+	}
 	if (res < 0 || (res == 0 && p->len)) {
 		if (!w->err)
 			w->err = res < 0 ? res : -EIO;
@@ -137,6 +171,7 @@ static int run(struct writer *w)
 static int writer_init(struct writer *w, struct pa_call *c, const struct pa_range *r, size_t n)
 {
 	unsigned int qd = PA_MIN(PA_MAX(c->opts.queue_depth, 1u), (unsigned int)MAX_QD);
+	uint64_t a = pa_direct_align(c), work = 0;
 	struct iovec iov;
 	int ret;
 
@@ -144,17 +179,22 @@ static int writer_init(struct writer *w, struct pa_call *c, const struct pa_rang
 	w->r = r;
 	w->n = n;
 	w->pos = n ? r->start : 0;
-	/* A multiple of the alignment, below 2 GiB (the length is 32 bits). */
-	w->req = PA_MIN(PA_MAX(c->opts.request_bytes, c->dio_align), 1ull << 30);
-	w->req = PA_ROUND_DOWN(w->req, c->dio_align);
+	for (size_t i = 0; i < n; i++)
+		work += r[i].len;
+	/* Whole pages, below 2 GiB (the length is 32 bits), and no more than
+	 * the work needs: a huge request_bytes must not map a huge buffer. */
+	w->req = PA_MIN(PA_MAX(c->opts.request_bytes, a), 1ull << 30);
+	w->req = PA_MIN(PA_ROUND_DOWN(w->req, a), PA_ROUND_UP(work, a));
 	w->buf = mmap(NULL, w->req, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (w->buf == MAP_FAILED)
 		return -ENOMEM;
 	ret = io_uring_queue_init(qd, &w->ring, 0);
 	if (ret < 0) {
 		munmap(w->buf, w->req);
-		/* io_uring disabled (sysctl, seccomp): let the caller fall back. */
-		return ret == -ENOMEM ? ret : -EOPNOTSUPP;
+		/* io_uring disabled (sysctl, seccomp) or its rings not granted
+		 * (-ENOMEM: RLIMIT_MEMLOCK of an unprivileged caller): nothing
+		 * was written, let the caller fall back. */
+		return -EOPNOTSUPP;
 	}
 	iov = (struct iovec){ .iov_base = w->buf, .iov_len = w->req };
 	/* Registration can fail on RLIMIT_MEMLOCK; unregistered writes work too. */

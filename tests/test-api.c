@@ -143,6 +143,28 @@ static void sized_structs(void **state)
 	close(fd);
 }
 
+/* A garbage size is refused, not followed through memory; 4096 is the
+ * documented bound. */
+static void insane_struct_sizes(void **state)
+{
+	static union {
+		struct prealloc_options o;
+		uint8_t bytes[4097];
+	} big;
+	struct prealloc_options o = { .size = 0xFFFFFFFF };
+	struct prealloc_report r = { .size = 0xFFFFFFFF };
+	int fd = open_tmp("g", O_RDWR);
+
+	(void)state;
+	assert_int_equal(prealloc_file_ex(fd, 0, 4096, &o, NULL), -E2BIG);
+	assert_int_equal(prealloc_file_ex(fd, 0, 4096, NULL, &r), -E2BIG);
+	big.o.size = 4096;
+	assert_int_equal(prealloc_file_ex(fd, 0, 4096, &big.o, NULL), 0);
+	big.o.size = 4097;
+	assert_int_equal(prealloc_file_ex(fd, 0, 4096, &big.o, NULL), -E2BIG);
+	close(fd);
+}
+
 /* An old caller's report is filled only as far as it knows it. */
 static void short_report(void **state)
 {
@@ -241,6 +263,7 @@ int main(void)
 		cmocka_unit_test(bad_flags_and_ranges),
 		cmocka_unit_test(bad_descriptors),
 		cmocka_unit_test(sized_structs),
+		cmocka_unit_test(insane_struct_sizes),
 		cmocka_unit_test(short_report),
 		cmocka_unit_test(descriptor_untouched),
 		cmocka_unit_test(direct_sync_descriptor),

@@ -8,6 +8,10 @@
  *	auto and the library's forced methods (prealloc_file_ex()),
  *	pg-zeros (PostgreSQL pg_pwrite_zeros + fdatasync), posix-fallocate,
  *	fallocate (mode 0; not written, for reference).
+ *   prealloc-bench frag [--data SIZE] [--every SIZE] METHOD SIZE FILE
+ *	create FILE of SIZE bytes holding DATA bytes of data at the start of
+ *	every EVERY bytes (holes between, synced), then time making all of it
+ *	ready with METHOD (auto or a forced library method): a fragmented file.
  *   prealloc-bench overwrite [--mode rand|seq] [--ops N] [--rounds R] FILE...
  *	4 KiB O_DIRECT overwrites, N per file: rand = distinct random blocks,
  *	fdatasync after each; seq = O_DSYNC sequential from offset 0.  The
@@ -287,6 +291,19 @@ static void json_report(struct json *j, const struct prep_args *a)
 	json_u64(j, "lib_elapsed_ns", a->rep.elapsed_ns);
 }
 
+/* The members every preparation reports after its own: outcome, cost,
+ * the library's report, the census; then the line ends. */
+static void json_outcome(struct json *j, int ret, uint64_t size, const struct cpu_mark *t0,
+			 const struct cpu_mark *t1, const struct prep_args *a, int fd)
+{
+	json_i64(j, "error", -ret);
+	json_str(j, "error_str", ret ? strerror(-ret) : NULL);
+	json_cost(j, size, t0, t1);
+	json_report(j, a);
+	json_census(j, fd, size);
+	json_end(j);
+}
+
 static int cmd_prep(int argc, char **argv)
 {
 	static const struct option lopts[] = {
@@ -328,13 +345,75 @@ static int cmd_prep(int argc, char **argv)
 	json_str(&j, "method", method);
 	json_u64(&j, "qd", a.qd);
 	json_u64(&j, "req", a.req);
-	json_i64(&j, "error", -ret);
-	json_str(&j, "error_str", ret ? strerror(-ret) : NULL);
-	json_cost(&j, size, &t0, &t1);
-	json_report(&j, &a);
-	json_census(&j, fd, size);
-	json_end(&j);
+	json_outcome(&j, ret, size, &t0, &t1, &a, fd);
 	close(fd);
+	return ret ? 1 : 0;
+}
+
+/* ---- a fragmented file ------------------------------------------------- */
+
+static int write_layout(int fd, uint64_t size, uint64_t data, uint64_t every)
+{
+	void *buf = filled_buffer(data, 'D');
+	int ret = 0;
+
+	if (!buf)
+		return -ENOMEM;
+	for (uint64_t off = 0; off < size && !ret; off += every)
+		if (pwrite(fd, buf, data, (off_t)off) != (ssize_t)data)
+			ret = -EIO;
+	free(buf);
+	if (!ret && (ftruncate(fd, (off_t)size) || fsync(fd)))
+		ret = -errno;
+	return ret;
+}
+
+static int cmd_frag(int argc, char **argv)
+{
+	static const struct option lopts[] = {
+		{ "data", required_argument, NULL, 'd' },
+		{ "every", required_argument, NULL, 'e' },
+		{ NULL, 0, NULL, 0 },
+	};
+	uint64_t size, v, data = 4096, every = 8192;
+	struct prep_args a = { 0 };
+	struct cpu_mark t0, t1;
+	const char *path;
+	struct json j;
+	int c, fd, m, ret;
+
+	while ((c = getopt_long(argc, argv, "", lopts, NULL)) != -1) {
+		if ((c != 'd' && c != 'e') || parse_size(optarg, &v) || !v)
+			return 2;
+		if (c == 'd')
+			data = v;
+		else
+			every = v;
+	}
+	if (argc - optind != 3 || parse_size(argv[optind + 1], &size) || !size ||
+	    data >= every)
+		return 2;
+	m = prealloc_method_from_name(argv[optind]);
+	path = argv[optind + 2];
+	if (m < 0 || (unlink(path) && errno != ENOENT))
+		return 2;
+	fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return fail(path);
+	ret = write_layout(fd, size, data, every);
+	mark_self(&t0);
+	if (!ret)
+		ret = prep_library(fd, size, m, &a);
+	mark_self(&t1);
+
+	json_begin(&j, stdout);
+	json_str(&j, "op", "frag");
+	json_str(&j, "method", argv[optind]);
+	json_u64(&j, "data", data);
+	json_u64(&j, "every", every);
+	json_outcome(&j, ret, size, &t0, &t1, &a, fd);
+	close(fd);
+	unlink(path);
 	return ret ? 1 : 0;
 }
 
@@ -647,6 +726,7 @@ static int cmd_exec(int argc, char **argv)
 
 static const char usage[] =
 	"usage: prealloc-bench prep [--qd N] [--req SIZE] METHOD SIZE FILE\n"
+	"       prealloc-bench frag [--data SIZE] [--every SIZE] METHOD SIZE FILE\n"
 	"       prealloc-bench overwrite [--mode rand|seq] [--ops N] [--rounds R] FILE...\n"
 	"       prealloc-bench probe [-r ROUNDS] [-i ITERS] FILE\n"
 	"       prealloc-bench census FILE\n"
@@ -660,6 +740,8 @@ int main(int argc, char **argv)
 
 	if (argc >= 2 && !strcmp(argv[1], "prep"))
 		ret = cmd_prep(argc - 1, argv + 1);
+	else if (argc >= 2 && !strcmp(argv[1], "frag"))
+		ret = cmd_frag(argc - 1, argv + 1);
 	else if (argc >= 2 && !strcmp(argv[1], "overwrite"))
 		ret = cmd_overwrite(argc - 1, argv + 1);
 	else if (argc >= 2 && !strcmp(argv[1], "probe"))

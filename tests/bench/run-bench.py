@@ -307,6 +307,62 @@ def section_zero(b, fs, res):
     return rows
 
 
+FRAG_LAYOUTS = [('4K', '8K'), ('64K', '1M')]
+FRAG_METHODS = ['auto', 'buffered', 'uring']
+
+
+def section_frag(b, fs, res):
+    """Fragmented files: DATA bytes at the start of every EVERY bytes, holes
+    between.  auto against the best forced method, per run."""
+    a = b.a
+    path = os.path.join(fs.mnt, 'prealloc-bench-frag.dat')
+    out = {}
+    for data, every in FRAG_LAYOUTS:
+        key = '%s every %s' % (data, every)
+        samples = {m: [] for m in FRAG_METHODS}
+        for r in range(a.frag_runs):
+            for m in rotated(FRAG_METHODS, r):
+                # Settle the previous sample's deletion (xfs frees a
+                # fragmented file's extents in the background).
+                os.sync()
+                s = b._json([b.exe, 'frag', '--data', data, '--every', every, m,
+                             str(a.frag_size), path])
+                samples[m].append(s)
+                log('  [%s frag %s run %d] %-9s %s' % (fs.fstype, key, r + 1, m, short(s)))
+        # Per run: auto's time over the faster forced method of that run.
+        x_best = []
+        for i in range(a.frag_runs):
+            run_s = {m: samples[m][i] for m in FRAG_METHODS}
+            if all(x.get('error') == 0 for x in run_s.values()):
+                best = min(run_s[m]['seconds'] for m in FRAG_METHODS if m != 'auto')
+                x_best.append(run_s['auto']['seconds'] / best)
+        rows = {}
+        for m, ss in samples.items():
+            ok = [x for x in ss if x.get('error') == 0]
+            rows[m] = {'runs': len(ok), 'used': ok[0].get('used') if ok else None,
+                       'seconds': med(ok, 'seconds'), 'written_pct': med(ok, 'written_pct')}
+        q = statistics.quantiles(x_best, n=4, method='inclusive') if len(x_best) > 1 else None
+        out[key] = {'rows': rows, 'samples': samples, 'x_best': x_best,
+                    'x_best_median': statistics.median(x_best) if x_best else None,
+                    'x_best_iqr': [q[0], q[2]] if q else None}
+    res['frag'] = {'size': a.frag_size, 'runs': a.frag_runs, 'layouts': out}
+
+
+def frag_table(fr):
+    hdr = ['layout'] + ['%s s' % m for m in FRAG_METHODS] + ['auto used', 'auto ×best',
+                                                             'per-run IQR', 'written %']
+    out = []
+    for key, l in fr['layouts'].items():
+        r = l['rows']
+        q = l['x_best_iqr']
+        out.append([key] + [f(r[m]['seconds'], '%.2f') for m in FRAG_METHODS] +
+                   [r['auto']['used'] or '', f(l['x_best_median'], '%.2f'),
+                    '%.2f-%.2f' % tuple(q) if q else '-',
+                    f(min((r[m]['written_pct'] for m in FRAG_METHODS
+                           if r[m]['written_pct'] is not None), default=None), '%.0f')])
+    return table(hdr, out)
+
+
 def section_overwrite(b, fs, res):
     """Prepare one file per contender, then overwrite them all in turns."""
     a = b.a
@@ -460,6 +516,9 @@ def targets(fs):
                    ('rand overwrite IOPS >= 1.8x fallocate(0)', o, 'rand_x_falloc', 1.8, True),
                    ('(seq O_DSYNC IOPS vs dd-zeroed)', o, 'seq_x_dd', 0.9, True),
                    ('(seq O_DSYNC IOPS vs fallocate(0))', o, 'seq_x_falloc', 1.8, True)]
+    for key, l in fs.get('frag', {}).get('layouts', {}).items():
+        checks.append(('fragmented %s: time <= 1.1x best forced method' % key,
+                       {'x': l['x_best_median'], 'x_iqr': l['x_best_iqr']}, 'x', 1.1, False))
     out = []
     for name, row, key, lim, ge in checks:
         v, q = row.get(key), row.get(key + '_iqr')
@@ -517,6 +576,15 @@ def report(a, results):
                       'seq O_DSYNC (%s files, %d ops each in %d turns, median of %d runs)'
                       % (fmt_size(o['size']), o['ops'], o['rounds'], o['runs']), '',
                       overwrite_table(o['rows']), '']
+        if 'frag' in fs:
+            fr = fs['frag']
+            lines += ['### Fragmented %s files (median of %d alternating runs)'
+                      % (fmt_size(fr['size']), fr['runs']), '',
+                      'Seconds of prealloc_file_ex() over the whole file, which holds '
+                      'data at the start of every block of the layout and holes between '
+                      '(synced before timing).  auto ×best: per run, auto\'s time over '
+                      'the faster of forced buffered and forced uring; median.', '',
+                      frag_table(fr), '']
         if 'background' in fs:
             g = fs['background']
             lines += ['### Preallocating %s beside a foreground (%g s fio runs, contender '
@@ -558,7 +626,7 @@ def parse_args():
                    help='the prealloc-bench executable')
     p.add_argument('--dir', help='use this directory instead of loop filesystems')
     p.add_argument('--fs', default='ext4,xfs', help='loop filesystems (default ext4,xfs)')
-    p.add_argument('--sections', default='zero,overwrite,probe,scale,sweep,background')
+    p.add_argument('--sections', default='zero,overwrite,probe,scale,sweep,frag,background')
     p.add_argument('--scale-fs', default='ext4', help='filesystems for scale and sweep')
     p.add_argument('--size', default='1G', help='file size for the zero section')
     p.add_argument('--runs', type=int, default=7)
@@ -578,6 +646,8 @@ def parse_args():
     p.add_argument('--sweep-runs', type=int, default=5)
     p.add_argument('--default-qd', type=int, default=4, help='PA_DEFAULT_QUEUE_DEPTH')
     p.add_argument('--default-req', default='4M', help='PA_DEFAULT_REQUEST')
+    p.add_argument('--frag-size', default='1G', help='file size for the frag section')
+    p.add_argument('--frag-runs', type=int, default=7)
     p.add_argument('--tool', default=os.path.join(here, '../../build-bench/examples/prealloc'),
                    help='the prealloc tool (background section)')
     p.add_argument('--bg-size', default='2G', help='background section: bytes to preallocate')
@@ -607,6 +677,7 @@ def parse_args():
     a.ow_size = parse_size(a.ow_size)
     a.ow_methods = a.ow_methods.split(',')
     a.sweep_size = parse_size(a.sweep_size)
+    a.frag_size = parse_size(a.frag_size)
     a.methods = a.methods.split(',')
     a.sections = a.sections.split(',')
     a.scale_methods = a.scale_methods.split(',')
@@ -640,6 +711,8 @@ def bench_fs(b, fs, results):
         section_overwrite(b, fs, entry)
     if 'probe' in a.sections:
         section_probe(b, fs, entry)
+    if 'frag' in a.sections:
+        section_frag(b, fs, entry)
     scale_here = a.dir or fs.fstype in a.scale_fs.split(',')
     if 'scale' in a.sections and scale_here:
         section_scale(b, fs, entry)

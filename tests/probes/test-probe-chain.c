@@ -314,6 +314,100 @@ static void loop_captured(void **state)
 	assert_null(pa_transport_name(d[0].transport));
 }
 
+/* A block device @name (sysfs dir devices/virtual/block/@name) with @dev and
+ * the queue limits a loop device or an unmap-zeroing disk has on 6.18. */
+static void make_blockdev(const char *root, const char *name, dev_t dev, const char *wz_unmap)
+{
+	char dir[600], q[700], num[32];
+
+	snprintf(dir, sizeof(dir), "%s/devices/virtual/block/%s", root, name);
+	snprintf(q, sizeof(q), "%s/queue", dir);
+	snprintf(num, sizeof(num), "%u:%u", major(dev), minor(dev));
+	put(dir, "dev", num);
+	put(dir, "size", "131072");
+	put(q, "logical_block_size", "512");
+	put(q, "write_zeroes_max_bytes", "1044480");
+	put(q, "write_zeroes_unmap_max_hw_bytes", wz_unmap);
+	put(q, "write_zeroes_unmap_max_bytes", wz_unmap);
+	sh("mkdir -p '%s/dev/block' && ln -sfn ../../devices/virtual/block/%s '%s/dev/block/%s'",
+	   root, name, root, num);
+}
+
+/*
+ * loop0 over a file: the walk follows the backing file (a real file here,
+ * looked up like the kernel's path) down to the device holding it, found
+ * by the file's st_dev in the tree.  The verdict stays the loop driver's.
+ */
+static void loop_backing_followed(void **state)
+{
+	char root[512], file[600], loopdir[700];
+	struct pa_device d[PA_CHAIN_MAX];
+	const struct pa_caps *c;
+	struct stat st;
+	char ev[192];
+	bool kwz;
+	int n;
+
+	(void)state;
+	snprintf(root, sizeof(root), "%s/loopfile/sys", tmpdir);
+	snprintf(file, sizeof(file), "%s/loopfile/backing.img", tmpdir);
+	sh("mkdir -p '%s' && : > '%s'", root, file);
+	assert_int_equal(stat(file, &st), 0);
+	assert_true(major(st.st_dev) != 7);	/* the tree's loop0 is 7:0 */
+	make_blockdev(root, "loop0", makedev(7, 0), "0");
+	make_blockdev(root, "under", st.st_dev, "1044480");
+	snprintf(loopdir, sizeof(loopdir), "%s/devices/virtual/block/loop0", root);
+	put(loopdir, "loop/backing_file", file);
+	put(loopdir, "loop/dio", "1");
+	put(loopdir, "queue/atomic_write_unit_min_bytes", "4096");
+	put(loopdir, "queue/atomic_write_unit_max_bytes", "65536");
+	put(loopdir, "queue/atomic_write_max_bytes", "131072");
+	put(loopdir, "queue/atomic_write_boundary_bytes", "0");
+
+	n = walk(root, 7, 0, d);
+	assert_int_equal(n, 2);
+	assert_int_equal(d[0].role, PA_ROLE_LOOP);
+	assert_string_equal(d[0].backing_file, file);
+	assert_int_equal(d[0].loop_dio, 1);
+	assert_string_equal(d[1].name, "under");
+	assert_int_equal(d[1].dev, st.st_dev);
+	assert_int_equal(d[1].parent, 0);
+	assert_int_equal(d[1].depth, 1);
+	assert_int_equal(d[1].queue[PA_Q_WRITE_ZEROES_UNMAP_MAX_BYTES], 1044480);
+	/* The device beneath could; the loop driver cannot, and it decides. */
+	assert_int_equal(verdict(d, n, &kwz, ev), PA_NO);
+	assert_string_equal(ev, "loop0: queue/write_zeroes_unmap_max_hw_bytes = 0 "
+			    "(loop driver; backing file on under)");
+
+	/* The atomic write limits are read with the other queue limits. */
+	assert_int_equal(d[0].queue[PA_Q_ATOMIC_WRITE_UNIT_MIN_BYTES], 4096);
+	assert_int_equal(d[0].queue[PA_Q_ATOMIC_WRITE_UNIT_MAX_BYTES], 65536);
+	assert_int_equal(d[0].queue[PA_Q_ATOMIC_WRITE_MAX_BYTES], 131072);
+	assert_int_equal(d[0].queue[PA_Q_ATOMIC_WRITE_BOUNDARY_BYTES], 0);
+	assert_true(d[1].queue[PA_Q_ATOMIC_WRITE_UNIT_MAX_BYTES] == PA_Q_ABSENT);
+	/* The record carries the whole chain. */
+	setenv("PREALLOC_SYSFS_ROOT", root, 1);
+	pa_caps_invalidate(0);
+	assert_int_equal(pa_caps_get(makedev(7, 0), &c), 0);
+	assert_int_equal(c->ndevices, 2);
+	assert_int_equal(c->write_zeroes_unmap, PA_NO);
+	pa_caps_put(c);
+	unsetenv("PREALLOC_SYSFS_ROOT");
+
+	/* A filesystem without a block device under it (tmpfs, btrfs): the
+	 * chain ends at the loop device. */
+	sh("rm '%s/dev/block/%u:%u'", root, major(st.st_dev), minor(st.st_dev));
+	assert_int_equal(walk(root, 7, 0, d), 1);
+	/* So does a backing file that is gone (deleted, other namespace). */
+	make_blockdev(root, "under", st.st_dev, "1044480");
+	assert_int_equal(walk(root, 7, 0, d), 2);
+	assert_int_equal(unlink(file), 0);
+	n = walk(root, 7, 0, d);
+	assert_int_equal(n, 1);
+	assert_int_equal(verdict(d, n, &kwz, ev), PA_NO);
+	assert_string_equal(ev, "loop0: queue/write_zeroes_unmap_max_hw_bytes = 0");
+}
+
 /* The partition tree the CLI and the lead's tests use (make-tree.sh). */
 static void make_tree_script(void **state)
 {
@@ -453,6 +547,7 @@ int main(void)
 		cmocka_unit_test(dm_one_lower_cannot),
 		cmocka_unit_test(dm_all_lower_can),
 		cmocka_unit_test(loop_captured),
+		cmocka_unit_test(loop_backing_followed),
 		cmocka_unit_test(make_tree_script),
 		cmocka_unit_test(caps_cache_and_plan),
 		cmocka_unit_test(unprivileged),

@@ -109,7 +109,12 @@ if has nloop; then
 		ln -s $S $P/subsystems/zt &&
 		echo "transport=loop,nqn=zt" >/dev/nvme-fabrics ||
 		{ echo "init: nvmet loop setup over $backing failed"; finish 99; }
-	export PA_VM_NLOOP_BACKING=$backing
+	# A second controller of the same subsystem: with native multipath
+	# (nvme_core.multipath=Y, Debian's default) the namespace head gets
+	# two paths.
+	echo "transport=loop,nqn=zt,duplicate_connect" >/dev/nvme-fabrics ||
+		{ echo "init: second nvme-loop path failed"; finish 99; }
+	export PA_VM_NLOOP_BACKING=$backing PA_VM_NLOOP_PATHS=2
 fi
 
 for n in $VM_DEVICES; do
@@ -118,6 +123,17 @@ for n in $VM_DEVICES; do
 	export $v=$d
 	echo "init: $n = $d"
 done
+# The second nvme-loop path is scanned asynchronously: wait for it too.  The
+# head nvmeSnN has the hidden paths nvmeSc<ctrl>nN (6.12 has no multipath/
+# directory on the head yet).
+if has nloop; then
+	h=${PA_VM_NLOOP##*/}
+	i=0
+	while [ "$(ls -d /sys/class/block/${h%n*}c*n${h##*n} 2>/dev/null | wc -l)" -lt 2 ]; do
+		[ $i -lt 300 ] || { echo "init: no second path under $PA_VM_NLOOP"; finish 99; }
+		sleep 0.2; i=$((i + 1))
+	done
+fi
 export PA_VM_DEVICES="$VM_DEVICES" PA_VM_SDEBUG_PARAMS="$VM_SDEBUG" PA_VM_KERNEL=$(uname -r)
 
 cd /tmp

@@ -12,6 +12,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <glob.h>
 #include <grp.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -25,12 +26,14 @@
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <sys/uio.h>
 #include <sys/wait.h>
 #include <cmocka.h>
 
 #include "caps.h"
 #include "chain.h"
 #include "prealloc.h"
+#include "stacks.h"
 
 #define KiB (1ull << 10)
 #define MiB (1ull << 20)
@@ -93,11 +96,13 @@ static void sys_str(const char *devpath, const char *attr, char *buf, size_t len
 	fclose(f);
 }
 
+/* A queue limit as the kernel applies it: a partition's are its disk's. */
 static uint64_t queue_attr(const char *devpath, const char *attr)
 {
 	char name[96], buf[64];
 
-	snprintf(name, sizeof(name), "queue/%s", attr);
+	sys_str(devpath, "partition", buf, sizeof(buf));
+	snprintf(name, sizeof(name), "%squeue/%s", buf[0] ? "../" : "", attr);
 	sys_str(devpath, name, buf, sizeof(buf));
 	return buf[0] ? strtoull(buf, NULL, 10) : ABSENT;
 }
@@ -361,9 +366,8 @@ static void print_report(const char *what, const struct prealloc_report *r)
  * is used exactly when the kernel allows unmap zeroing, the range reads zero
  * and the bytes around it are untouched.
  */
-static void check_raw(const char *name)
+static void check_raw_path(const char *devpath)
 {
-	const char *devpath = need_dev(name);
 	struct prealloc_report r;
 	bool wz = kernel_unmap_zeroes(devpath);
 	int fd = open(devpath, O_RDWR | O_CLOEXEC);
@@ -388,6 +392,11 @@ static void check_raw(const char *name)
 	expect_bytes(devpath, 6 * MiB, 2 * MiB, 0xa5, true);
 }
 
+static void check_raw(const char *name)
+{
+	check_raw_path(need_dev(name));
+}
+
 static void test_raw_nvme512(void **s) { (void)s; check_raw("nvme512"); }
 static void test_raw_nvme4k(void **s) { (void)s; check_raw("nvme4k"); }
 static void test_raw_intelid(void **s) { (void)s; check_raw("intelid"); }
@@ -398,18 +407,35 @@ static void test_raw_nloop(void **s) { (void)s; check_raw("nloop"); }
 /* ------------------------------------------------------------ ext4 files */
 
 /*
- * Make an ext4 of 48 MiB on @devpath and mount it on /mnt/<name>.  e2fsprogs'
- * mke2fs is exec'd through PATH: busybox's shell would prefer its own applet.
+ * Make an ext4 of @size ("48M"; NULL: the whole device) on @devpath, with
+ * bigalloc clusters of @cluster bytes unless 0, and mount it on
+ * /mnt/<name>.  e2fsprogs' mke2fs is exec'd through PATH: busybox's shell
+ * would prefer its own applet.
  */
-static const char *mkfs_mount(const char *devpath, char *mnt, size_t len)
+static const char *mkfs_mount_opts(const char *devpath, uint32_t cluster, const char *size,
+				   char *mnt, size_t len)
 {
-	int status;
-	pid_t pid = fork();
+	char csize[16];
+	const char *argv[16] = { "mke2fs", "-q", "-F", "-t", "ext4", "-b", "4096", "-E",
+				 "lazy_itable_init=0,lazy_journal_init=0" };
+	int argc = 9, status;
+	pid_t pid;
 
+	snprintf(csize, sizeof(csize), "%u", cluster);
+	if (cluster) {
+		argv[argc++] = "-O";
+		argv[argc++] = "bigalloc";
+		argv[argc++] = "-C";
+		argv[argc++] = csize;
+	}
+	argv[argc++] = devpath;
+	if (size)
+		argv[argc++] = size;
+	fflush(NULL);
+	pid = fork();
 	assert_true(pid >= 0);
 	if (pid == 0) {
-		execlp("mke2fs", "mke2fs", "-q", "-F", "-t", "ext4", "-b", "4096", "-E",
-		       "lazy_itable_init=0,lazy_journal_init=0", devpath, "48M", (char *)NULL);
+		execvp(argv[0], (char *const *)argv);
 		_exit(127);
 	}
 	assert_int_equal(waitpid(pid, &status, 0), pid);
@@ -419,6 +445,11 @@ static const char *mkfs_mount(const char *devpath, char *mnt, size_t len)
 	mkdir(mnt, 0755);
 	assert_int_equal(mount(devpath, mnt, "ext4", 0, NULL), 0);
 	return mnt;
+}
+
+static const char *mkfs_mount(const char *devpath, char *mnt, size_t len)
+{
+	return mkfs_mount_opts(devpath, 0, "48M", mnt, len);
 }
 
 static void census_written(int fd, uint64_t off, uint64_t len)
@@ -438,9 +469,8 @@ static void census_written(int fd, uint64_t off, uint64_t len)
  * unaligned at both ends): written everywhere, data kept, zeros elsewhere,
  * the flag used exactly when the device unmap-zeroes.
  */
-static void check_ext4(const char *name, bool edges)
+static void check_ext4_path(const char *devpath, bool edges)
 {
-	const char *devpath = need_dev(name);
 	bool wz = kernel_unmap_zeroes(devpath);
 	char mnt[64], path[80];
 	struct prealloc_report r;
@@ -487,6 +517,11 @@ static void check_ext4(const char *name, bool edges)
 	expect_bytes(path, 64 * KiB, MiB - 64 * KiB, 0, false);
 	expect_bytes(path, MiB + 64 * KiB, (uint64_t)st.st_size - MiB - 64 * KiB, 0, false);
 	assert_int_equal(umount(mnt), 0);
+}
+
+static void check_ext4(const char *name, bool edges)
+{
+	check_ext4_path(need_dev(name), edges);
 }
 
 static void test_ext4_nvme512(void **s) { (void)s; check_ext4("nvme512", false); }
@@ -661,7 +696,496 @@ static int unmount_all(void **state)
 	return 0;
 }
 
-int main(void)
+
+/* ------------------------------------------------------------ atomic writes */
+
+#ifndef RWF_ATOMIC
+#define RWF_ATOMIC 0x00000040	/* <linux/fs.h> 6.11 */
+#endif
+
+/* Commits of the journal of ext4 on @devpath (/proc/fs/jbd2/<dev>-8/info). */
+static unsigned long long jbd2_commits(const char *devpath)
+{
+	unsigned long long n = 0;
+	char path[128];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/fs/jbd2/%s-8/info", strrchr(devpath, '/') + 1);
+	f = fopen(path, "re");
+	assert_non_null(f);
+	assert_int_equal(fscanf(f, "%llu transactions", &n), 1);
+	fclose(f);
+	return n;
+}
+
+/*
+ * RWF_ATOMIC writes of @unit bytes over [0, @len) of @path, each followed by
+ * fdatasync as a database would: returns how many succeeded and sets
+ * *@commits to the journal commits they cost.
+ */
+static unsigned int atomic_over(const char *devpath, const char *path, uint64_t len,
+				uint32_t unit, unsigned long long *commits, int *err)
+{
+	uint8_t *buf = zbuf(unit);
+	unsigned long long c0;
+	unsigned int ok = 0;
+	int fd = open(path, O_RDWR | O_DIRECT | O_CLOEXEC);
+
+	assert_true(fd >= 0);
+	memset(buf, 0x3c, unit);
+	*err = 0;
+	c0 = jbd2_commits(devpath);
+	for (uint64_t off = 0; off < len; off += unit) {
+		struct iovec iov = { buf, unit };
+		ssize_t w = pwritev2(fd, &iov, 1, (off_t)off, RWF_ATOMIC);
+
+		if (w != (ssize_t)unit) {
+			*err = w < 0 ? errno : EIO;
+			continue;
+		}
+		assert_int_equal(fdatasync(fd), 0);
+		ok++;
+	}
+	*commits = jbd2_commits(devpath) - c0;
+	close(fd);
+	free(buf);
+	return ok;
+}
+
+/* A number fact of a probe: of the target (@dev < 0) or of device @dev. */
+static uint64_t fact(const struct prealloc_probe *pr, int dev, const char *name)
+{
+	uint64_t v = 0;
+	int t = dev < 0 ? prealloc_probe_lookup(pr, name, &v, NULL) :
+			  prealloc_probe_device_lookup(pr, (unsigned int)dev, name, &v, NULL);
+
+	if (t != PREALLOC_FACT_BYTES && t != PREALLOC_FACT_NUMBER)
+		fail_msg("fact %s of %d: type %d", name, dev, t);
+	return v;
+}
+
+/*
+ * scsi_debug with atomic_wr=1: the public probe reports the device's atomic
+ * limits (its queue) and, for a file on ext4 with bigalloc clusters of the
+ * atomic unit, the file's (statx); after prealloc_file() RWF_ATOMIC writes
+ * of that unit succeed across the range.  The journal commits those writes
+ * cost are printed next to the same writes into a fallocated (unwritten)
+ * range.
+ */
+static void test_atomic(void **state)
+{
+	static const char *const q[] = { "atomic_write_unit_min_bytes", "atomic_write_unit_max_bytes",
+					 "atomic_write_max_bytes", "atomic_write_boundary_bytes" };
+	const uint64_t len = 2 * MiB;
+	const char *devpath = need_dev("sdebug");
+	struct prealloc_probe *pr;
+	unsigned long long cp, cf;
+	char mnt[64], a[96], b[96], name[64];
+	unsigned int okp, okf, n = (unsigned int)(len / (64 * KiB));
+	uint32_t unit;
+	int fd, errp, errf;
+
+	(void)state;
+	if (sdebug_param("atomic_wr") != 1)
+		skip();
+	fd = open(devpath, O_RDONLY | O_CLOEXEC);
+	assert_true(fd >= 0);
+	assert_int_equal(prealloc_probe_new(fd, 0, 0, NULL, &pr), 0);
+	close(fd);
+	for (size_t i = 0; i < sizeof(q) / sizeof(q[0]); i++) {
+		snprintf(name, sizeof(name), "queue.%s", q[i]);
+		print_message("%s: %s %llu\n", devpath, name, (unsigned long long)fact(pr, 0, name));
+		assert_int_equal(fact(pr, 0, name), queue_attr(devpath, q[i]));
+	}
+	assert_true(fact(pr, 0, "queue.atomic_write_unit_max_bytes") >= 64 * KiB);
+	prealloc_probe_free(pr);
+
+	unit = 64 * KiB;	/* the cluster: ext4 allows up to one cluster */
+	mkfs_mount_opts(devpath, unit, "48M", mnt, sizeof(mnt));
+	snprintf(a, sizeof(a), "%s/prealloc", mnt);
+	snprintf(b, sizeof(b), "%s/fallocate", mnt);
+
+	fd = open(a, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	assert_true(fd >= 0);
+	assert_int_equal(prealloc_probe_new(fd, 0, 0, NULL, &pr), 0);
+	print_message("%s: atomic_write.unit_min %llu unit_max %llu segments_max %llu\n", a,
+		      (unsigned long long)fact(pr, -1, "atomic_write.unit_min"),
+		      (unsigned long long)fact(pr, -1, "atomic_write.unit_max"),
+		      (unsigned long long)fact(pr, -1, "atomic_write.segments_max"));
+	assert_int_equal(fact(pr, -1, "atomic_write.unit_min"), 4096);
+	assert_int_equal(fact(pr, -1, "atomic_write.unit_max"), unit);
+	prealloc_probe_free(pr);
+	assert_int_equal(prealloc_file(fd, 0, len, 0), 0);
+	census_written(fd, 0, len);
+	close(fd);
+	fd = open(b, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	assert_true(fd >= 0);
+	assert_int_equal(fallocate(fd, 0, 0, (off_t)len), 0);
+	assert_int_equal(fsync(fd), 0);
+	close(fd);
+	sync();
+
+	okp = atomic_over(devpath, a, len, unit, &cp, &errp);
+	okf = atomic_over(devpath, b, len, unit, &cf, &errf);
+	print_message("ATOMIC %u x %u KiB RWF_ATOMIC+fdatasync: preallocated %u ok (%s), %llu journal commits; "
+		      "fallocated %u ok (%s), %llu journal commits\n", n, unit / 1024, okp,
+		      errp ? strerror(errp) : "-", cp, okf, errf ? strerror(errf) : "-", cf);
+	assert_int_equal(okp, n);
+	expect_bytes(a, 0, len, 0x3c, false);
+	assert_int_equal(umount(mnt), 0);
+}
+
+/* ------------------------------------------------------------ stacks */
+
+/*
+ * Stacks built in the guest over the devices above (tests/vm/stacks.c):
+ * partition, dm-linear, dm-stripe, dm over a mixed pair, md raid0/raid1,
+ * native NVMe multipath, a loop device over a file on a stack.  For each,
+ * the probes' chain and verdict must be the kernel's view at the top device
+ * and prealloc_file_ex() must keep its promises on the raw top device and on
+ * an ext4 file on it, using the flag exactly when the kernel allows it.
+ * They run only when the binary is given "stacks" (one guest does it).
+ */
+
+/* What the running stack test built; undone even when the test fails. */
+static struct {
+	char gpt_disk[64], part[64], dm[32], dmpath[64], md[64], loop[64];
+} built;
+
+static void unmount_dev(const char *devpath)
+{
+	char mnt[80];
+
+	snprintf(mnt, sizeof(mnt), "/mnt/%s", strrchr(devpath, '/') + 1);
+	if (umount(mnt) && errno == EBUSY)
+		umount2(mnt, MNT_DETACH);
+}
+
+static int stack_teardown(void **state)
+{
+	(void)state;
+	if (built.loop[0]) {
+		unmount_dev(built.loop);
+		vm_loop_detach(built.loop);
+	}
+	if (built.md[0]) {
+		unmount_dev(built.md);
+		vm_md_stop(built.md);
+	}
+	if (built.dm[0]) {
+		unmount_dev(built.dmpath);
+		vm_dm_remove(built.dm);
+	}
+	if (built.gpt_disk[0]) {
+		unmount_dev(built.part);
+		vm_gpt_erase(built.gpt_disk);
+	}
+	memset(&built, 0, sizeof(built));
+	return 0;
+}
+
+static uint64_t dev_sectors(const char *devpath)
+{
+	char buf[32];
+
+	sys_str(devpath, "size", buf, sizeof(buf));
+	assert_true(buf[0] != 0);
+	return strtoull(buf, NULL, 10);
+}
+
+static void print_chain(const char *what, const struct probed *p)
+{
+	char line[512];
+	size_t o = 0;
+
+	for (int i = 0; i < p->n && o < sizeof(line); i++) {
+		const struct pa_device *d = &p->devs[i];
+
+		o += (size_t)snprintf(line + o, sizeof(line) - o, "%s%s:%s", i ? " " : "", d->name,
+				      pa_role_name(d->role));
+		if (d->parent >= 0 && o < sizeof(line))
+			o += (size_t)snprintf(line + o, sizeof(line) - o, "<%s",
+					      p->devs[d->parent].name);
+	}
+	print_message("%s: chain %s\n", what, line);
+}
+
+/* The chain and verdict of @top, then raw and ext4 preallocation on it. */
+static void check_stack(const char *what, const char *top, struct probed *p, bool io)
+{
+	bool kwz;
+	char ev[192];
+	int v;
+
+	probe(top, p);
+	print_chain(what, p);
+	check_verdict(top, p);
+	v = pa_chain_verdict(p->devs, (size_t)p->n, &kwz, ev, sizeof(ev));
+	if (io) {
+		check_raw_path(top);
+		check_ext4_path(top, true);
+	}
+	print_message("STACK %s | %s | verdict %s | kernel write_zeroes_unmap_max_bytes %llu | flag %s\n",
+		      what, top, v == PA_YES ? "yes" : v == PA_NO ? "no" : "unknown",
+		      (unsigned long long)queue_attr(top, "write_zeroes_unmap_max_bytes"),
+		      !io ? "-" : kernel_unmap_zeroes(top) ? "used" : "not used (fallback)");
+}
+
+static void expect_child(const struct probed *p, int i, int parent, int role, const char *name)
+{
+	assert_true(i < p->n);
+	assert_int_equal(p->devs[i].parent, parent);
+	assert_int_equal(p->devs[i].role, role);
+	if (name)
+		assert_string_equal(p->devs[i].name, strrchr(name, '/') + 1);
+}
+
+/* A @role device over two disks. */
+static void expect_pair(const struct probed *p, int role)
+{
+	assert_int_equal(p->n, 3);
+	assert_int_equal(p->devs[0].role, role);
+	expect_child(p, 1, 0, PA_ROLE_DISK, NULL);
+	expect_child(p, 2, 0, PA_ROLE_DISK, NULL);
+}
+
+static bool run_stacks;		/* argv[1] == "stacks" */
+
+static void need_stacks(void)
+{
+	if (!run_stacks)
+		skip();
+}
+
+static void make_dm(const char *name, const struct vm_dm_target *t, size_t nt)
+{
+	snprintf(built.dm, sizeof(built.dm), "%s", name);
+	assert_int_equal(vm_dm_create(name, t, nt, built.dmpath, sizeof(built.dmpath)), 0);
+}
+
+static void test_stack_gpt(void **state)
+{
+	const char *disk;
+	struct probed p;
+
+	(void)state;
+	need_stacks();
+	disk = need_dev("sdebug");
+	snprintf(built.gpt_disk, sizeof(built.gpt_disk), "%s", disk);
+	assert_int_equal(vm_gpt_partition(disk, MiB, dev_sectors(disk) * 512 - 2 * MiB,
+					  built.part, sizeof(built.part)), 0);
+	check_stack("gpt partition of sdebug", built.part, &p, true);
+	assert_int_equal(p.n, 2);
+	assert_int_equal(p.devs[0].role, PA_ROLE_PARTITION);
+	assert_int_equal(p.devs[0].part_start, 2048);
+	expect_child(&p, 1, 0, PA_ROLE_DISK, disk);
+}
+
+/* dm @name: all of @disk, linear. */
+static void make_dm_linear(const char *name, const char *disk)
+{
+	char a[32];
+
+	assert_int_equal(vm_devnum(disk, a, sizeof(a)), 0);
+	const struct vm_dm_target t[] = { { 0, dev_sectors(disk), "linear", strcat(a, " 0") } };
+
+	make_dm(name, t, 1);
+}
+
+static void test_stack_dm_linear(void **state)
+{
+	struct probed p;
+	const char *disk;
+
+	(void)state;
+	need_stacks();
+	disk = need_dev("sdebug");
+	make_dm_linear("lin", disk);
+	check_stack("dm-linear over sdebug", built.dmpath, &p, true);
+	assert_int_equal(p.n, 2);
+	assert_int_equal(p.devs[0].role, PA_ROLE_DM);
+	assert_string_equal(p.devs[0].dm_name, "lin");
+	expect_child(&p, 1, 0, PA_ROLE_DISK, disk);
+}
+
+/* dm-stripe, 64 KiB chunks, over @a and @b. */
+static void check_dm_stripe(const char *what, const char *a, const char *b)
+{
+	char na[32], nb[32], params[96];
+	uint64_t len = dev_sectors(a) < dev_sectors(b) ? dev_sectors(a) : dev_sectors(b);
+	struct probed p;
+
+	assert_int_equal(vm_devnum(a, na, sizeof(na)), 0);
+	assert_int_equal(vm_devnum(b, nb, sizeof(nb)), 0);
+	snprintf(params, sizeof(params), "2 128 %s 0 %s 0", na, nb);
+	const struct vm_dm_target t[] = { { 0, 2 * (len - len % 128), "striped", params } };
+
+	make_dm("stripe", t, 1);
+	check_stack(what, built.dmpath, &p, true);
+	expect_pair(&p, PA_ROLE_DM);
+}
+
+static void test_stack_dm_stripe(void **state)
+{
+	(void)state;
+	need_stacks();
+	check_dm_stripe("dm-stripe over sdebug+nloop", need_dev("sdebug"), need_dev("nloop"));
+}
+
+/* 32 MiB of an unmap-capable disk, then 32 MiB of one that cannot. */
+static void test_stack_dm_mixed(void **state)
+{
+	char a[32], b[32];
+	const char *yes, *no;
+	struct probed p;
+
+	(void)state;
+	need_stacks();
+	yes = need_dev("sdebug");
+	no = need_dev("nvme512");
+	assert_int_equal(vm_devnum(yes, a, sizeof(a)), 0);
+	assert_int_equal(vm_devnum(no, b, sizeof(b)), 0);
+	strcat(a, " 0");
+	strcat(b, " 0");
+	const struct vm_dm_target t[] = {
+		{ 0, 65536, "linear", a },
+		{ 65536, 65536, "linear", b },
+	};
+
+	make_dm("mixed", t, 2);
+	check_stack("dm-linear over sdebug+nvme512", built.dmpath, &p, true);
+	expect_pair(&p, PA_ROLE_DM);
+}
+
+static void check_md(const char *what, const char *name, int level, const char *a, const char *b)
+{
+	const char *devs[] = { a, b };
+	char lvl[16];
+	struct probed p;
+
+	assert_int_equal(vm_md_create(name, level, devs, 2, 64, built.md, sizeof(built.md)), 0);
+	check_stack(what, built.md, &p, true);
+	expect_pair(&p, PA_ROLE_MD);
+	snprintf(lvl, sizeof(lvl), "raid%d", level);
+	assert_string_equal(p.devs[0].md_level, lvl);
+}
+
+static void test_stack_md_raid0(void **state)
+{
+	(void)state;
+	need_stacks();
+	check_md("md raid0 over sdebug+nloop", "md0", 0, need_dev("sdebug"), need_dev("nloop"));
+}
+
+static void test_stack_md_raid1(void **state)
+{
+	(void)state;
+	need_stacks();
+	check_md("md raid1 over sdebug+nloop", "md1", 1, need_dev("sdebug"), need_dev("nloop"));
+}
+
+static void test_stack_md_raid1_mixed(void **state)
+{
+	(void)state;
+	need_stacks();
+	check_md("md raid1 over sdebug+nvme512", "md2", 1, need_dev("sdebug"), need_dev("nvme512"));
+}
+
+/*
+ * Native NVMe multipath: /init connects the nvme-loop subsystem twice, so
+ * the namespace head has two paths.  The I/O tests of nloop ran on that
+ * head already (test_raw_nloop, test_ext4_nloop); here the paths are
+ * counted and the head's chain and verdict are checked.
+ */
+static void test_stack_multipath(void **state)
+{
+	char pattern[128], s[32];
+	const char *head, *n;
+	struct probed p;
+	glob_t g;
+
+	(void)state;
+	need_stacks();
+	head = need_dev("nloop");
+	/* Head nvmeSnN, paths nvmeSc<controller>nN. */
+	n = strrchr(head, 'n');
+	snprintf(s, sizeof(s), "%.*s", (int)(n - strrchr(head, '/') - 1), strrchr(head, '/') + 1);
+	snprintf(pattern, sizeof(pattern), "/sys/class/block/%sc*%s", s, n);
+	assert_int_equal(glob(pattern, 0, NULL, &g), 0);
+	print_message("%s: %zu paths (%s)\n", head, g.gl_pathc, pattern);
+	assert_int_equal(g.gl_pathc, atoi(getenv("PA_VM_NLOOP_PATHS") ? getenv("PA_VM_NLOOP_PATHS") : "0"));
+	assert_true(g.gl_pathc >= 2);
+	globfree(&g);
+	check_stack("nvme multipath (nloop, 2 paths)", head, &p, false);
+	assert_int_equal(p.n, 1);
+	assert_int_equal(p.devs[0].transport, PA_TRANSPORT_NVME);
+}
+
+/*
+ * What the public probe says about the loop device: its chain reaches the
+ * device under the backing file, the zeroing is not offloaded because of the
+ * loop driver's own limit, and the plan for a zeroing request starts with a
+ * writing method.
+ */
+static void check_loop_plan(const char *loop, const char *below)
+{
+	struct prealloc_options o = { .size = sizeof(o), .flags = PREALLOC_ZERO_DATA };
+	struct prealloc_probe *pr;
+	const char *why, *above;
+	int fd = open(loop, O_RDONLY | O_CLOEXEC);
+
+	assert_true(fd >= 0);
+	assert_int_equal(prealloc_probe_new(fd, 0, 4 * MiB, &o, &pr), 0);
+	close(fd);
+	assert_int_equal(prealloc_probe_device_count(pr), 3);
+	assert_int_equal(prealloc_probe_device_lookup(pr, 1, "above", NULL, &above),
+			 PREALLOC_FACT_STRING);
+	assert_string_equal(above, strrchr(loop, '/') + 1);
+	assert_int_equal(prealloc_probe_zeroing_offloaded(pr, &why), PREALLOC_NO);
+	print_message("%s: offloaded no (%s); plan %s: %s\n", loop, why,
+		      prealloc_method_name((unsigned int)prealloc_probe_plan(pr, 0)),
+		      prealloc_probe_plan_reason(pr));
+	assert_non_null(strstr(why, "loop driver; backing file on"));
+	assert_non_null(strstr(why, strrchr(below, '/') + 1));
+	assert_true(prealloc_probe_plan(pr, 0) != PREALLOC_METHOD_WRITE_ZEROES);
+	prealloc_probe_free(pr);
+}
+
+/*
+ * A loop device over a file on ext4 on dm-linear over the unmap-capable
+ * disk: the chain goes loop -> dm -> disk; the verdict is the loop
+ * driver's (6.18: no unmap zeroing) and preallocation on it, raw and through
+ * ext4, falls back.
+ */
+static void test_stack_loop(void **state)
+{
+	const uint64_t size = 48 * MiB;
+	char mnt[64], file[96];
+	const char *disk;
+	struct probed p;
+	int fd;
+
+	(void)state;
+	need_stacks();
+	disk = need_dev("sdebug");
+	make_dm_linear("lower", disk);
+	snprintf(file, sizeof(file), "%s/backing.img",
+		 mkfs_mount_opts(built.dmpath, 0, NULL, mnt, sizeof(mnt)));
+	fd = open(file, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	assert_true(fd >= 0);
+	assert_int_equal(prealloc_file(fd, 0, size, 0), 0);
+	close(fd);
+	assert_int_equal(vm_loop_attach(file, built.loop, sizeof(built.loop)), 0);
+	check_stack("loop over a file on ext4 on dm-linear over sdebug", built.loop, &p, true);
+	check_loop_plan(built.loop, built.dmpath);
+	assert_int_equal(p.n, 3);
+	assert_int_equal(p.devs[0].role, PA_ROLE_LOOP);
+	assert_string_equal(p.devs[0].backing_file, file);
+	expect_child(&p, 1, 0, PA_ROLE_DM, built.dmpath);
+	expect_child(&p, 2, 1, PA_ROLE_DISK, disk);
+}
+
+int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_nvme512),
@@ -686,7 +1210,18 @@ int main(void)
 		cmocka_unit_test_teardown(test_ext4_edges_nvme512, unmount_all),
 		cmocka_unit_test_teardown(test_ext4_edges_sdebug, unmount_all),
 		cmocka_unit_test_teardown(test_ext4_edges_nloop, unmount_all),
+		cmocka_unit_test_teardown(test_atomic, unmount_all),
+		cmocka_unit_test_teardown(test_stack_gpt, stack_teardown),
+		cmocka_unit_test_teardown(test_stack_dm_linear, stack_teardown),
+		cmocka_unit_test_teardown(test_stack_dm_stripe, stack_teardown),
+		cmocka_unit_test_teardown(test_stack_dm_mixed, stack_teardown),
+		cmocka_unit_test_teardown(test_stack_md_raid0, stack_teardown),
+		cmocka_unit_test_teardown(test_stack_md_raid1, stack_teardown),
+		cmocka_unit_test_teardown(test_stack_md_raid1_mixed, stack_teardown),
+		cmocka_unit_test_teardown(test_stack_multipath, stack_teardown),
+		cmocka_unit_test_teardown(test_stack_loop, stack_teardown),
 	};
 
+	run_stacks = argc > 1 && !strcmp(argv[1], "stacks");
 	return cmocka_run_group_tests(tests, NULL, unmount_all);
 }

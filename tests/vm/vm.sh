@@ -49,7 +49,7 @@ declare -A PATTERN=(
 # Modules wanted in every guest; dependencies come from modules.dep.  Names
 # that are built in or absent on a kernel are skipped.
 MODULES="virtio_pci virtio_scsi sd_mod sg nvme configfs nvme-fabrics nvmet nvme-loop
-	 crc32c_generic crc32c-intel crc32c-cryptoapi ext4 loop"
+	 crc32c_generic crc32c-intel crc32c-cryptoapi ext4 loop dm-mod md-mod raid0 raid1"
 
 log() { printf 'vm.sh: %s\n' "$*" >&2; }
 die() { log "error: $*"; exit "$HARD"; }
