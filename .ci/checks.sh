@@ -5,7 +5,9 @@
 #   valgrind  memcheck over the unit tests
 #   fuzz      the libFuzzer targets (clang) for CHECKS_FUZZ_SECONDS each,
 #             seeded with their fixture corpus
-#   tsan      ThreadSanitizer build running tests/test-threads and test-pool
+#   tsan      ThreadSanitizer build running tests/test-threads,
+#             tests/test-background (the async handle's thread) and
+#             tests/test-pool (the pool's worker)
 # Build directories: build-rel, build-asan, build-tsan, build-fuzz-clang.
 # CHECKS_SKIP="fuzz tsan" skips steps; CHECKS_FUZZ_SECONDS (default 15).
 # Exit status: 0 when every step that ran passed.
@@ -130,14 +132,14 @@ run_tsan() {
 	local tsan_run=()
 
 	setup build-tsan -Dwerror=true -Db_sanitize=thread -Db_lundef=false || return 1
-	ninja -C build-tsan tests/test-threads tests/test-pool >/dev/null || return 1
+	ninja -C build-tsan tests/test-threads tests/test-background tests/test-pool >/dev/null || return 1
 	# TSan's shadow layout needs the classic address space on kernels with
 	# high mmap randomization.
 	if command -v setarch >/dev/null; then
 		tsan_run=(setarch "$(uname -m)" -R)
 	fi
 	local t rc
-	for t in test-threads test-pool; do
+	for t in test-threads test-background test-pool; do
 		"${tsan_run[@]}" "build-tsan/tests/$t"
 		rc=$?
 		# 77 = skipped (not root / no loop devices).

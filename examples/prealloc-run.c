@@ -30,6 +30,8 @@ static void usage(void)
 	      " -m, --method M         auto, write-zeroes, zeroout, uring, buffered or allocate\n"
 	      " -q, --queue-depth N    io_uring writes in flight\n"
 	      " -r, --request-size N   bytes per io_uring write\n"
+	      " -b, --background       pace the work beside live traffic\n"
+	      " -R, --rate N           at most N bytes per second (e.g. 100M)\n"
 	      " -p, --progress         draw a progress bar on a terminal\n"
 	      " -j, --json             print the report as JSON (exact bytes)\n"
 	      " -h, --help             show this help\n"
@@ -91,6 +93,8 @@ static int parse_run(int argc, char **argv, struct run_args *a)
 		{ "method", required_argument, NULL, 'm' },
 		{ "queue-depth", required_argument, NULL, 'q' },
 		{ "request-size", required_argument, NULL, 'r' },
+		{ "background", no_argument, NULL, 'b' },
+		{ "rate", required_argument, NULL, 'R' },
 		{ "progress", no_argument, NULL, 'p' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
@@ -100,7 +104,7 @@ static int parse_run(int argc, char **argv, struct run_args *a)
 	int c, m;
 
 	a->o.size = sizeof(a->o);
-	while ((c = getopt_long(argc, argv, "o:l:kzfnm:q:r:pjh", lopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "o:l:kzfnm:q:r:bR:pjh", lopts, NULL)) != -1) {
 		switch (c) {
 		case 'o':
 			if (cli_parse_size(optarg, &a->offset))
@@ -130,6 +134,11 @@ static int parse_run(int argc, char **argv, struct run_args *a)
 			if (cli_parse_size(optarg, &v) || !v)
 				return cli_usage_error("run", "bad request size '%s'", optarg);
 			a->o.request_bytes = v;
+			break;
+		case 'b': a->o.flags |= PREALLOC_BACKGROUND; break;
+		case 'R':
+			if (cli_parse_size(optarg, &a->o.max_rate) || !a->o.max_rate)
+				return cli_usage_error("run", "bad rate '%s'", optarg);
 			break;
 		case 'p': a->progress = true; break;
 		case 'j': a->json = true; break;
@@ -231,11 +240,14 @@ static void print_text(const char *path, const struct run_args *a, const struct 
 	       "not fully written", (double)r->elapsed_ns / 1e9);
 }
 
+/* enum prealloc_background, bit by bit. */
+static const char *const bg_names[] = { "paced", "idle-ioprio", "adapted" };
+
 static void print_json(const char *path, const struct run_args *a,
 		       const struct prealloc_report *r, int err)
 {
 	struct json_object *o = json_object_new_object(), *by = json_object_new_object(),
-			   *refused = json_object_new_array();
+			   *refused = json_object_new_array(), *bg = json_object_new_array();
 
 	json_object_object_add(o, "path", json_object_new_string(path));
 	json_object_object_add(o, "offset", json_object_new_uint64(a->offset));
@@ -267,6 +279,11 @@ static void print_json(const char *path, const struct run_args *a,
 	json_object_object_add(o, "written", json_object_new_boolean(r->written));
 	json_object_object_add(o, "cow", json_object_new_boolean(r->cow));
 	json_object_object_add(o, "seconds", json_object_new_double((double)r->elapsed_ns / 1e9));
+	json_object_object_add(o, "bytes_per_sec", json_object_new_uint64(r->bytes_per_sec));
+	for (unsigned int i = 0; i < sizeof(bg_names) / sizeof(bg_names[0]); i++)
+		if (r->background & (1u << i))
+			json_object_array_add(bg, json_object_new_string(bg_names[i]));
+	json_object_object_add(o, "background", bg);
 	cli_json_print(o);
 }
 

@@ -41,7 +41,17 @@ extern "C" {
  *	exclusively held device is refused even with this flag.
  * @PREALLOC_BACKGROUND: run beside live traffic: pace the work so that
  *	concurrent foreground I/O on the same device hardly notices it (see
- *	&prealloc_options.max_rate for a hard cap).
+ *	&prealloc_options.max_rate for a hard cap).  Writes are 1 MiB with 4 in
+ *	flight (unless &prealloc_options says otherwise), offloaded zeroing goes
+ *	in 16 MiB calls, io_uring writes carry IOPRIO_CLASS_IDLE where the
+ *	device's scheduler honours it (mq-deadline, bfq), and the rate adapts
+ *	every 50 ms: while the device serves other I/O (its sysfs counters show
+ *	reads, flushes or writes beyond the library's; where it has none, the
+ *	library's own requests taking 4 times longer than on the quiet device)
+ *	the rate is halved, down to a fifth of the best throughput seen so the
+ *	work still ends, and requests shrink to 256 KiB, one at a time; while it
+ *	does not, the rate climbs back, so an idle device is used at nearly full
+ *	speed.  &prealloc_report.background says what applied.
  */
 enum prealloc_flags {
 	PREALLOC_KEEP_SIZE = 1u << 0,
@@ -114,6 +124,24 @@ enum prealloc_step {
 	PREALLOC_STEP_SYNC,
 };
 
+/**
+ * enum prealloc_background - pacing mechanisms that applied, in
+ *	&prealloc_report.background
+ * @PREALLOC_BG_PACED: requests were held back by the pacer (the
+ *	&prealloc_options.max_rate cap or the adaptive rate).
+ * @PREALLOC_BG_IDLE_PRIO: io_uring writes were sent with IOPRIO_CLASS_IDLE to
+ *	a scheduler that honours it.
+ * @PREALLOC_BG_ADAPTED: the adaptive rate was lowered at least once because
+ *	the device was busy with other I/O.
+ *
+ * Since: 0.2
+ */
+enum prealloc_background {
+	PREALLOC_BG_PACED     = 1u << 0,
+	PREALLOC_BG_IDLE_PRIO = 1u << 1,
+	PREALLOC_BG_ADAPTED   = 1u << 2,
+};
+
 /* Size of &prealloc_report.bytes_by_method: fixed forever, whatever methods
  * are added, so the fields after it never move. */
 #define PREALLOC_METHOD_SLOTS 16
@@ -158,6 +186,9 @@ struct prealloc_ctx;
  * @progress: optional &prealloc_progress_fn.
  * @progress_data: passed to @progress.
  * @max_rate: hard cap on the zeroing rate in bytes per second; 0 for none.
+ *	Applies with or without %PREALLOC_BACKGROUND, to every method (bytes
+ *	zeroed by the device count like bytes written).  No credit is saved up
+ *	while idle, so the cap holds over any interval longer than one request.
  * @ctx: &struct prealloc_ctx whose caches the call uses, or NULL for the
  *	default context.  It must stay referenced for the call's duration.
  *
@@ -209,6 +240,9 @@ struct prealloc_options {
  *	tell: without FIEMAP (FUSE, some network filesystems) SEEK_DATA shows
  *	unwritten extents as data.  @written is 0 while this is not 0.
  *	Since: 0.2
+ * @background: &enum prealloc_background bits: the pacing that applied.
+ * @__pad2: zero.
+ * @bytes_per_sec: achieved rate: @bytes_zeroed per second of @elapsed_ns.
  *
  * New fields are appended at the end; a caller compiled against an older
  * header passes a smaller @size and never sees them.
@@ -228,6 +262,9 @@ struct prealloc_report {
 	uint32_t failed_step;
 	uint32_t failed_method;
 	uint64_t bytes_unknown;
+	uint32_t background;
+	uint32_t __pad2;
+	uint64_t bytes_per_sec;
 };
 
 /**
@@ -353,6 +390,126 @@ int prealloc_file(int fd, uint64_t offset, uint64_t len, unsigned int flags);
 int prealloc_file_ex(int fd, uint64_t offset, uint64_t len,
 		     const struct prealloc_options *opts,
 		     struct prealloc_report *report);
+
+/**
+ * struct prealloc_async - handle of an asynchronous preallocation (opaque)
+ *
+ * Since: 0.2
+ */
+struct prealloc_async;
+
+/**
+ * prealloc_async_start() - start prealloc_file_ex() on a library thread
+ * @fd: as for prealloc_file(); duplicated (F_DUPFD_CLOEXEC) before this
+ *	returns, so the caller may close @fd at once.  The duplicate shares the
+ *	open file description, whose offset and status flags the work does not
+ *	change; it is closed by prealloc_async_free().
+ * @offset: as for prealloc_file()
+ * @len: as for prealloc_file()
+ * @opts: &struct prealloc_options (copied), or NULL; %PREALLOC_BACKGROUND is
+ *	always added.  A @opts->progress callback is called from the library's
+ *	thread.  @opts->ctx is referenced until prealloc_async_free().
+ * @ret_handle: where to store the handle, to be released with
+ *	prealloc_async_free()
+ *
+ * The work runs on a thread the library creates, with every signal
+ * blocked, so signals go to the caller's threads and never interrupt it.
+ * Arguments are checked before the thread starts; everything else (such as
+ * -ENOSPC) is the result that prealloc_async_poll() returns.  The same
+ * contract as prealloc_file_ex() holds: in particular the caller must not
+ * write into the range until the work is done.
+ *
+ * fork(): the thread does not exist in a child process; a child must not use
+ * handles inherited from its parent (not even prealloc_async_free()).
+ *
+ * Returns: 0, or a negative errno: -EINVAL (NULL @ret_handle, bad arguments
+ * as for prealloc_file_ex()), -EBADF (@fd not open for writing), -E2BIG,
+ * -ENOMEM, -EAGAIN (no thread could be created), -EMFILE.
+ *
+ * Since: 0.2
+ */
+int prealloc_async_start(int fd, uint64_t offset, uint64_t len,
+			 const struct prealloc_options *opts,
+			 struct prealloc_async **ret_handle);
+
+/**
+ * prealloc_async_fd() - descriptor that becomes readable when the work is done
+ * @h: handle from prealloc_async_start()
+ *
+ * An eventfd (non-blocking, close-on-exec) owned by the handle, for poll(),
+ * epoll or an event loop: it turns readable (POLLIN) once the result is
+ * available and stays so.  Do not read from it or close it.
+ *
+ * Returns: the descriptor, or -EINVAL for a NULL @h.
+ *
+ * Since: 0.2
+ */
+int prealloc_async_fd(const struct prealloc_async *h);
+
+/**
+ * prealloc_async_poll() - result of the work, without blocking
+ * @h: handle from prealloc_async_start()
+ *
+ * Returns: -EINPROGRESS while the work runs; then what prealloc_file_ex()
+ * returned (0, -ECANCELED after prealloc_async_cancel(), or another negative
+ * errno); -EINVAL for a NULL @h.
+ *
+ * Since: 0.2
+ */
+int prealloc_async_poll(const struct prealloc_async *h);
+
+/**
+ * prealloc_async_wait() - wait until the work is done
+ * @h: handle from prealloc_async_start()
+ *
+ * Blocks (in poll(), restarted after signals) until the result is available.
+ *
+ * Returns: as prealloc_async_poll(), never -EINPROGRESS.
+ *
+ * Since: 0.2
+ */
+int prealloc_async_wait(const struct prealloc_async *h);
+
+/**
+ * prealloc_async_cancel() - ask the work to stop
+ * @h: handle from prealloc_async_start()
+ *
+ * Does not block.  The work stops after the request in flight, undoes what
+ * it did (as prealloc_file_ex() does when its progress callback cancels)
+ * and completes with -ECANCELED; work that had already finished keeps its
+ * result.  Cancelling twice is harmless.
+ *
+ * Returns: 0, or -EINVAL for a NULL @h.
+ *
+ * Since: 0.2
+ */
+int prealloc_async_cancel(struct prealloc_async *h);
+
+/**
+ * prealloc_async_report() - the report of finished work
+ * @h: handle from prealloc_async_start()
+ * @report: &struct prealloc_report to fill (@report->size set by the caller)
+ *
+ * Returns: 0, -EINPROGRESS while the work runs (@report untouched), or
+ * -EINVAL (NULL argument, @report->size too small).
+ *
+ * Since: 0.2
+ */
+int prealloc_async_report(const struct prealloc_async *h, struct prealloc_report *report);
+
+/**
+ * prealloc_async_free() - release a handle
+ * @h: handle from prealloc_async_start(), or NULL
+ *
+ * If the work still runs it is cancelled and waited for (undo included), so
+ * the file is in a final state when this returns.  Closes the handle's
+ * descriptors.  @h must not be used by other threads meanwhile or afterwards,
+ * and neither this nor prealloc_async_wait() may be called from the handle's
+ * own progress callback (they would wait for themselves).
+ *
+ * Since: 0.2
+ */
+void prealloc_async_free(struct prealloc_async *h);
 
 /**
  * prealloc_verify() - census of the extent states of a range

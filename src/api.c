@@ -91,7 +91,7 @@ static int check_writable(int fd)
 	return fl;
 }
 
-int pa_get_options(const struct prealloc_options *opts, struct prealloc_options *o)
+int pa_options_copy(const struct prealloc_options *opts, struct prealloc_options *o)
 {
 	int ret = 0;
 
@@ -104,10 +104,22 @@ int pa_get_options(const struct prealloc_options *opts, struct prealloc_options 
 		return ret;
 	if ((o->flags & ~PREALLOC_FLAGS_ALL) || o->method >= PA_METHOD_COUNT)
 		return -EINVAL;
+	return 0;
+}
+
+int pa_get_options(const struct prealloc_options *opts, struct prealloc_options *o)
+{
+	bool bg;
+	int ret = pa_options_copy(opts, o);
+
+	if (ret)
+		return ret;
+	/* Background: small requests, few in flight, so others wait less. */
+	bg = o->flags & PREALLOC_BACKGROUND;
 	if (!o->queue_depth)
-		o->queue_depth = PA_DEFAULT_QUEUE_DEPTH;
+		o->queue_depth = bg ? PA_BG_QUEUE_DEPTH : PA_DEFAULT_QUEUE_DEPTH;
 	if (!o->request_bytes)
-		o->request_bytes = PA_DEFAULT_REQUEST;
+		o->request_bytes = bg ? PA_BG_REQUEST : PA_DEFAULT_REQUEST;
 	return 0;
 }
 
@@ -155,6 +167,10 @@ static void call_end(struct pa_call *c, struct prealloc_report *report, uint64_t
 			best = m;
 	c->rep.method = best;
 	c->rep.elapsed_ns = pa_now_ns() - t0;
+	c->rep.background = c->pace.applied;
+	if (c->rep.elapsed_ns)
+		c->rep.bytes_per_sec = (uint64_t)((double)c->rep.bytes_zeroed * 1e9 /
+						  (double)c->rep.elapsed_ns);
 	c->rep.size = report->size;
 	memcpy(report, &c->rep, PA_MIN((size_t)report->size, sizeof(c->rep)));
 }
@@ -187,6 +203,8 @@ PA_EXPORT int prealloc_file_ex(int fd, uint64_t offset, uint64_t len,
 			     &c.target);
 	if (!ret)
 		open_wfd(&c, fl);
+	if (!ret)
+		pa_pace_init(&c.pace, c.opts.flags, c.opts.max_rate, c.target.dev);
 	if (!ret)
 		ret = S_ISBLK(c.target.st.st_mode) ? pa_blockdev_prealloc(&c, offset, len) :
 					     pa_file_prealloc(&c, offset, len);

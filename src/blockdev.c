@@ -115,12 +115,12 @@ static uint64_t chunk_bytes(const struct pa_caps *caps, uint32_t lbs)
  * instead of merely trying to invalidate it. */
 static int zeroout(struct pa_call *c, const struct bdev *b, uint64_t start, uint64_t len)
 {
-	uint64_t end = start + len;
+	uint64_t end = start + len, chunk = pa_pace_chunk(&c->pace, b->chunk);
 
 	while (start < end) {
-		uint64_t r[2] = { start, PA_MIN(end - start, b->chunk) };
+		uint64_t r[2] = { start, PA_MIN(end - start, chunk) };
 
-		if (PA_RETRY_EINTR(ioctl(b->xfd, BLKZEROOUT, r)) < 0)
+		if (PA_PACED(&c->pace, r[1], PA_RETRY_EINTR(ioctl(b->xfd, BLKZEROOUT, r))) < 0)
 			return errno == ENOTTY ? -EOPNOTSUPP : -errno;
 		start += r[1];
 		if (pa_advance(c, PREALLOC_METHOD_ZEROOUT, r[1]))

@@ -17,6 +17,7 @@
 #define PA_DEFAULT_REQUEST	(4u << 20)
 
 #include "caps.h"
+#include "pace.h"
 #include "plan.h"
 #include "reopen.h"
 
@@ -70,7 +71,12 @@ struct pa_call {
 	struct prealloc_report rep;	/* full-size; copied out at the end */
 	uint64_t done;			/* progress */
 	uint64_t total;
+	struct pa_pace pace;		/* background mode and max_rate (src/pace.c) */
 };
+
+/* Copy and check the caller's size-prefixed options (unknown flags, method);
+ * zero fields are left zero.  0, -EINVAL or -E2BIG (src/api.c). */
+int pa_options_copy(const struct prealloc_options *opts, struct prealloc_options *o);
 
 /* Count @bytes done by @method in the report, without telling anyone. */
 void pa_count(struct pa_call *c, unsigned int method, uint64_t bytes);

@@ -57,7 +57,7 @@ static int zero_pwrite(struct pa_call *c, int fd, int rwf, uint64_t start, uint6
 			iov[cnt].iov_len = PA_MIN(left, ZBUF);
 			left -= iov[cnt].iov_len;
 		}
-		w = PA_RETRY_EINTR(pwritev2(fd, iov, cnt, (off_t)start, rwf));
+		w = PA_PACED(&c->pace, n, PA_RETRY_EINTR(pwritev2(fd, iov, cnt, (off_t)start, rwf)));
 		if (w < 0)
 			return -errno;
 		if (w == 0)
@@ -150,11 +150,12 @@ int pa_zero_write_zeroes(struct pa_call *c, uint64_t start, uint64_t len, uint64
 {
 	uint64_t end = start + len;
 
+	chunk = pa_pace_chunk(&c->pace, chunk ? chunk : len);
 	while (start < end) {
-		uint64_t n = chunk ? PA_MIN(end - start, chunk) : end - start;
+		uint64_t n = PA_MIN(end - start, chunk);
 
-		if (PA_RETRY_EINTR(fallocate(c->wfd, FALLOC_FL_WRITE_ZEROES, (off_t)start,
-					     (off_t)n)) < 0)
+		if (PA_PACED(&c->pace, n, PA_RETRY_EINTR(fallocate(c->wfd, FALLOC_FL_WRITE_ZEROES,
+								   (off_t)start, (off_t)n))) < 0)
 			return -errno;
 		start += n;
 		if (pa_advance(c, PREALLOC_METHOD_WRITE_ZEROES, n))

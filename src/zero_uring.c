@@ -26,6 +26,7 @@ struct writer {
 	unsigned int inflight;
 	int err;			/* first error; stops submission */
 	struct pa_range slot[MAX_QD];	/* what each in-flight request writes */
+	uint64_t sent_ns[MAX_QD];	/* when it was prepared: its latency, for pacing */
 	unsigned int free_slots[MAX_QD];
 	unsigned int nfree;
 };
@@ -40,7 +41,8 @@ static bool next_piece(struct writer *w, struct pa_range *piece)
 	if (!w->n)
 		return false;
 	piece->start = w->pos;
-	piece->len = PA_MIN(w->req, w->r->start + w->r->len - w->pos);
+	piece->len = PA_MIN(pa_pace_request(&w->c->pace, w->req, w->c->dio_align),
+			    w->r->start + w->r->len - w->pos);
 	w->pos += piece->len;
 	return true;
 }
@@ -61,7 +63,10 @@ static void prep(struct writer *w, unsigned int s)
 	 * another thread looks like a race. */
 	if (w->c->dio_rwf)
 		sqe->rw_flags = w->c->dio_rwf;
+	if (w->c->pace.idle_prio)
+		sqe->ioprio = pa_pace_ioprio(&w->c->pace);
 	io_uring_sqe_set_data64(sqe, s);
+	w->sent_ns[s] = w->c->pace.on ? pa_now_ns() : 0;
 	w->inflight++;
 }
 
@@ -69,10 +74,12 @@ static void fill(struct writer *w)
 {
 	struct pa_range piece;
 
-	while (!w->err && w->nfree && next_piece(w, &piece)) {
+	while (!w->err && w->nfree && pa_pace_go(&w->c->pace, w->inflight) &&
+	       next_piece(w, &piece)) {
 		unsigned int s = w->free_slots[--w->nfree];
 
 		w->slot[s] = piece;
+		pa_pace_sent(&w->c->pace, piece.len);
 		prep(w, s);
 	}
 }
@@ -114,6 +121,8 @@ static void complete(struct writer *w, unsigned int s, int res)
 		if (!w->err)
 			w->err = res < 0 ? res : -EIO;
 	} else {
+		if (w->sent_ns[s])
+			pa_pace_done(&w->c->pace, (uint64_t)res, pa_now_ns() - w->sent_ns[s]);
 		/* Bytes written after a failure count too: the report says
 		 * what the file holds. */
 		if (w->err)

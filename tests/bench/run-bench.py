@@ -16,6 +16,7 @@ medians are reported.  Sections:
   probe      pa_caps_get(): first (after invalidate) and cached
   scale      zeroing time at --scale-sizes (auto, dd, fio)
   sweep      io_uring queue depth x request size (forced uring)
+  background preallocating beside a foreground fio job (background.py)
 
 Only the Python standard library is used.  See tests/bench/RESULTS.md.
 """
@@ -31,6 +32,8 @@ import subprocess
 import sys
 import tempfile
 import time
+
+import background
 
 NS_MARK = 'PREALLOC_BENCH_NS'
 # fio, auto and dd stay neighbours in every rotation: their ratios are paired.
@@ -147,7 +150,11 @@ class LoopFs:
 
     def __exit__(self, *exc):
         if self.mnt:
-            subprocess.run(['umount', self.mnt], stderr=subprocess.DEVNULL)
+            # A killed io_uring user's ring may hold the mount a moment longer.
+            for _ in range(50):
+                if subprocess.run(['umount', self.mnt], stderr=subprocess.DEVNULL).returncode == 0:
+                    break
+                time.sleep(0.1)
             os.rmdir(self.mnt)
         if self.dev and not self.autoclear:
             subprocess.run(['losetup', '-d', self.dev], stderr=subprocess.DEVNULL)
@@ -578,7 +585,15 @@ def report(a, results):
                       '(synced before timing).  auto ×best: per run, auto\'s time over '
                       'the faster of forced buffered and forced uring; median.', '',
                       frag_table(fr), '']
+        if 'background' in fs:
+            g = fs['background']
+            lines += ['### Preallocating %s beside a foreground (%g s fio runs, contender '
+                      'from %g s; median of %d alternating runs)' % (
+                          fmt_size(g['size']), g['seconds'], a.bg_delay, g['runs']), '']
+            lines += background.report_background(g, table)
         t = targets(fs)
+        if 'background' in fs:
+            t += background.targets_background(fs['fstype'], fs['background'])
         if t:
             lines += ['### Targets', ''] + t + ['']
         if 'probe' in fs:
@@ -611,7 +626,7 @@ def parse_args():
                    help='the prealloc-bench executable')
     p.add_argument('--dir', help='use this directory instead of loop filesystems')
     p.add_argument('--fs', default='ext4,xfs', help='loop filesystems (default ext4,xfs)')
-    p.add_argument('--sections', default='zero,overwrite,probe,scale,sweep,frag')
+    p.add_argument('--sections', default='zero,overwrite,probe,scale,sweep,frag,background')
     p.add_argument('--scale-fs', default='ext4', help='filesystems for scale and sweep')
     p.add_argument('--size', default='1G', help='file size for the zero section')
     p.add_argument('--runs', type=int, default=7)
@@ -633,10 +648,29 @@ def parse_args():
     p.add_argument('--default-req', default='4M', help='PA_DEFAULT_REQUEST')
     p.add_argument('--frag-size', default='1G', help='file size for the frag section')
     p.add_argument('--frag-runs', type=int, default=7)
+    p.add_argument('--tool', default=os.path.join(here, '../../build-bench/examples/prealloc'),
+                   help='the prealloc tool (background section)')
+    p.add_argument('--bg-size', default='2G', help='background section: bytes to preallocate')
+    p.add_argument('--bg-seconds', type=float, default=6, help='foreground run length')
+    p.add_argument('--bg-solo-seconds', type=float, default=3,
+                   help='window of a contender alone')
+    p.add_argument('--bg-delay', type=float, default=1, help='contender start, s into it')
+    p.add_argument('--bg-rates', default='64M,256M', help='prealloc --rate contenders')
+    p.add_argument('--bg-runs', type=int, default=3)
+    p.add_argument('--bg-jobs', default='sync,bw', help='foreground jobs: sync,bw')
+    p.add_argument('--bg-contenders', default='',
+                   help='only these (default, background, rate-N, dd, ionice-dd)')
+    p.add_argument('--bg-no-fio-rate', dest='bg_fio_rate', action='store_false',
+                   help='skip fio --rate beside background')
     p.add_argument('--json', default='bench.json', help='write all results here')
     p.add_argument('--md', help='also write the markdown report here')
     a = p.parse_args()
     a.bench = os.path.abspath(a.bench)
+    a.tool = os.path.abspath(a.tool)
+    a.bg_size = parse_size(a.bg_size)
+    a.bg_rates = a.bg_rates.split(',') if a.bg_rates else []
+    a.bg_jobs = a.bg_jobs.split(',')
+    a.bg_contenders = a.bg_contenders.split(',') if a.bg_contenders else []
     a.json = os.path.abspath(a.json)
     a.md = os.path.abspath(a.md) if a.md else None
     a.size = parse_size(a.size)
@@ -684,6 +718,8 @@ def bench_fs(b, fs, results):
         section_scale(b, fs, entry)
     if 'sweep' in a.sections and scale_here:
         section_sweep(b, fs, entry)
+    if 'background' in a.sections:
+        background.section_background(b, fs, entry, log, rotated)
 
 
 def main():
@@ -700,8 +736,8 @@ def main():
     results = {'command': ' '.join(shlex.quote(x) for x in sys.argv),
                'machine': machine_info(a.bench), 'fs': []}
     log('machine: %s' % results['machine'])
-    fs_size = max([a.size, a.sweep_size, a.ow_size * len(a.ow_methods)] +
-                  a.scale_sizes) + 2 * GIB
+    fs_size = max([a.size, a.sweep_size, a.ow_size * len(a.ow_methods),
+                   a.bg_size + 2 * GIB] + a.scale_sizes) + 2 * GIB
     if a.dir:
         with DirFs(a.dir) as fs:
             bench_fs(b, fs, results)

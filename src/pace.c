@@ -1,0 +1,276 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Pacing for background preallocation.
+ *
+ * The `none` scheduler (loop devices, most NVMe) has no notion of priority,
+ * so the library limits itself: a request may start only when the bytes sent
+ * so far, at the current rate, are due.  No credit is saved up while idle,
+ * so a cap holds over any interval longer than one request.
+ *
+ * In background mode the rate adapts (AIMD, as TCP does): every window the
+ * pacer asks whether someone else is using the device, and halves the rate
+ * if so, down to a floor that keeps the work moving; otherwise it raises the
+ * rate by a fraction of the best throughput seen, until pacing stops
+ * limiting, so an idle device is used at nearly full speed.  While others
+ * are active, requests are also smaller and sent one at a time.
+ *
+ * "Someone else" is, first, what the device did beyond our own writes
+ * (sysfs `stat`: reads, flushes, bytes written).  Our own full-size
+ * requests taking several times longer than the quietest we saw is the
+ * signal only where the device has no counters: measured on loop devices
+ * over a shared host, that latency grew as much under our own sustained
+ * writes on an idle device (the host's cache filling, other tenants) as
+ * beside a 4 KiB fdatasync foreground, so it would throttle an idle device.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/sysmacros.h>
+#include <linux/ioprio.h>
+
+#include "chain.h"
+#include "internal.h"
+#include "pace.h"
+
+#define MIB		(1ull << 20)
+#define NS		1000000000ull
+#define WINDOW_NS	(50ull * 1000000)	/* one decision per window */
+#define WARMUP		4		/* full requests timed before the latency counts */
+#define LAT_FACTOR	4		/* latency growth that means contention */
+#define FOREIGN_IOPS	100		/* others' requests/s we ignore (the fs's own log) */
+#define FLOOR_SHARE	5		/* lowest rate: peak / FLOOR_SHARE */
+#define GROW_SHARE	8		/* increase per window: peak / GROW_SHARE */
+
+/* Read @name ("queue/scheduler", "stat", ...) of device @dev into @buf;
+ * a partition's queue is its disk's. */
+static bool read_attr(uint64_t dev, const char *name, char *buf, size_t len, char *path,
+		      size_t plen)
+{
+	static const char *const up[] = { "", "../" };
+
+	for (size_t i = 0; i < 2; i++) {
+		ssize_t n;
+		int fd;
+
+		snprintf(path, plen, "%s/dev/block/%u:%u/%s%s", pa_sysfs_root(), major(dev),
+			 minor(dev), strncmp(name, "queue/", 6) ? "" : up[i], name);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		n = read(fd, buf, len - 1);
+		close(fd);
+		buf[n > 0 ? n : 0] = 0;
+		return n > 0;
+	}
+	return false;
+}
+
+/*
+ * What the device did so far, in units of 4 KiB requests: reads and flushes
+ * (we issue neither) count one each, writes by their sectors (the number of
+ * requests our writes become depends on how the kernel splits them; the
+ * bytes do not).
+ */
+static bool device_work(const char *path, uint64_t *ios, uint64_t *wbytes)
+{
+	uint64_t rd = 0, wr = 0, fl = 0;
+	char buf[256];
+	ssize_t n;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return false;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return false;
+	buf[n] = 0;
+	/* Flushes are field 17 (Linux 5.5+); older kernels have fewer fields. */
+	if (sscanf(buf, "%" SCNu64 " %*u %*u %*u %*u %*u %" SCNu64
+		   " %*u %*u %*u %*u %*u %*u %*u %*u %*u %" SCNu64, &rd, &wr, &fl) < 2)
+		return false;
+	*ios = rd + fl;
+	*wbytes = wr << 9;
+	return true;
+}
+
+void pa_pace_init(struct pa_pace *p, uint32_t flags, uint64_t max_rate, uint64_t dev)
+{
+	char buf[128], path[160];
+
+	memset(p, 0, sizeof(*p));
+	p->adaptive = flags & PREALLOC_BACKGROUND;
+	p->cap = max_rate;
+	p->on = p->adaptive || p->cap;
+	if (!p->adaptive || !dev)
+		return;
+	/* Cautious until the first window shows nobody else is there: a
+	 * foreground already running never sees a full-speed burst. */
+	p->busy = true;
+	if (read_attr(dev, "queue/scheduler", buf, sizeof(buf), path, sizeof(path)))
+		p->idle_prio = strstr(buf, "[mq-deadline]") || strstr(buf, "[bfq]");
+	if (read_attr(dev, "stat", buf, sizeof(buf), path, sizeof(path)) &&
+	    strlen(path) < sizeof(p->stat) && device_work(path, &p->dev_ios, &p->dev_bytes))
+		strcpy(p->stat, path);
+}
+
+/* The rate in force: the lower of the adaptive rate and the cap; 0 = none. */
+static uint64_t limit(const struct pa_pace *p)
+{
+	if (!p->rate || !p->cap)
+		return p->rate ? p->rate : p->cap;
+	return PA_MIN(p->rate, p->cap);
+}
+
+static void sleep_until(uint64_t t)
+{
+	struct timespec ts = { .tv_sec = (time_t)(t / NS), .tv_nsec = (long)(t % NS) };
+
+	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
+		;
+}
+
+bool pa_pace_go(struct pa_pace *p, unsigned int inflight)
+{
+	if (!p->on)
+		return true;
+	if (p->busy && inflight)
+		return false;
+	if (!limit(p) || p->next_ns <= pa_now_ns())
+		return true;
+	p->applied |= PREALLOC_BG_PACED;
+	if (inflight)
+		return false;
+	sleep_until(p->next_ns);
+	return true;
+}
+
+void pa_pace_sent(struct pa_pace *p, uint64_t bytes)
+{
+	uint64_t r = limit(p), now;
+
+	p->inflight += bytes;
+	if (!p->on || !r)
+		return;
+	now = pa_now_ns();
+	/* Idle time is not saved up: no burst above the rate afterwards. */
+	if (p->next_ns < now)
+		p->next_ns = now;
+	p->next_ns += (uint64_t)((double)bytes * NS / (double)r);
+}
+
+uint16_t pa_pace_ioprio(struct pa_pace *p)
+{
+	if (!p->idle_prio)
+		return 0;
+	p->applied |= PREALLOC_BG_IDLE_PRIO;
+	return IOPRIO_PRIO_VALUE(IOPRIO_CLASS_IDLE, 0);
+}
+
+/* Bytes the cap allows in one window: a request never holds more, so the
+ * first one (sent without waiting) cannot beat the cap by much. */
+static uint64_t cap_bytes(const struct pa_pace *p, uint64_t align)
+{
+	uint64_t b = p->cap ? (uint64_t)((double)p->cap * WINDOW_NS / NS) : UINT64_MAX;
+
+	return PA_MAX(PA_ROUND_DOWN(b, align), align);
+}
+
+uint64_t pa_pace_request(const struct pa_pace *p, uint64_t req, uint32_t align)
+{
+	if (p->busy)
+		req = PA_MIN(req, PA_MAX(PA_ROUND_DOWN((uint64_t)PA_BG_BUSY_REQUEST, align), align));
+	return p->cap ? PA_MIN(req, cap_bytes(p, align)) : req;
+}
+
+uint64_t pa_pace_chunk(const struct pa_pace *p, uint64_t chunk)
+{
+	/* 1 MiB is a multiple of any block size the chunk must respect. */
+	return p->on ? PA_MIN(chunk, PA_MIN(PA_BG_CHUNK, cap_bytes(p, MIB))) : chunk;
+}
+
+/*
+ * Did others use the device during the window?  Their work is what the
+ * device did beyond our writes.  Our requests in flight may have completed
+ * on the device but not yet be counted by us: that much is slack.
+ */
+static bool others_active(struct pa_pace *p, uint64_t win_ns)
+{
+	uint64_t ios, bytes, foreign, extra;
+
+	if (!p->stat[0] || !device_work(p->stat, &ios, &bytes))
+		return false;
+	extra = bytes - p->dev_bytes;
+	extra = extra > p->win_bytes + p->inflight ? extra - p->win_bytes - p->inflight : 0;
+	foreign = ios - p->dev_ios + extra / 4096;
+	p->dev_ios = ios;
+	p->dev_bytes = bytes;
+	return foreign * NS > FOREIGN_IOPS * win_ns;
+}
+
+/* Latency of our full-size requests against the quietest seen. */
+static bool latency_grew(struct pa_pace *p, uint64_t bytes, uint64_t lat_ns)
+{
+	if (bytes > p->full) {
+		/* Larger requests than before: start the baseline afresh. */
+		p->full = bytes;
+		p->base_ns = p->avg_ns = 0;
+		p->samples = 0;
+	}
+	if (bytes < p->full)
+		return false;
+	p->avg_ns = p->avg_ns ? (3 * p->avg_ns + lat_ns) / 4 : lat_ns;
+	if (++p->samples > WARMUP && p->avg_ns > LAT_FACTOR * p->base_ns)
+		return true;
+	p->base_ns = p->base_ns ? PA_MIN(p->base_ns, p->avg_ns) : p->avg_ns;
+	return false;
+}
+
+/* One decision per window: halve the rate when others were active (never
+ * below the floor, so the work still ends), else raise it. */
+static void decide(struct pa_pace *p, bool contended)
+{
+	uint64_t floor = PA_MAX(p->peak / FLOOR_SHARE, MIB);
+
+	if (contended) {
+		uint64_t cur = p->rate ? p->rate : p->tput;
+
+		p->rate = PA_MAX(cur / 2, floor);
+		p->applied |= PREALLOC_BG_ADAPTED;
+	} else if (p->rate) {
+		p->rate += PA_MAX(p->peak / GROW_SHARE, MIB);
+		if (p->rate > 2 * p->peak)
+			p->rate = 0;	/* no longer limiting */
+	}
+}
+
+void pa_pace_done(struct pa_pace *p, uint64_t bytes, uint64_t lat_ns)
+{
+	uint64_t now, win;
+	bool slow;
+
+	p->inflight -= PA_MIN(p->inflight, bytes);
+	if (!p->adaptive)
+		return;
+	now = pa_now_ns();
+	slow = latency_grew(p, bytes, lat_ns);
+	if (!p->win_ns)
+		p->win_ns = now;
+	p->win_bytes += bytes;
+	win = now - p->win_ns;
+	if (win < WINDOW_NS)
+		return;
+	p->tput = (uint64_t)((double)p->win_bytes * NS / (double)win);
+	/* The best seen alone; the first window if others were there from the start. */
+	if (!p->busy || !p->peak)
+		p->peak = PA_MAX(p->peak, p->tput);
+	p->busy = others_active(p, win);
+	/* The latency is the only signal where the device has no counters. */
+	decide(p, p->busy || (slow && !p->stat[0]));
+	p->win_ns = now;
+	p->win_bytes = 0;
+}
