@@ -98,7 +98,7 @@ static int seek_regions(int fd, uint64_t off, uint64_t end, struct pa_extlist *o
  */
 static int read_seek(int fd, uint64_t off, uint64_t end, struct pa_extlist *out)
 {
-	off_t saved;
+	struct stat st;
 	int sfd, ret;
 
 	if (PA_RETRY_EINTR(fdatasync(fd)) < 0 && errno != EINVAL && errno != EROFS)
@@ -109,12 +109,15 @@ static int read_seek(int fd, uint64_t off, uint64_t end, struct pa_extlist *out)
 		close(sfd);
 		return ret;
 	}
-	saved = lseek(fd, 0, SEEK_CUR);
-	if (saved < 0)
+	/*
+	 * No descriptor of our own (no /proc): seeking the caller's would
+	 * move an offset its other threads share.  Call everything inside
+	 * EOF data: kept, never zeroed, and reported as of unknown state.
+	 */
+	if (fstat(fd, &st) < 0)
 		return -errno;
-	ret = seek_regions(fd, off, end, out);
-	lseek(fd, saved, SEEK_SET);
-	return ret;
+	end = PA_MIN(end, (uint64_t)st.st_size);
+	return end > off ? pa_extlist_push(out, off, end - off, 0) : 0;
 }
 
 int pa_extents_read(int fd, uint64_t off, uint64_t end, struct pa_extlist *out,

@@ -357,9 +357,12 @@ static void fill_report(struct file_job *j)
 		else
 			unreserved += rest;
 	}
-	/* SEEK_DATA cannot tell written data from unwritten extents. */
+	/* SEEK_DATA cannot tell written data from unwritten extents; nobody
+	 * can tell whether an unknown upper layer overwrites in place. */
 	if (!j->fiemap && !in->mem_backed)
 		r->bytes_unknown = r->bytes_kept;
+	if (in->cow_unknown)
+		r->bytes_unknown = j->end - j->off;
 	r->written = !r->cow && r->bytes_reserved == 0 && unreserved == 0 &&
 		     r->bytes_unknown == 0;
 }

@@ -323,7 +323,8 @@ PA_EXPORT int prealloc_pool_recycle(struct prealloc_pool *p, int dirfd, const ch
 	uint32_t seq = 0;
 	int ret = check_caller(p);
 
-	if (!ret && (!name || !*name || (flags & ~(unsigned int)PREALLOC_ZERO_DATA)))
+	if (!ret && (!name || !*name || pool_name(name) ||
+		     (flags & ~(unsigned int)PREALLOC_ZERO_DATA)))
 		ret = -EINVAL;
 	if (!ret && fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
 		ret = -errno;

@@ -63,7 +63,8 @@ int pa_space_check(int fd, dev_t dev, const struct pa_seglist *segs, uint64_t *r
 	/* No fixed capacity (tmpfs size=0, ramfs, memfd): it answers itself. */
 	if (sfs.f_blocks == 0)
 		return 0;
-	bs = (uint64_t)sfs.f_bsize;
+	/* Block counts are in fragment units (FUSE may report them apart). */
+	bs = (uint64_t)(sfs.f_frsize ? sfs.f_frsize : sfs.f_bsize);
 	/* Root may use the blocks ext4 reserves for it, not its own reserve. */
 	avail = (uint64_t)(geteuid() == 0 ? sfs.f_bfree : sfs.f_bavail) * bs;
 	if (sfs.f_type == EXT4_SUPER_MAGIC && geteuid() == 0) {

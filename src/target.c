@@ -95,9 +95,17 @@ int pa_target_open(struct prealloc_ctx *ctx, int fd, uint64_t off, uint64_t len,
 		t->fs_block = sfs.f_bsize > 0 ? (uint64_t)sfs.f_bsize : 4096;
 		in->target = PA_TARGET_FILE;
 		in->fs_write_zeroes = t->fs_type == EXT4_SUPER_MAGIC;
-		/* Overlayfs writes to its upper layer: judge that one. */
-		in->cow = is_cow(fd, t->fs_type == OVERLAYFS_SUPER_MAGIC ?
-				      pa_overlay_upper_fs(fd) : t->fs_type);
+		/* Overlayfs writes to its upper layer: judge that one.  When it
+		 * cannot be reached (another mount namespace), write as usual
+		 * but do not claim the result is written in place. */
+		if (t->fs_type == OVERLAYFS_SUPER_MAGIC) {
+			uint64_t upper = pa_overlay_upper_fs(fd);
+
+			in->cow = upper && is_cow(fd, upper);
+			in->cow_unknown = !upper;
+		} else {
+			in->cow = is_cow(fd, t->fs_type);
+		}
 		in->mem_backed = t->fs_type == TMPFS_MAGIC || t->fs_type == RAMFS_MAGIC ||
 				 t->fs_type == HUGETLBFS_MAGIC;
 		in->no_write = t->fs_type == HUGETLBFS_MAGIC;

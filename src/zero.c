@@ -3,6 +3,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
+#include <linux/fs.h>
+#include <linux/magic.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
@@ -35,10 +38,20 @@ int pa_advance(struct pa_call *c, unsigned int method, uint64_t bytes)
 	return 0;
 }
 
+/* ext4 refuses every fallocate mode on an indirect-block (non-extent) file:
+ * that says nothing about the device or the other files. */
+static bool refused_by_inode(const struct pa_call *c)
+{
+	int attr = 0;
+
+	return c->target.fs_type == EXT4_SUPER_MAGIC &&
+	       ioctl(c->fd, FS_IOC_GETFLAGS, &attr) == 0 && !(attr & FS_EXTENT_FL);
+}
+
 void pa_method_refused(struct pa_call *c, unsigned int method)
 {
 	c->rep.refused |= 1u << method;
-	if (method == PREALLOC_METHOD_WRITE_ZEROES)
+	if (method == PREALLOC_METHOD_WRITE_ZEROES && !refused_by_inode(c))
 		pa_wz_set_refused(c->target.ctx, c->target.dev, c->target.fs_type);
 }
 
@@ -48,7 +61,9 @@ static int zero_pwrite(struct pa_call *c, int fd, int rwf, uint64_t start, uint6
 	uint64_t end = start + len;
 
 	while (start < end) {
-		uint64_t n = PA_MIN(end - start, (uint64_t)ZBUF * ZIOV);
+		/* No more per write than the pacer allows (a cap's window). */
+		uint64_t n = PA_MIN(end - start,
+				    pa_pace_request(&c->pace, (uint64_t)ZBUF * ZIOV, 4096));
 		int cnt = 0;
 		ssize_t w;
 

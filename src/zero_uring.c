@@ -143,6 +143,31 @@ static void complete(struct writer *w, unsigned int s, int res)
 	w->free_slots[w->nfree++] = s;
 }
 
+/*
+ * After a failed submit: wait for every write the kernel took before
+ * returning, so undo never races a write still landing.  SQEs it did not
+ * take are never submitted (w->err stops fill() and resubmission) and go
+ * with the ring.
+ */
+static int drain(struct writer *w)
+{
+	unsigned int taken = w->inflight - PA_MIN(io_uring_sq_ready(&w->ring), w->inflight);
+	struct io_uring_cqe *cqe;
+
+	while (taken) {
+		int ret = io_uring_wait_cqe(&w->ring, &cqe);
+
+		if (ret == -EINTR || ret == -EAGAIN)
+			continue;
+		if (ret < 0)
+			break;	/* the ring itself is broken: nothing more to learn */
+		complete(w, (unsigned int)io_uring_cqe_get_data64(cqe), cqe->res);
+		io_uring_cqe_seen(&w->ring, cqe);
+		taken--;
+	}
+	return w->err;
+}
+
 static int run(struct writer *w)
 {
 	struct io_uring_cqe *cqe;
@@ -156,10 +181,7 @@ static int run(struct writer *w)
 		if (ret < 0 && ret != -EINTR && ret != -EAGAIN && ret != -EBUSY) {
 			if (!w->err)
 				w->err = ret;
-			/* Reap what is in flight before anyone undoes our work. */
-			ret = io_uring_wait_cqe(&w->ring, &cqe);
-			if (ret < 0 && ret != -EINTR)
-				return w->err;
+			return drain(w);
 		}
 		while (io_uring_peek_cqe(&w->ring, &cqe) == 0) {
 			complete(w, (unsigned int)io_uring_cqe_get_data64(cqe), cqe->res);

@@ -196,6 +196,9 @@ static void bad_arguments(void **state)
 	assert_int_equal(prealloc_pool_recycle(p, dfd, "x", PREALLOC_KEEP_SIZE), -EINVAL);
 	assert_int_equal(prealloc_pool_recycle(p, dfd, "missing", 0), -ENOENT);
 	assert_int_equal(prealloc_pool_recycle(p, AT_FDCWD, dir, 0), -EINVAL);	/* a directory */
+	/* The pool's own segments are not the caller's to give back. */
+	assert_int_equal(prealloc_pool_recycle(p, dfd, ".prealloc-tmp-000001", 0), -EINVAL);
+	assert_int_equal(prealloc_pool_recycle(p, dfd, ".prealloc-ready-000001", 0), -EINVAL);
 	assert_int_equal(prealloc_pool_wait_ready(p, 2, -1), -EINVAL);	/* above target */
 	assert_int_equal(prealloc_pool_wait_ready(p, 1, -2), -EINVAL);
 	assert_int_equal(prealloc_pool_get_stats(p, &s), -EINVAL);
