@@ -80,17 +80,6 @@ int pa_copy_sized_in(void *dst, size_t ksize, const void *src, uint32_t user_siz
 	return 0;
 }
 
-static int check_writable(int fd)
-{
-	int fl = fcntl(fd, F_GETFL);
-
-	if (fl < 0)
-		return -errno;
-	if ((fl & O_PATH) == O_PATH || (fl & O_ACCMODE) == O_RDONLY)
-		return -EBADF;
-	return fl;
-}
-
 int pa_options_copy(const struct prealloc_options *opts, struct prealloc_options *o)
 {
 	int ret = 0;
@@ -141,14 +130,6 @@ static void open_wfd(struct pa_call *c, int fl)
 	}
 }
 
-/* Our own descriptor for the caller's file, for the whole call. */
-static int own_fd(int fd)
-{
-	int own = fcntl(fd, F_DUPFD_CLOEXEC, 3);
-
-	return own < 0 ? -errno : own;
-}
-
 static void call_end(struct pa_call *c, struct prealloc_report *report, uint64_t t0)
 {
 	unsigned int best = PREALLOC_METHOD_AUTO;
@@ -192,10 +173,11 @@ PA_EXPORT int prealloc_file_ex(int fd, uint64_t offset, uint64_t len,
 		ret = pa_check_range(offset, len);
 	if (ret)
 		return ret;
-	fl = check_writable(fd);
+	fl = pa_check_writable(fd);
 	if (fl < 0)
 		return fl;
-	c.fd = own_fd(fd);
+	/* Our own descriptor for the caller's file, for the whole call. */
+	c.fd = pa_dup(fd);
 	if (c.fd < 0)
 		return c.fd;
 	pa_step(&c, PREALLOC_STEP_TARGET, 0);

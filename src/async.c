@@ -6,10 +6,8 @@
  * cancelled call undoes its work exactly like a cancelling callback).
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
-#include <signal.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -55,20 +53,6 @@ static void *worker(void *arg)
 	return NULL;
 }
 
-/* Start the thread with every signal blocked: it inherits our mask, so no
- * signal can reach it even before its first instruction. */
-static int spawn(struct prealloc_async *h)
-{
-	sigset_t all, old;
-	int ret;
-
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
-	ret = -pthread_create(&h->thread, NULL, worker, h);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	return ret;
-}
-
 static void release(struct prealloc_async *h)
 {
 	prealloc_ctx_unref(h->opts.ctx);
@@ -102,14 +86,16 @@ PA_EXPORT int prealloc_async_start(int fd, uint64_t offset, uint64_t len,
 	if (ret)
 		goto fail;
 	/* Write access is checked here, the rest by the engine on the thread. */
-	ret = fcntl(fd, F_GETFL);
-	if (ret < 0 || (ret & O_PATH) == O_PATH || (ret & O_ACCMODE) == O_RDONLY) {
-		ret = -EBADF;
+	ret = pa_check_writable(fd);
+	if (ret < 0)
+		goto fail;
+	h->fd = pa_dup(fd);
+	if (h->fd < 0) {
+		ret = h->fd;
 		goto fail;
 	}
-	h->fd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
 	h->efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-	if (h->fd < 0 || h->efd < 0) {
+	if (h->efd < 0) {
 		ret = -errno;
 		goto fail;
 	}
@@ -121,7 +107,7 @@ PA_EXPORT int prealloc_async_start(int fd, uint64_t offset, uint64_t len,
 	h->opts.flags |= PREALLOC_BACKGROUND;
 	h->opts.progress = progress;
 	h->opts.progress_data = h;
-	ret = spawn(h);
+	ret = pa_thread_start(&h->thread, worker, h);
 	if (ret)
 		goto fail;
 	*ret_handle = h;

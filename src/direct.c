@@ -47,7 +47,7 @@ static int caller_direct(struct pa_call *c)
 	if (fl < 0 || !(fl & O_DIRECT))
 		return -EOPNOTSUPP;
 	c->dio_rwf = fl & O_APPEND ? PA_RWF_NOAPPEND : 0;
-	return fcntl(c->fd, F_DUPFD_CLOEXEC, 3);
+	return pa_dup(c->fd);
 }
 
 int pa_open_direct(struct pa_call *c, uint32_t logical_block_size)

@@ -5,10 +5,8 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <linux/fs.h>
 #include <linux/magic.h>
 #include <stdlib.h>
-#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -258,11 +256,8 @@ static int run_method(void *job, unsigned int m)
 	}
 }
 
-/*
- * Refusals a forced method meets on this file are decided before anything is
- * changed: a file without O_DIRECT, and ext4 inline data (only buffered
- * writes: fallocate() on an inline file loses the next write at umount).
- */
+/* A forced method's refusal is decided before anything is changed: a file
+ * without O_DIRECT (the planner refuses the rest, inline data included). */
 static int check_forced(struct file_job *j, const struct pa_plan *plan)
 {
 	struct pa_call *c = j->c;
@@ -271,8 +266,6 @@ static int check_forced(struct file_job *j, const struct pa_plan *plan)
 
 	if (c->opts.method == PREALLOC_METHOD_AUTO)
 		return 0;
-	if (j->inline_data && c->opts.method != PREALLOC_METHOD_BUFFERED)
-		return -EOPNOTSUPP;
 	if (plan->methods[0] != PREALLOC_METHOD_URING)
 		return 0;
 	ret = pa_open_direct(c, caps ? caps->logical_block_size : 512);
@@ -289,15 +282,6 @@ static int run_plan(struct file_job *j, const struct pa_plan *plan)
 			return ret;
 	}
 	return pa_run_plan(j->c, plan, run_method, j);
-}
-
-/* ext4 inline data (the inode holds the bytes): only buffered writes. */
-static bool inline_data(const struct file_job *j)
-{
-	int attr = 0;
-
-	return j->c->target.fs_type == EXT4_SUPER_MAGIC &&
-	       ioctl(j->c->fd, FS_IOC_GETFLAGS, &attr) == 0 && (attr & FS_INLINE_DATA_FL);
 }
 
 /*
@@ -390,15 +374,13 @@ int pa_file_prealloc(struct pa_call *c, uint64_t off, uint64_t len)
 
 	j.old_size = (uint64_t)c->target.st.st_size;
 	j.bs = c->target.fs_block;
-	j.inline_data = inline_data(&j);
+	j.inline_data = c->target.in.inline_data;
 	pa_step(c, PREALLOC_STEP_REQUEST, 0);
 	ret = check_attrs(c->fd);
 	if (!ret)
 		ret = pa_plan(&c->target.in, &plan);
 	if (ret)
 		return ret;
-	if (j.inline_data && c->opts.method == PREALLOC_METHOD_AUTO)
-		plan = (struct pa_plan){ .methods = { PREALLOC_METHOD_BUFFERED }, .n = 1 };
 	pa_step(c, PREALLOC_STEP_CLASSIFY, 0);
 	ret = classify(&j);
 	if (ret)

@@ -21,11 +21,12 @@ static int plan_forced(const struct pa_plan_input *in, struct pa_plan *p)
 	bool bdev = in->target == PA_TARGET_BLOCKDEV;
 
 	if ((in->forced == PREALLOC_METHOD_ZEROOUT && !bdev) ||
-	    (in->forced == PREALLOC_METHOD_ALLOCATE && bdev))
+	    (in->forced == PREALLOC_METHOD_ALLOCATE && bdev) ||
+	    (in->inline_data && in->forced != PREALLOC_METHOD_BUFFERED))
 		return -EOPNOTSUPP;
 	add(p, in->forced);
-	p->reserve = !bdev && (in->forced == PREALLOC_METHOD_URING ||
-			       in->forced == PREALLOC_METHOD_BUFFERED);
+	p->reserve = !bdev && !in->inline_data && (in->forced == PREALLOC_METHOD_URING ||
+						   in->forced == PREALLOC_METHOD_BUFFERED);
 	p->reason = "method forced by the caller";
 	return 0;
 }
@@ -66,6 +67,13 @@ int pa_plan(const struct pa_plan_input *in, struct pa_plan *p)
 		if (in->mem_backed && in->no_write) {
 			add(p, PREALLOC_METHOD_ALLOCATE);
 			p->reason = "hugetlbfs: pages come from fallocate() and are zeroed";
+			return 0;
+		}
+		if (in->inline_data) {
+			/* fallocate() on an inline file loses the next write
+			 * at umount (a kernel bug): never reach it. */
+			add(p, PREALLOC_METHOD_BUFFERED);
+			p->reason = "ext4 inline data: the inode holds the bytes, so buffered writes only";
 			return 0;
 		}
 		if (in->mem_backed) {

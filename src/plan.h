@@ -21,6 +21,7 @@ struct pa_plan_input {
 	bool fs_write_zeroes;		/* filesystem implements FALLOC_FL_WRITE_ZEROES (ext4) */
 	bool cow;			/* copy-on-write file: overwrites never go in place */
 	bool cow_unknown;		/* overlayfs whose upper layer cannot be judged */
+	bool inline_data;		/* ext4 inline data: buffered writes, never fallocate() */
 	bool mem_backed;		/* tmpfs/ramfs/hugetlbfs: no device below */
 	bool no_write;			/* hugetlbfs: no write(), fallocate() zeroes pages */
 	int write_zeroes_unmap;		/* enum pa_tristate from the capabilities record */

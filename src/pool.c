@@ -6,7 +6,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -119,20 +118,6 @@ static int init_sync(struct prealloc_pool *p)
 	return -ret;
 }
 
-/* The worker runs with every signal blocked: a database's handlers must not
- * run on it, and its syscalls are not interrupted. */
-static int start_worker(struct prealloc_pool *p)
-{
-	sigset_t all, old;
-	int ret;
-
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
-	ret = pthread_create(&p->worker, NULL, pa_pool_worker, p);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	return -ret;
-}
-
 static void free_pool(struct prealloc_pool *p)
 {
 	if (p->dirfd >= 0)
@@ -166,7 +151,7 @@ PA_EXPORT int prealloc_pool_open(const char *dir, const struct prealloc_pool_con
 	p->pid = getpid();
 	p->target = p->cfg.target;
 	ret = init_sync(p);
-	if (!ret && (ret = start_worker(p))) {
+	if (!ret && (ret = pa_thread_start(&p->worker, pa_pool_worker, p))) {
 		pthread_mutex_destroy(&p->lock);
 		pthread_cond_destroy(&p->wake);
 		pthread_cond_destroy(&p->changed);

@@ -17,6 +17,24 @@
 #include "reopen.h"
 #include "sysfs_read.h"
 
+int pa_dup(int fd)
+{
+	int own = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+
+	return own < 0 ? -errno : own;
+}
+
+int pa_check_writable(int fd)
+{
+	int fl = fcntl(fd, F_GETFL);
+
+	if (fl < 0)
+		return -errno;
+	if ((fl & O_PATH) == O_PATH || (fl & O_ACCMODE) == O_RDONLY)
+		return -EBADF;
+	return fl;
+}
+
 bool pa_same_file(int fd, const struct stat *st)
 {
 	struct stat now;

@@ -16,4 +16,12 @@ bool pa_same_file(int fd, const struct stat *st);
  * mode forbids it), -ESTALE (not the same file), ... */
 int pa_reopen(int fd, const struct stat *st, int flags);
 
+/* A close-on-exec duplicate of @fd numbered 3 or above (never a standard
+ * stream number a closefrom()ed process may reuse), or -errno. */
+int pa_dup(int fd);
+
+/* @fd's status flags if it is open for writing; -EBADF if not (O_PATH,
+ * read-only), or -errno. */
+int pa_check_writable(int fd);
+
 #endif
