@@ -47,6 +47,6 @@ void cli_json_print(struct json_object *o);
 int cmd_run(int argc, char **argv);	/* examples/prealloc-run.c */
 int cmd_verify(int argc, char **argv);	/* examples/prealloc-verify.c */
 int cmd_probe(int argc, char **argv);	/* examples/prealloc-probe.c */
-int cmd_pool(int argc, char **argv);	/* examples/cmd-pool.c */
+int cmd_pool(int argc, char **argv);	/* examples/prealloc-pool.c */
 
 #endif

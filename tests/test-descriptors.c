@@ -221,6 +221,43 @@ static void no_proc(void **state)
 	assert_int_equal(bad, 0);
 }
 
+/*
+ * No /proc and no FIEMAP (tmpfs): the library has no descriptor of its own
+ * to seek for SEEK_DATA, and must not seek the caller's (its offset is
+ * shared with the caller's threads).  Data kept, the rest zero, the size
+ * extended, the caller's offset where it was.
+ */
+static void no_proc_no_fiemap(void **state)
+{
+	struct tfs m = { 0 };
+	uint8_t data[5000], buf[8192];
+	char path[256];
+	struct stat st;
+	int fd, ret;
+
+	(void)state;
+	if (tfs_create(&m, "tmpfs", 64, NULL))
+		skip();
+	fd = open(tfs_path(&m, "f", path, sizeof(path)), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	assert_true(fd >= 0);
+	memset(data, 0x3c, sizeof(data));
+	assert_int_equal(pwrite(fd, data, sizeof(data), 0), sizeof(data));
+	assert_int_equal(lseek(fd, 1234, SEEK_SET), 1234);
+	assert_int_equal(mount("none", "/proc", "tmpfs", 0, "size=1m"), 0);
+	ret = prealloc_file(fd, 0, MiB, 0);
+	assert_int_equal(umount2("/proc", MNT_DETACH), 0);
+	assert_int_equal(ret, 0);
+	assert_int_equal(lseek(fd, 0, SEEK_CUR), 1234);
+	assert_int_equal(fstat(fd, &st), 0);
+	assert_int_equal(st.st_size, MiB);
+	assert_int_equal(pread(fd, buf, sizeof(buf), 0), sizeof(buf));
+	assert_memory_equal(buf, data, sizeof(data));
+	for (size_t i = sizeof(data); i < sizeof(buf); i++)
+		assert_int_equal(buf[i], 0);
+	close(fd);
+	tfs_destroy(&m);
+}
+
 /* A block device without /proc: claimed and checked for signatures through
  * its /dev node (found by sysfs), zeroed, and nothing beyond the range. */
 static void no_proc_blockdev(void **state)
@@ -569,6 +606,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(no_proc),
 		cmocka_unit_test(no_proc_blockdev),
+		cmocka_unit_test(no_proc_no_fiemap),
 		cmocka_unit_test(reopen_checked),
 		cmocka_unit_test(unprivileged_readonly_file),
 		cmocka_unit_test(uring_setup_enomem),
