@@ -921,7 +921,8 @@ struct prealloc_pool_config {
  *	target, lowered after an ENOSPC until space returns.
  * @last_error: the worker's last failure other than running out of space, as
  *	a negative errno (0 if none); the worker retries on its next round.
- * @hits: prealloc_pool_take() calls served from a ready segment.
+ * @hits: prealloc_pool_take() calls served from a ready segment (also one
+ *	the worker installed ahead under a name from prealloc_pool_prepare()).
  * @misses: prealloc_pool_take() calls that found none ready and made one in
  *	the calling thread.
  * @foreground_wait_ns: total time the calling threads of those misses spent
@@ -934,6 +935,8 @@ struct prealloc_pool_config {
  * @enospc: times the pool (worker or a miss) ran out of space.
  * @worker_ns: time the worker spent making and recycling segments (with
  *	pacing, much longer than the zeroing itself takes).
+ * @prepared: segments the worker installed ahead under names from
+ *	prealloc_pool_prepare() (taken or not yet).
  *
  * New fields are appended at the end.
  */
@@ -951,6 +954,7 @@ struct prealloc_pool_stats {
 	uint64_t bytes_zeroed;
 	uint64_t enospc;
 	uint64_t worker_ns;
+	uint64_t prepared;
 };
 
 struct prealloc_pool;
@@ -1030,20 +1034,75 @@ int prealloc_pool_open(const char *dir, const struct prealloc_pool_config *cfg,
  * &prealloc_pool_config.segment_size bytes, allocated, written and durable;
  * freshly made segments read zero, recycled ones hold what
  * prealloc_pool_recycle() left in them.  Safe to call from several threads at
- * once: each call gets its own segment.
+ * once: each call gets its own segment.  A @name given to
+ * prealloc_pool_prepare() before is served by the worker's install: see
+ * there.
  *
  * Returns: a new descriptor open O_RDWR | O_CLOEXEC on the segment (set
  * O_DIRECT with fcntl(F_SETFL) if needed), or a negative errno: -EINVAL,
  * -EEXIST (@name exists; the segment stays in the pool), -EXDEV (@dirfd on
  * another filesystem; likewise), -ENOSPC (none ready and none could be made),
+ * -ESTALE (@name was prepared, installed, and another file put there since),
  * -ECHILD, or what the kernel returned.  If the rename succeeded but a
  * directory fsync() failed (-EIO), the segment is under @name but the rename
- * may not be durable.
+ * may not be durable (also when the worker's install of a prepared @name
+ * failed that way).
  *
  * Since: 0.2
  */
 int prealloc_pool_take(struct prealloc_pool *pool, int dirfd, const char *name,
 		       unsigned int flags);
+
+/**
+ * prealloc_pool_prepare() - have the worker put a segment under a name ahead
+ * @pool: the pool
+ * @dirfd: directory for @name (or %AT_FDCWD: the working directory now); as
+ *	for prealloc_pool_take().  The pool keeps its own duplicate: the caller
+ *	may close @dirfd once the call returns.
+ * @name: the name of the segment the caller will take next; as for
+ *	prealloc_pool_take()
+ * @flags: 0 (no flags are defined yet)
+ *
+ * Takes the segment switch off the commit path.  prealloc_pool_take() moves a
+ * segment under its name with a rename and a directory fsync() (a journal
+ * commit, milliseconds), in the calling thread.  Called early (say when the
+ * current WAL segment is three quarters full), prealloc_pool_prepare() only
+ * queues @name and returns; the worker, before any other work, moves the
+ * oldest ready segment under @name exactly as prealloc_pool_take() would
+ * (renameat2(RENAME_NOREPLACE), directories fsync()ed), or first makes one at
+ * full speed when none is ready (ignoring the free-space floor, like a miss).
+ * Later, prealloc_pool_take() of the same @name (relative to the same
+ * directory, through any descriptor of it; any directory for an absolute
+ * @name) only opens the segment: no rename, no fsync, counted as a hit.  If
+ * the worker is installing it at that moment, take waits for it; if the
+ * request is still queued, take withdraws it and takes as usual in the
+ * calling thread; if the install failed (ENOSPC, @name appeared meanwhile,
+ * ...; counted like the worker's other failures), take takes as usual.
+ * PostgreSQL installs its future WAL segments under their final names the
+ * same way.
+ *
+ * An installed segment belongs to the caller: a complete segment
+ * (&prealloc_pool_config.segment_size bytes, written, durable, reading zero
+ * or what prealloc_pool_recycle() left) under @name, whose rename is durable.
+ * prealloc_pool_close() drops the names still queued but leaves installed
+ * ones in place, and after a crash an installed name is there too: the
+ * caller's start-up must expect a prepared name to exist and hold such a
+ * segment that no record was written to.  If the caller removes or renames
+ * an installed name instead of taking it, take of that name later takes as
+ * usual; if another file is put under it, take fails with -ESTALE and leaves
+ * that file alone.  The pool remembers a prepared name until it is taken or
+ * the pool closes.
+ *
+ * Returns: 0 once @name is queued, or a negative errno: -EINVAL (@flags,
+ * @name empty or one of the pool's names), -EEXIST (@name exists, or is
+ * already prepared and not taken), -EXDEV (@name's directory is on another
+ * filesystem), -ENOMEM, -ECHILD, or what the kernel returned.  The install's
+ * own outcome is reported by the prealloc_pool_take() of @name.
+ *
+ * Since: 0.2
+ */
+int prealloc_pool_prepare(struct prealloc_pool *pool, int dirfd, const char *name,
+			  unsigned int flags);
 
 /**
  * prealloc_pool_recycle() - give a used segment back to the pool
@@ -1112,6 +1171,8 @@ int prealloc_pool_get_stats(struct prealloc_pool *pool, struct prealloc_pool_sta
  *
  * A segment the worker is making is abandoned (its temporary file removed);
  * ready segments stay in the directory for the next prealloc_pool_open().
+ * Names prealloc_pool_prepare() queued and the worker did not install yet are
+ * dropped; installed ones stay, as complete segments under their names.
  * No other call on @pool may be running or follow.
  *
  * Since: 0.2

@@ -47,13 +47,13 @@ uint32_t pa_seqs_pop_oldest(struct pa_seqs *s)
 }
 
 /* New work for the worker: it is not idle any more until it says so. */
-static void kick(struct prealloc_pool *p)
+void pa_pool_kick(struct prealloc_pool *p)
 {
 	p->idle = false;
 	pthread_cond_signal(&p->wake);
 }
 
-static int check_caller(const struct prealloc_pool *p)
+int pa_pool_check_caller(const struct prealloc_pool *p)
 {
 	if (!p)
 		return -EINVAL;
@@ -124,6 +124,7 @@ static void free_pool(struct prealloc_pool *p)
 		close(p->dirfd);
 	free(p->ready.v);
 	free(p->rq);
+	pa_pool_prep_free(p);
 	free(p);
 }
 
@@ -195,11 +196,16 @@ static bool pool_name(const char *name)
 	return strncmp(base ? base + 1 : name, ".prealloc-", strlen(".prealloc-")) == 0;
 }
 
-static int check_name(int dirfd, const char *name)
+bool pa_pool_bad_name(const char *name)
+{
+	return !name || !*name || pool_name(name);
+}
+
+int pa_pool_check_name(int dirfd, const char *name)
 {
 	struct stat st;
 
-	if (!name || !*name || pool_name(name))
+	if (pa_pool_bad_name(name))
 		return -EINVAL;
 	if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0)
 		return -EEXIST;
@@ -211,74 +217,94 @@ static bool in_pool(const struct prealloc_pool *p, const char *name)
 	return faccessat(p->dirfd, name, F_OK, AT_SYMLINK_NOFOLLOW) == 0;
 }
 
-static int take_ready(struct prealloc_pool *p, uint32_t seq, int dirfd, const char *name)
+/* A segment that did not move out and is still in the pool is ready again;
+ * false if it is not there. */
+static bool keep(struct prealloc_pool *p, uint32_t seq, bool ready)
 {
-	char from[64];
-	int fd, ret;
+	char name[64];
 
-	pa_pool_name(from, sizeof(from), true, seq);
-	fd = openat(p->dirfd, from, O_RDWR | O_CLOEXEC);
-	ret = fd < 0 ? -errno : pa_pool_move(p, from, dirfd, name);
+	pa_pool_name(name, sizeof(name), ready, seq);
+	if (!in_pool(p, name))
+		return false;
+	if (!ready)
+		return pa_pool_adopt(p, seq, NULL, 0) == 0;
 	pthread_mutex_lock(&p->lock);
-	if (!ret)
-		p->st.hits++;
-	else if (in_pool(p, from))	/* not moved: it stays ready */
-		pa_seqs_add(&p->ready, seq);	/* cannot fail: it was there */
-	/* Refill only now: the worker's first writes would queue in front of
-	 * the directory sync above. */
-	kick(p);
+	(void)pa_seqs_add(&p->ready, seq);	/* cannot fail: it was there */
+	pthread_cond_broadcast(&p->changed);
 	pthread_mutex_unlock(&p->lock);
-	if (ret && fd >= 0)
-		close(fd);
-	return ret ? ret : fd;
+	return true;
 }
 
-/* None ready: make one here, at full speed (no background pacing). */
-static int take_miss(struct prealloc_pool *p, uint32_t seq, int dirfd, const char *name)
+/*
+ * The oldest ready segment, or (none ready) one made now at @pace, moved
+ * under @name.  Returns it open O_RDWR, or -errno with the segment back in the
+ * pool, unless @o->moved says only a directory fsync() after the rename
+ * failed.  For take (a miss when none is ready) and the worker's installs.
+ */
+int pa_pool_hand_out(struct prealloc_pool *p, int dirfd, const char *name,
+		     enum pa_pool_pace pace, struct pa_hand_out *o)
 {
-	uint64_t t0 = pa_now_ns(), zeroed = 0;
 	char from[64];
+	uint32_t seq;
+	bool kept;
 	int fd, ret;
 
-	pa_pool_name(from, sizeof(from), false, seq);
-	fd = pa_pool_make(p, seq, PA_POOL_CALLER, &zeroed);
-	ret = fd < 0 ? fd : pa_pool_move(p, from, dirfd, name);
-	if (ret && fd >= 0) {
-		close(fd);
-		fd = -1;
-	}
 	pthread_mutex_lock(&p->lock);
-	p->st.misses++;
-	p->st.foreground_wait_ns += pa_now_ns() - t0;
-	if (!ret)
-		p->st.bytes_zeroed += zeroed;
-	if (pa_pool_out_of_space(ret))
-		p->st.enospc++;
+	o->hit = p->ready.n > 0;
+	seq = o->hit ? pa_seqs_pop_oldest(&p->ready) : p->next_seq++;
 	pthread_mutex_unlock(&p->lock);
-	/* Made but not moved (the name appeared meanwhile): keep it ready. */
-	if (ret && in_pool(p, from))
-		(void)pa_pool_adopt(p, seq, NULL, 0);
-	return ret ? ret : fd;
+	pa_pool_name(from, sizeof(from), o->hit, seq);
+	if (o->hit) {
+		fd = openat(p->dirfd, from, O_RDWR | O_CLOEXEC);
+		if (fd < 0)
+			fd = -errno;
+	} else {
+		fd = pa_pool_make(p, seq, pace, &o->zeroed);
+		o->made = fd >= 0;
+	}
+	ret = fd < 0 ? fd : pa_pool_move(p, from, dirfd, name);
+	if (!ret)
+		return fd;
+	if (fd >= 0)
+		close(fd);
+	kept = keep(p, seq, o->hit);
+	o->moved = fd >= 0 && !kept;
+	return ret;
 }
 
 PA_EXPORT int prealloc_pool_take(struct prealloc_pool *p, int dirfd, const char *name,
 				 unsigned int flags)
 {
-	uint32_t seq;
-	bool hit;
-	int ret = check_caller(p);
+	struct pa_hand_out o = { 0 };
+	uint64_t t0;
+	int ret = pa_pool_check_caller(p);
 
-	if (!ret && flags)
+	if (!ret && (flags || pa_pool_bad_name(name)))
 		ret = -EINVAL;
+	if (!ret && pa_pool_take_prepared(p, dirfd, name, &ret))
+		return ret;
 	if (!ret)
-		ret = check_name(dirfd, name);
+		ret = pa_pool_check_name(dirfd, name);
 	if (ret)
 		return ret;
+	t0 = pa_now_ns();
+	/* None ready: made here, at full speed (no background pacing). */
+	ret = pa_pool_hand_out(p, dirfd, name, PA_POOL_CALLER, &o);
 	pthread_mutex_lock(&p->lock);
-	hit = p->ready.n > 0;
-	seq = hit ? pa_seqs_pop_oldest(&p->ready) : p->next_seq++;
+	if (o.hit && ret >= 0)
+		p->st.hits++;
+	if (!o.hit) {
+		p->st.misses++;
+		p->st.foreground_wait_ns += pa_now_ns() - t0;
+		p->st.bytes_zeroed += o.zeroed;
+		if (pa_pool_out_of_space(ret))
+			p->st.enospc++;
+	}
+	/* Refill only now: the worker's first writes would queue in front of
+	 * the directory sync of the move. */
+	pa_pool_kick(p);
 	pthread_mutex_unlock(&p->lock);
-	return hit ? take_ready(p, seq, dirfd, name) : take_miss(p, seq, dirfd, name);
+	return ret;
 }
 
 /* Room in the queue reserved under lock, so that the push after the rename
@@ -306,7 +332,7 @@ PA_EXPORT int prealloc_pool_recycle(struct prealloc_pool *p, int dirfd, const ch
 	char to[64];
 	struct stat st;
 	uint32_t seq = 0;
-	int ret = check_caller(p);
+	int ret = pa_pool_check_caller(p);
 
 	if (!ret && (!name || !*name || pool_name(name) ||
 		     (flags & ~(unsigned int)PREALLOC_ZERO_DATA)))
@@ -329,7 +355,7 @@ PA_EXPORT int prealloc_pool_recycle(struct prealloc_pool *p, int dirfd, const ch
 	if (in_pool(p, to)) {
 		p->rq[p->nrq++] = (struct pa_recycled){ .seq = seq,
 							.zero = flags & PREALLOC_ZERO_DATA };
-		kick(p);
+		pa_pool_kick(p);
 	}
 	pthread_mutex_unlock(&p->lock);
 	return ret;
@@ -339,7 +365,7 @@ PA_EXPORT int prealloc_pool_wait_ready(struct prealloc_pool *p, uint32_t count, 
 {
 	struct timespec ts;
 	uint64_t mine;
-	int ret = check_caller(p);
+	int ret = pa_pool_check_caller(p);
 
 	if (!ret && (count > p->cfg.target || timeout_ms < -1))
 		ret = -EINVAL;
@@ -356,7 +382,7 @@ PA_EXPORT int prealloc_pool_wait_ready(struct prealloc_pool *p, uint32_t count, 
 	/* A fresh round: look at free space again, retry after ENOSPC. */
 	mine = ++p->kicks;
 	p->backoff = false;
-	kick(p);
+	pa_pool_kick(p);
 	for (;;) {
 		if (p->ready.n >= count) {
 			ret = 0;
@@ -380,7 +406,7 @@ PA_EXPORT int prealloc_pool_wait_ready(struct prealloc_pool *p, uint32_t count, 
 PA_EXPORT int prealloc_pool_get_stats(struct prealloc_pool *p, struct prealloc_pool_stats *stats)
 {
 	struct prealloc_pool_stats s;
-	int ret = check_caller(p);
+	int ret = pa_pool_check_caller(p);
 
 	if (!ret && (!stats || stats->size < offsetof(struct prealloc_pool_stats, hits)))
 		ret = -EINVAL;

@@ -24,6 +24,8 @@ struct pa_recycled {
 	bool zero;
 };
 
+struct pa_prepared;		/* pool_prepare.c */
+
 struct prealloc_pool {
 	pthread_mutex_t lock;
 	pthread_cond_t wake;		/* the worker sleeps here */
@@ -40,6 +42,7 @@ struct prealloc_pool {
 	struct pa_seqs ready;
 	struct pa_recycled *rq;		/* recycled segments waiting for the worker */
 	uint32_t nrq, rq_cap, rq_reserved;
+	struct pa_prepared *prep;	/* prepared names, oldest first */
 	uint32_t next_seq;
 	uint32_t target;		/* lowered after ENOSPC */
 	bool stop;			/* also read without lock by the progress callback */
@@ -58,6 +61,14 @@ enum pa_pool_pace {
 	PA_POOL_QUIET,		/* the worker with one ready anyway: beside the commits */
 };
 
+/* What pa_pool_hand_out() did. */
+struct pa_hand_out {
+	bool hit;		/* a ready segment went out */
+	bool made;		/* none was ready: one was made (@zeroed bytes) */
+	bool moved;		/* failed after the rename: the segment is under the name */
+	uint64_t zeroed;
+};
+
 /* pool_segment.c: segments on disk. */
 void pa_pool_name(char *buf, size_t len, bool ready, uint32_t seq);
 int pa_pool_make(struct prealloc_pool *p, uint32_t seq, enum pa_pool_pace pace,
@@ -70,14 +81,27 @@ int pa_pool_move_in(struct prealloc_pool *p, int dirfd, const char *from, const 
 int pa_pool_remove(struct prealloc_pool *p, bool ready, uint32_t seq);
 int pa_pool_scan(struct prealloc_pool *p);
 int pa_pool_avail(const struct prealloc_pool *p, uint64_t *ret_avail);
+int pa_pool_same_fs(const struct prealloc_pool *p, int dirfd, const char *name);
 bool pa_pool_out_of_space(int err);
 
-/* pool.c: the ready list. */
+/* pool.c: the ready list, argument checks, handing a segment out. */
 int pa_seqs_add(struct pa_seqs *s, uint32_t seq);
 uint32_t pa_seqs_pop_oldest(struct pa_seqs *s);
+void pa_pool_kick(struct prealloc_pool *p);
+int pa_pool_check_caller(const struct prealloc_pool *p);
+bool pa_pool_bad_name(const char *name);
+int pa_pool_check_name(int dirfd, const char *name);
+int pa_pool_hand_out(struct prealloc_pool *p, int dirfd, const char *name,
+		     enum pa_pool_pace pace, struct pa_hand_out *o);
+
+/* pool_prepare.c: names prepared ahead. */
+bool pa_pool_install_next(struct prealloc_pool *p);
+bool pa_pool_take_prepared(struct prealloc_pool *p, int dirfd, const char *name, int *ret);
+void pa_pool_prep_free(struct prealloc_pool *p);
 
 /* pool_worker.c */
 void *pa_pool_worker(void *arg);
+void pa_pool_failed(struct prealloc_pool *p, int err);
 int pa_pool_adopt(struct prealloc_pool *p, uint32_t seq, uint64_t *counter, uint64_t zeroed);
 
 #endif

@@ -68,6 +68,23 @@ static int sync_other_parent(struct prealloc_pool *p, int dirfd, const char *nam
 	return ret;
 }
 
+/* 0 if the directory that holds @name is on the pool's filesystem, else
+ * -EXDEV or -errno: checked before the worker renames into it. */
+int pa_pool_same_fs(const struct prealloc_pool *p, int dirfd, const char *name)
+{
+	struct stat st;
+	int fd = open_parent(dirfd, name), ret = 0;
+
+	if (fd < 0)
+		return fd;
+	if (fstat(fd, &st) < 0)
+		ret = -errno;
+	else if (st.st_dev != p->dev)
+		ret = -EXDEV;
+	close(fd);
+	return ret;
+}
+
 static int rename_noreplace(int from_dir, const char *from, int to_dir, const char *to)
 {
 	return renameat2(from_dir, from, to_dir, to, RENAME_NOREPLACE) < 0 ? -errno : 0;

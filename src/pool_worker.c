@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The pool's worker thread.  One segment at a time, in this order of
- * priority: recycled segments waiting to be made ready again; giving space
+ * priority: names prepared with prealloc_pool_prepare() (pool_prepare.c);
+ * recycled segments waiting to be made ready again; giving space
  * back while free space is below the floor (oldest ready segment first);
  * growing to the target while free space stays above the floor.  Otherwise it
  * sleeps until there is work, a waiter asks for a fresh look, or a tick
@@ -18,7 +19,7 @@
 /* A failure of the worker: out of space lowers the target to what the pool
  * holds; anything else is kept for the counters.  No retry before the next
  * tick or wait_ready() either way. */
-static void failed(struct prealloc_pool *p, int err)
+void pa_pool_failed(struct prealloc_pool *p, int err)
 {
 	if (err == -ECANCELED && __atomic_load_n(&p->stop, __ATOMIC_RELAXED))
 		return;
@@ -90,7 +91,7 @@ static void grow_one(struct prealloc_pool *p)
 	pthread_mutex_lock(&p->lock);
 	p->st.worker_ns += pa_now_ns() - t0;
 	if (ret)
-		failed(p, ret);
+		pa_pool_failed(p, ret);
 }
 
 static void recycle_one(struct prealloc_pool *p)
@@ -108,7 +109,7 @@ static void recycle_one(struct prealloc_pool *p)
 	pthread_mutex_lock(&p->lock);
 	p->st.worker_ns += pa_now_ns() - t0;
 	if (ret)
-		failed(p, ret);
+		pa_pool_failed(p, ret);
 }
 
 /* Below the floor: the oldest ready segment goes. */
@@ -132,6 +133,8 @@ static bool step(struct prealloc_pool *p)
 	uint64_t avail = UINT64_MAX, seg = p->cfg.segment_size;
 	bool room;
 
+	if (pa_pool_install_next(p))
+		return true;
 	if (p->nrq) {
 		recycle_one(p);
 		return true;

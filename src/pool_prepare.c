@@ -1,0 +1,288 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Names prepared ahead: prealloc_pool_prepare() queues a name, the worker
+ * moves a segment under it before any other work (pa_pool_install_next), and
+ * prealloc_pool_take() of that name then only opens it, so a WAL's segment
+ * switch pays no rename and no directory fsync (PostgreSQL installs its
+ * future segments the same way, InstallXLogFileSegment).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+
+#include "pool.h"
+#include "reopen.h"
+
+enum pa_prep_state {
+	PA_PREP_QUEUED,		/* take removes it and takes in the caller */
+	PA_PREP_INSTALLING,	/* the worker is moving a segment: take waits */
+	PA_PREP_INSTALLED,	/* the segment is under the name: take opens it */
+	PA_PREP_FAILED,		/* take takes in the caller */
+};
+
+struct pa_prepared {
+	struct pa_prepared *next;
+	char *name;
+	dev_t key_dev;		/* the directory @name is relative to; */
+	ino_t key_ino;		/* 0, 0 for an absolute @name */
+	int dirfd;		/* the worker's own; -1 once the install ended */
+	enum pa_prep_state state;
+	int err;		/* FAILED: why */
+	bool moved;		/* FAILED after the rename: the segment is under @name */
+	dev_t dev;		/* INSTALLED: the segment */
+	ino_t ino;
+};
+
+/* Requests match by directory and the exact name string. */
+static int dir_key(int dirfd, const char *name, dev_t *dev, ino_t *ino)
+{
+	struct stat st;
+
+	*dev = 0;
+	*ino = 0;
+	if (name[0] == '/')
+		return 0;
+	if (fstatat(dirfd, "", &st, AT_EMPTY_PATH) < 0)
+		return -errno;
+	*dev = st.st_dev;
+	*ino = st.st_ino;
+	return 0;
+}
+
+/* Under lock. */
+static struct pa_prepared **find(struct prealloc_pool *p, dev_t dev, ino_t ino, const char *name)
+{
+	struct pa_prepared **pp;
+
+	for (pp = &p->prep; *pp; pp = &(*pp)->next)
+		if ((*pp)->key_dev == dev && (*pp)->key_ino == ino && strcmp((*pp)->name, name) == 0)
+			return pp;
+	return NULL;
+}
+
+static void free_req(struct pa_prepared *r)
+{
+	if (!r)
+		return;
+	if (r->dirfd >= 0)
+		close(r->dirfd);
+	free(r->name);
+	free(r);
+}
+
+/* Under lock: off the list and freed. */
+static void drop(struct pa_prepared **pp)
+{
+	struct pa_prepared *r = *pp;
+
+	*pp = r->next;
+	free_req(r);
+}
+
+void pa_pool_prep_free(struct prealloc_pool *p)
+{
+	while (p->prep)
+		drop(&p->prep);
+}
+
+/* The worker's own descriptor of @dirfd's directory: the caller may close
+ * its own (and move to another working directory) once prepare returns. */
+static int own_dir(int dirfd)
+{
+	int fd, own;
+
+	if (dirfd != AT_FDCWD)
+		return pa_dup(dirfd);
+	fd = open(".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	own = pa_dup(fd);
+	close(fd);
+	return own;
+}
+
+static int new_req(struct prealloc_pool *p, int dirfd, const char *name,
+		   struct pa_prepared **ret_req)
+{
+	struct pa_prepared *r = calloc(1, sizeof(*r));
+	int ret;
+
+	if (!r)
+		return -ENOMEM;
+	r->dirfd = -1;
+	r->name = strdup(name);
+	ret = r->name ? dir_key(dirfd, name, &r->key_dev, &r->key_ino) : -ENOMEM;
+	if (!ret)
+		ret = pa_pool_same_fs(p, dirfd, name);
+	if (!ret && (r->dirfd = own_dir(dirfd)) < 0)
+		ret = r->dirfd;
+	if (ret) {
+		free_req(r);
+		return ret;
+	}
+	*ret_req = r;
+	return 0;
+}
+
+/* Under lock: -EEXIST if @q's name is queued, being installed, or installed
+ * and still there; a stale request for it is dropped. */
+static int check_dup(struct prealloc_pool *p, const struct pa_prepared *q, int dirfd)
+{
+	struct pa_prepared **pp = find(p, q->key_dev, q->key_ino, q->name);
+	struct stat st;
+
+	if (!pp)
+		return 0;
+	if ((*pp)->state == PA_PREP_QUEUED || (*pp)->state == PA_PREP_INSTALLING)
+		return -EEXIST;
+	if ((*pp)->state == PA_PREP_INSTALLED &&
+	    fstatat(dirfd, q->name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+	    st.st_dev == (*pp)->dev && st.st_ino == (*pp)->ino)
+		return -EEXIST;
+	drop(pp);
+	return 0;
+}
+
+PA_EXPORT int prealloc_pool_prepare(struct prealloc_pool *p, int dirfd, const char *name,
+				    unsigned int flags)
+{
+	struct pa_prepared *r, **tail;
+	int ret = pa_pool_check_caller(p);
+
+	if (!ret && flags)
+		ret = -EINVAL;
+	if (!ret)
+		ret = pa_pool_check_name(dirfd, name);
+	if (!ret)
+		ret = new_req(p, dirfd, name, &r);
+	if (ret)
+		return ret;
+	pthread_mutex_lock(&p->lock);
+	ret = check_dup(p, r, dirfd);
+	if (!ret) {
+		for (tail = &p->prep; *tail; tail = &(*tail)->next)
+			;
+		*tail = r;
+		pa_pool_kick(p);
+	}
+	pthread_mutex_unlock(&p->lock);
+	if (ret)
+		free_req(r);
+	return ret;
+}
+
+/* Worker: move a segment under @r's name.  Called without the lock, returns
+ * with it held. */
+static void install(struct prealloc_pool *p, struct pa_prepared *r)
+{
+	struct pa_hand_out o = { 0 };
+	uint64_t t0 = pa_now_ns();
+	struct stat st;
+	int fd = pa_pool_hand_out(p, r->dirfd, r->name, PA_POOL_URGENT, &o);
+
+	if (fd >= 0) {
+		/* Cannot fail on an open descriptor; if it did, take would
+		 * find another inode and say -ESTALE. */
+		if (fstat(fd, &st) == 0) {
+			r->dev = st.st_dev;
+			r->ino = st.st_ino;
+		}
+		close(fd);
+	}
+	close(r->dirfd);
+	r->dirfd = -1;
+	pthread_mutex_lock(&p->lock);
+	p->st.worker_ns += pa_now_ns() - t0;
+	if (o.made) {
+		p->st.created++;
+		p->st.bytes_zeroed += o.zeroed;
+	}
+	if (fd >= 0) {
+		r->state = PA_PREP_INSTALLED;
+		p->st.prepared++;
+	} else {
+		r->state = PA_PREP_FAILED;
+		r->err = fd;
+		r->moved = o.moved;
+		pa_pool_failed(p, fd);
+	}
+	pthread_cond_broadcast(&p->changed);
+}
+
+/* Worker, called and returning with the lock held: install the oldest queued
+ * name; false if none is queued. */
+bool pa_pool_install_next(struct prealloc_pool *p)
+{
+	struct pa_prepared *r;
+
+	for (r = p->prep; r && r->state != PA_PREP_QUEUED; r = r->next)
+		;
+	if (!r)
+		return false;
+	/* Nobody frees an INSTALLING request: take waits, close joins first. */
+	r->state = PA_PREP_INSTALLING;
+	pthread_mutex_unlock(&p->lock);
+	install(p, r);
+	return true;
+}
+
+/* The installed segment under @name, opened through the caller's @dirfd and
+ * checked to be the inode the worker put there. */
+static int open_installed(struct prealloc_pool *p, const struct pa_prepared *r, int dirfd,
+			  const char *name, bool *ret_gone)
+{
+	struct stat st;
+	int fd = openat(dirfd, name, O_RDWR | O_CLOEXEC);
+
+	*ret_gone = fd < 0 && errno == ENOENT;
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) < 0 || st.st_dev != r->dev || st.st_ino != r->ino) {
+		close(fd);
+		return -ESTALE;
+	}
+	pthread_mutex_lock(&p->lock);
+	p->st.hits++;
+	pthread_mutex_unlock(&p->lock);
+	return fd;
+}
+
+/*
+ * prealloc_pool_take() of a prepared name: true with *@ret set (a descriptor
+ * or -errno) when the install served it; false when the caller takes as
+ * usual (not prepared, still queued, the install failed, or the installed
+ * name was removed since).
+ */
+bool pa_pool_take_prepared(struct prealloc_pool *p, int dirfd, const char *name, int *ret)
+{
+	struct pa_prepared **pp, *r = NULL;
+	bool any, gone, served = false;
+	dev_t dev;
+	ino_t ino;
+
+	pthread_mutex_lock(&p->lock);
+	any = p->prep != NULL;
+	pthread_mutex_unlock(&p->lock);
+	if (!any || dir_key(dirfd, name, &dev, &ino) < 0)
+		return false;
+	pthread_mutex_lock(&p->lock);
+	while ((pp = find(p, dev, ino, name)) && (*pp)->state == PA_PREP_INSTALLING)
+		pthread_cond_wait(&p->changed, &p->lock);
+	if (pp) {
+		r = *pp;
+		*pp = r->next;
+	}
+	pthread_mutex_unlock(&p->lock);
+	if (r && r->state == PA_PREP_INSTALLED) {
+		*ret = open_installed(p, r, dirfd, name, &gone);
+		served = !gone;
+	} else if (r && r->state == PA_PREP_FAILED && r->moved) {
+		*ret = r->err;	/* under @name, maybe not durable: as take says */
+		served = true;
+	}
+	free_req(r);
+	return served;
+}
