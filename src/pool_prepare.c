@@ -277,8 +277,11 @@ bool pa_pool_take_prepared(struct prealloc_pool *p, int dirfd, const char *name,
 	}
 	pthread_mutex_unlock(&p->lock);
 	if (r && r->state == PA_PREP_INSTALLED) {
-		*ret = open_installed(p, r, dirfd, name, &gone);
+		int fd = open_installed(p, r, dirfd, name, &gone);
+
 		served = !gone;
+		if (served)
+			*ret = fd;
 	} else if (r && r->state == PA_PREP_FAILED && r->moved) {
 		*ret = r->err;	/* under @name, maybe not durable: as take says */
 		served = true;

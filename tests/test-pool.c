@@ -2,7 +2,9 @@
 /*
  * The ready-segment pool on ext4 and xfs (root; skip otherwise): every
  * segment take hands out is complete (size, FIEMAP fully written, zeros),
- * hits and misses, names and directories, concurrent takes, recycling with
+ * hits and misses, names and directories, concurrent takes, names prepared
+ * ahead (prealloc_pool_prepare: installed by the worker, taken while being
+ * installed, closed before taken, several threads), recycling with
  * and without zeroing, a SIGKILLed worker mid-segment, the free-space floor
  * and ENOSPC in the worker.  Nothing waits on time: prealloc_pool_wait_ready()
  * and inotify are the synchronisation.
@@ -370,6 +372,438 @@ static void concurrent_takes(void **state)
 	assert_true(s.hits >= 8);
 	prealloc_pool_close(p);
 	close(dfd);
+}
+
+/* --- names prepared ahead ----------------------------------------------- */
+
+/* Wait (inotify, no timing) until something is renamed to @name in the
+ * watched directory: the worker's install of a prepared name. */
+static void wait_moved_to(int in, const char *name)
+{
+	char buf[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
+
+	for (;;) {
+		ssize_t n = read(in, buf, sizeof(buf));
+
+		assert_true(n > 0);
+		for (char *q = buf; q < buf + n;) {
+			struct inotify_event *ev = (struct inotify_event *)q;
+
+			if (ev->len && (ev->mask & IN_MOVED_TO) && strcmp(ev->name, name) == 0)
+				return;
+			q += sizeof(*ev) + ev->len;
+		}
+	}
+}
+
+static int watch_moves(const char *dir)
+{
+	int in = inotify_init1(IN_CLOEXEC);
+
+	assert_true(in >= 0);
+	assert_true(inotify_add_watch(in, dir, IN_MOVED_TO) >= 0);
+	return in;
+}
+
+static ino_t inode_of(int dfd, const char *name)
+{
+	struct stat st;
+
+	assert_int_equal(fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW), 0);
+	return st.st_ino;
+}
+
+/* The segment @fd is the one under @name, and complete. */
+static void check_taken(int fd, int dfd, const char *name, uint64_t seg)
+{
+	struct stat st;
+
+	check_segment(fd, seg, true);
+	assert_int_equal(fstat(fd, &st), 0);
+	assert_int_equal(st.st_nlink, 1);
+	assert_int_equal(st.st_ino, inode_of(dfd, name));
+}
+
+static void prepare_bad_arguments(void **state)
+{
+	struct tfs tmp = { .loop_fd = -1 };
+	struct prealloc_pool *p;
+	char dir[128];
+	int dfd, ofd;
+
+	(void)state;
+	p = open_pool(new_dir(dir, sizeof(dir)), SEG, 0, 1);
+	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	assert_int_equal(prealloc_pool_prepare(NULL, dfd, "x", 0), -EINVAL);
+	assert_int_equal(prealloc_pool_prepare(p, dfd, "x", 1), -EINVAL);
+	assert_int_equal(prealloc_pool_prepare(p, dfd, "x", 1u << 31), -EINVAL);
+	assert_int_equal(prealloc_pool_prepare(p, dfd, "", 0), -EINVAL);
+	assert_int_equal(prealloc_pool_prepare(p, dfd, NULL, 0), -EINVAL);
+	assert_int_equal(prealloc_pool_prepare(p, dfd, ".prealloc-ready-000001", 0), -EINVAL);
+	assert_int_equal(prealloc_pool_prepare(p, AT_FDCWD, "/x/.prealloc-tmp-1", 0), -EINVAL);
+	assert_int_equal(prealloc_pool_prepare(p, -1, "x", 0), -EBADF);
+	assert_int_equal(prealloc_pool_prepare(p, dfd, "missing-dir/x", 0), -ENOENT);
+	/* Another filesystem: refused at once, not left to the worker. */
+	if (tfs_create(&tmp, "tmpfs", 16, NULL) == 0) {
+		ofd = open(tmp.dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		assert_int_equal(prealloc_pool_prepare(p, ofd, "x", 0), -EXDEV);
+		close(ofd);
+		tfs_destroy(&tmp);
+	}
+	prealloc_pool_close(p);
+	/* Nothing was queued: nothing installed, nothing made. */
+	assert_int_equal(list(dir, "", NULL, 0), 2);	/* "." and ".." */
+	close(dfd);
+	assert_int_equal(tfs_rmtree(dir), 0);	/* space for the tests after */
+}
+
+static void prepare_then_take(void **state)
+{
+	struct prealloc_pool_stats s;
+	struct prealloc_pool *p;
+	char dir[128], sub[160];
+	int dfd, dfd2, in, fd;
+	ino_t ino;
+
+	(void)state;
+	p = open_pool(new_dir(dir, sizeof(dir)), SEG, 2, 1);
+	assert_int_equal(prealloc_pool_wait_ready(p, 2, -1), 0);
+	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	in = watch_moves(dir);
+	assert_int_equal(prealloc_pool_prepare(p, dfd, "wal-1", 0), 0);
+	/* Queued, being installed or installed: a second prepare is refused. */
+	assert_int_equal(prealloc_pool_prepare(p, dfd, "wal-1", 0), -EEXIST);
+	wait_moved_to(in, "wal-1");
+	ino = inode_of(dfd, "wal-1");
+	/* Installed and not taken: still refused, and take is not fooled by
+	 * the name existing. */
+	assert_int_equal(prealloc_pool_prepare(p, dfd, "wal-1", 0), -EEXIST);
+	fd = prealloc_pool_take(p, dfd, "wal-1", 0);
+	check_taken(fd, dfd, "wal-1", SEG);
+	assert_int_equal(inode_of(dfd, "wal-1"), ino);	/* the installed one, not moved again */
+	close(fd);
+	s = stats(p);
+	assert_int_equal(s.prepared, 1);
+	assert_int_equal(s.hits, 1);
+	assert_int_equal(s.misses, 0);
+	/* Taken: the name is the caller's; both calls now see it exists. */
+	assert_int_equal(prealloc_pool_prepare(p, dfd, "wal-1", 0), -EEXIST);
+	assert_int_equal(prealloc_pool_take(p, dfd, "wal-1", 0), -EEXIST);
+
+	/* A name in a subdirectory, taken through another descriptor of the
+	 * directory it was prepared relative to. */
+	assert_int_equal(mkdirat(dfd, "sub", 0755), 0);
+	snprintf(sub, sizeof(sub), "%s/sub", dir);
+	assert_true(inotify_add_watch(in, sub, IN_MOVED_TO) >= 0);
+	assert_int_equal(prealloc_pool_prepare(p, dfd, "sub/wal-2", 0), 0);
+	wait_moved_to(in, "wal-2");
+	dfd2 = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	fd = prealloc_pool_take(p, dfd2, "sub/wal-2", 0);
+	check_taken(fd, dfd, "sub/wal-2", SEG);
+	close(fd);
+	s = stats(p);
+	assert_int_equal(s.prepared, 2);
+	assert_int_equal(s.hits, 2);
+	assert_int_equal(s.misses, 0);
+	close(in);
+	prealloc_pool_close(p);
+	close(dfd2);
+	close(dfd);
+	assert_int_equal(tfs_rmtree(dir), 0);
+}
+
+/* The caller's directory descriptor is closed at once; the worker still
+ * installs, and take through another descriptor of it is served. */
+static void prepare_dirfd_closed(void **state)
+{
+	struct prealloc_pool *p;
+	char dir[128];
+	int dfd, dfd2, in, fd;
+
+	(void)state;
+	p = open_pool(new_dir(dir, sizeof(dir)), SEG, 1, 1);
+	assert_int_equal(prealloc_pool_wait_ready(p, 1, -1), 0);
+	in = watch_moves(dir);
+	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	assert_int_equal(prealloc_pool_prepare(p, dfd, "wal-c", 0), 0);
+	close(dfd);
+	wait_moved_to(in, "wal-c");
+	close(in);
+	dfd2 = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	fd = prealloc_pool_take(p, dfd2, "wal-c", 0);
+	check_taken(fd, dfd2, "wal-c", SEG);
+	close(fd);
+	assert_int_equal(stats(p).prepared, 1);
+	assert_int_equal(stats(p).hits, 1);
+	assert_int_equal(stats(p).misses, 0);
+	prealloc_pool_close(p);
+	close(dfd2);
+	assert_int_equal(tfs_rmtree(dir), 0);
+}
+
+/* None ready (a target 0 pool): the worker makes one for the install. */
+static void prepare_none_ready(void **state)
+{
+	struct prealloc_pool_stats s;
+	struct prealloc_pool *p;
+	char dir[128];
+	int dfd, in, fd;
+
+	(void)state;
+	p = open_pool(new_dir(dir, sizeof(dir)), SEG, 0, 1);
+	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	in = watch_moves(dir);
+	assert_int_equal(prealloc_pool_prepare(p, dfd, "wal-0", 0), 0);
+	wait_moved_to(in, "wal-0");
+	fd = prealloc_pool_take(p, dfd, "wal-0", 0);
+	check_taken(fd, dfd, "wal-0", SEG);
+	close(fd);
+	s = stats(p);
+	assert_int_equal(s.prepared, 1);
+	assert_int_equal(s.created, 1);
+	assert_int_equal(s.hits, 1);
+	assert_int_equal(s.misses, 0);
+	assert_int_equal(s.ready, 0);
+	assert_int_equal(list(dir, ".prealloc-", NULL, 0), 0);
+	prealloc_pool_close(p);
+
+	/* A pool that has none yet (just opened, growing): same outcome. */
+	p = open_pool(dir, SEG, 2, 1);
+	assert_int_equal(prealloc_pool_prepare(p, dfd, "wal-1", 0), 0);
+	wait_moved_to(in, "wal-1");
+	fd = prealloc_pool_take(p, dfd, "wal-1", 0);
+	check_taken(fd, dfd, "wal-1", SEG);
+	close(fd);
+	assert_int_equal(stats(p).prepared, 1);
+	assert_int_equal(stats(p).misses, 0);
+	close(in);
+	prealloc_pool_close(p);
+	close(dfd);
+	assert_int_equal(tfs_rmtree(dir), 0);
+}
+
+struct prep_taker {
+	struct prealloc_pool *p;
+	int dfd;
+	const char *name;
+	pthread_barrier_t *go;
+	int fd;
+};
+
+static void *take_after_barrier(void *arg)
+{
+	struct prep_taker *t = arg;
+
+	pthread_barrier_wait(t->go);
+	t->fd = prealloc_pool_take(t->p, t->dfd, t->name, 0);
+	return NULL;
+}
+
+/* Another thread takes the name right after prepare, while the worker may
+ * still be making and installing the segment: whatever the interleaving,
+ * one segment under the name, the one handed out. */
+static void take_while_installing(void **state)
+{
+	const uint64_t seg = 32 * MiB;
+	struct prealloc_pool_stats s;
+	struct prealloc_pool *p;
+	pthread_barrier_t go;
+	char dir[128], name[32];
+	int dfd;
+
+	(void)state;
+	p = open_pool(new_dir(dir, sizeof(dir)), seg, 0, 1);
+	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	for (unsigned int i = 0; i < 6; i++) {
+		struct prep_taker t = { .p = p, .dfd = dfd, .name = name, .go = &go };
+		pthread_t th;
+
+		snprintf(name, sizeof(name), "wal-%u", i);
+		pthread_barrier_init(&go, NULL, 2);
+		assert_int_equal(pthread_create(&th, NULL, take_after_barrier, &t), 0);
+		assert_int_equal(prealloc_pool_prepare(p, dfd, name, 0), 0);
+		pthread_barrier_wait(&go);
+		pthread_join(th, NULL);
+		pthread_barrier_destroy(&go);
+		check_taken(t.fd, dfd, name, seg);
+		close(t.fd);
+		/* Nothing else made: no segment left over in the pool. */
+		assert_int_equal(list(dir, ".prealloc-", NULL, 0), 0);
+	}
+	s = stats(p);
+	assert_int_equal(s.hits + s.misses, 6);
+	/* A hit here is an install (none is ever ready), a miss a withdrawn
+	 * request taken in the caller. */
+	assert_int_equal(s.prepared, s.hits);
+	assert_int_equal(s.created, s.prepared);
+	prealloc_pool_close(p);
+	close(dfd);
+	assert_int_equal(tfs_rmtree(dir), 0);
+}
+
+/* An installed name removed or replaced by the caller before the take. */
+static void prepared_name_changed(void **state)
+{
+	struct prealloc_pool *p;
+	char dir[128];
+	int dfd, in, fd;
+
+	(void)state;
+	p = open_pool(new_dir(dir, sizeof(dir)), SEG, 1, 1);
+	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	in = watch_moves(dir);
+	assert_int_equal(prealloc_pool_prepare(p, dfd, "gone", 0), 0);
+	assert_int_equal(prealloc_pool_prepare(p, dfd, "replaced", 0), 0);
+	wait_moved_to(in, "gone");
+	wait_moved_to(in, "replaced");
+	close(in);
+	/* Removed: take makes it anew (a plain take). */
+	assert_int_equal(unlinkat(dfd, "gone", 0), 0);
+	fd = prealloc_pool_take(p, dfd, "gone", 0);
+	check_taken(fd, dfd, "gone", SEG);
+	close(fd);
+	/* Replaced by another file: refused, and that file left alone.  (Made
+	 * before the segment goes: a freed inode number may be reused at once,
+	 * and the pool knows the segment by device and inode number.) */
+	fd = openat(dfd, "other", O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	assert_true(fd >= 0);
+	close(fd);
+	assert_int_equal(renameat(dfd, "other", dfd, "replaced"), 0);
+	assert_int_equal(prealloc_pool_take(p, dfd, "replaced", 0), -ESTALE);
+	fd = openat(dfd, "replaced", O_RDONLY | O_CLOEXEC);
+	assert_true(fd >= 0);
+	assert_int_equal(lseek(fd, 0, SEEK_END), 0);
+	close(fd);
+	assert_int_equal(stats(p).prepared, 2);
+	/* Forgotten after that take: the name can be prepared again. */
+	assert_int_equal(unlinkat(dfd, "replaced", 0), 0);
+	assert_int_equal(prealloc_pool_prepare(p, dfd, "replaced", 0), 0);
+	fd = prealloc_pool_take(p, dfd, "replaced", 0);
+	check_taken(fd, dfd, "replaced", SEG);
+	close(fd);
+	prealloc_pool_close(p);
+	close(dfd);
+	assert_int_equal(tfs_rmtree(dir), 0);
+}
+
+/* Close leaves an installed, untaken name as a complete segment; a request
+ * still queued is dropped (or its install abandoned): never half a segment
+ * under a name. */
+static void close_with_prepared(void **state)
+{
+	const uint64_t big = 64 * MiB;
+	struct prealloc_pool *p;
+	char dir[128];
+	int dfd, in, fd;
+
+	(void)state;
+	p = open_pool(new_dir(dir, sizeof(dir)), SEG, 1, 1);
+	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	in = watch_moves(dir);
+	assert_int_equal(prealloc_pool_prepare(p, dfd, "kept", 0), 0);
+	wait_moved_to(in, "kept");
+	close(in);
+	prealloc_pool_close(p);
+	fd = openat(dfd, "kept", O_RDONLY | O_CLOEXEC);
+	check_segment(fd, SEG, true);
+	close(fd);
+
+	/* Closed right after prepare, the worker making a big segment. */
+	p = open_pool(dir, big, 0, 1);
+	assert_int_equal(prealloc_pool_prepare(p, dfd, "maybe", 0), 0);
+	prealloc_pool_close(p);
+	fd = openat(dfd, "maybe", O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		check_segment(fd, big, true);
+		close(fd);
+	} else {
+		assert_int_equal(errno, ENOENT);
+	}
+	/* The next open finds only complete segments, and leaves the
+	 * installed names alone. */
+	p = open_pool(dir, SEG, 0, 1);
+	assert_int_equal(list(dir, TMP_PREFIX, NULL, 0), 0);
+	assert_int_equal(faccessat(dfd, "kept", F_OK, 0), 0);
+	prealloc_pool_close(p);
+	close(dfd);
+	assert_int_equal(tfs_rmtree(dir), 0);
+}
+
+#define PTHREADS 4
+#define PTAKES 4
+
+struct prep_worker {
+	struct prealloc_pool *p;
+	int dfd;
+	unsigned int id;
+	pthread_barrier_t *go;
+	int fd[PTAKES];
+	int prep[PTAKES];
+};
+
+/* A WAL per thread: prepare the next segment, then take the current one. */
+static void *prepare_and_take(void *arg)
+{
+	struct prep_worker *t = arg;
+	char name[32];
+
+	pthread_barrier_wait(t->go);
+	snprintf(name, sizeof(name), "p%u-0", t->id);
+	t->prep[0] = prealloc_pool_prepare(t->p, t->dfd, name, 0);
+	for (int i = 0; i < PTAKES; i++) {
+		if (i + 1 < PTAKES) {
+			snprintf(name, sizeof(name), "p%u-%d", t->id, i + 1);
+			t->prep[i + 1] = prealloc_pool_prepare(t->p, t->dfd, name, 0);
+		}
+		snprintf(name, sizeof(name), "p%u-%d", t->id, i);
+		t->fd[i] = prealloc_pool_take(t->p, t->dfd, name, 0);
+	}
+	return NULL;
+}
+
+static void concurrent_prepares(void **state)
+{
+	struct prep_worker t[PTHREADS];
+	pthread_t th[PTHREADS];
+	ino_t ino[PTHREADS * PTAKES];
+	struct prealloc_pool_stats s;
+	struct prealloc_pool *p;
+	pthread_barrier_t go;
+	char dir[128], name[32];
+	int dfd;
+
+	(void)state;
+	p = open_pool_flags(new_dir(dir, sizeof(dir)), SEG, 4, 1, PREALLOC_POOL_FULL_SPEED);
+	assert_int_equal(prealloc_pool_wait_ready(p, 4, -1), 0);
+	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	pthread_barrier_init(&go, NULL, PTHREADS);
+	for (unsigned int i = 0; i < PTHREADS; i++) {
+		t[i] = (struct prep_worker){ .p = p, .dfd = dfd, .id = i, .go = &go };
+		assert_int_equal(pthread_create(&th[i], NULL, prepare_and_take, &t[i]), 0);
+	}
+	for (unsigned int i = 0; i < PTHREADS; i++)
+		pthread_join(th[i], NULL);
+	pthread_barrier_destroy(&go);
+	for (unsigned int i = 0; i < PTHREADS; i++)
+		for (int k = 0; k < PTAKES; k++) {
+			unsigned int n = i * PTAKES + (unsigned int)k;
+
+			assert_int_equal(t[i].prep[k], 0);
+			snprintf(name, sizeof(name), "p%u-%d", i, k);
+			check_taken(t[i].fd[k], dfd, name, SEG);
+			ino[n] = inode_of(dfd, name);
+			for (unsigned int j = 0; j < n; j++)
+				assert_true(ino[j] != ino[n]);	/* distinct segments */
+			close(t[i].fd[k]);
+		}
+	s = stats(p);
+	assert_int_equal(s.hits + s.misses, PTHREADS * PTAKES);
+	assert_true(s.prepared <= s.hits);
+	prealloc_pool_close(p);
+	/* Every prepared name was taken: nothing installed is left over. */
+	assert_int_equal(list(dir, "p", NULL, 0), PTHREADS * PTAKES);
+	close(dfd);
+	assert_int_equal(tfs_rmtree(dir), 0);
 }
 
 /* --- recycling ----------------------------------------------------------- */
@@ -785,6 +1219,7 @@ static void forked_child(void **state)
 		struct prealloc_pool_stats s = { .size = sizeof(s) };
 		bool ok = prealloc_pool_take(p, AT_FDCWD, "/nonexistent/x", 0) == -ECHILD &&
 			  prealloc_pool_get_stats(p, &s) == -ECHILD &&
+			  prealloc_pool_prepare(p, AT_FDCWD, "/nonexistent/x", 0) == -ECHILD &&
 			  prealloc_pool_wait_ready(p, 1, -1) == -ECHILD;
 
 		prealloc_pool_close(p);	/* frees the child's copy only */
@@ -851,6 +1286,14 @@ int main(void)
 		cmocka_unit_test(take_hits_and_names),
 		cmocka_unit_test(take_miss),
 		cmocka_unit_test(concurrent_takes),
+		cmocka_unit_test(prepare_bad_arguments),
+		cmocka_unit_test(prepare_then_take),
+		cmocka_unit_test(prepare_dirfd_closed),
+		cmocka_unit_test(prepare_none_ready),
+		cmocka_unit_test(take_while_installing),
+		cmocka_unit_test(prepared_name_changed),
+		cmocka_unit_test(close_with_prepared),
+		cmocka_unit_test(concurrent_prepares),
 		cmocka_unit_test(recycle_zeroed),
 		cmocka_unit_test(recycle_kept),
 		cmocka_unit_test(recycle_cut_and_grown),
