@@ -2,8 +2,11 @@
 /*
  * A minimal write-ahead log on a ready-segment pool.  Commits append 8 KiB
  * records and fdatasync(); every 16 MiB the log switches to a new segment,
- * which the pool has ready (allocated, written, durable), so the switch is a
- * rename, and every commit is a pure overwrite with no metadata to journal.
+ * which the pool has ready (allocated, written, durable), and every commit is
+ * a pure overwrite with no metadata to journal.  Three quarters into a
+ * segment the log asks the pool to prepare the next one: the pool's thread
+ * renames a segment under the next name ahead, so the switch itself only
+ * opens it (without that, the switch pays a rename and a directory fsync).
  * Segments two behind the current one are recycled (not zeroed: each record
  * carries its LSN, so the reader stops at the first stale one, as PostgreSQL
  * does).
@@ -45,7 +48,8 @@ static void segment_name(char *buf, size_t len, uint64_t segno)
 }
 
 /* Continue after the newest segment an earlier run left (a real log would
- * replay it first). */
+ * replay it first; the newest may be one prepared ahead and never written:
+ * all zero, no record). */
 static uint64_t last_segment(const char *dir)
 {
 	uint64_t last = 0, n;
@@ -90,6 +94,7 @@ static int next_segment(struct wal *w)
 static int commit(struct wal *w, const struct record *r)
 {
 	uint64_t off = w->lsn % SEGMENT_SIZE;
+	char name[32];
 	ssize_t n;
 
 	if (off == 0) {
@@ -97,6 +102,12 @@ static int commit(struct wal *w, const struct record *r)
 
 		if (ret < 0)
 			return ret;
+	}
+	/* Prepare the next segment early.  Failing is harmless: the switch's
+	 * take then renames one itself. */
+	if (off == SEGMENT_SIZE / 4 * 3) {
+		segment_name(name, sizeof(name), w->segno + 1);
+		(void)prealloc_pool_prepare(w->pool, w->dirfd, name, 0);
 	}
 	n = pwrite(w->fd, r, sizeof(*r), (off_t)off);
 	if (n != (ssize_t)sizeof(*r))
@@ -141,9 +152,10 @@ int main(int argc, char **argv)
 		ret = commit(&w, &r);
 	}
 	if (w.pool && prealloc_pool_get_stats(w.pool, &st) == 0)
-		printf("%" PRIu64 " commits, %" PRIu64 " segments: %" PRIu64 " ready when needed, %"
-		       PRIu64 " made while commits waited, %" PRIu64 " recycled\n",
-		       w.lsn / RECORD_SIZE, w.lsn / SEGMENT_SIZE, st.hits, st.misses, st.recycled);
+		printf("%" PRIu64 " commits, %" PRIu64 " segments: %" PRIu64 " ready when needed (%"
+		       PRIu64 " prepared ahead), %" PRIu64 " made while commits waited, %" PRIu64
+		       " recycled\n", w.lsn / RECORD_SIZE, w.lsn / SEGMENT_SIZE, st.hits,
+		       st.prepared, st.misses, st.recycled);
 	if (w.fd >= 0)
 		close(w.fd);
 	prealloc_pool_close(w.pool);

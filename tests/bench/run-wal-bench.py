@@ -26,7 +26,7 @@ _spec = importlib.util.spec_from_file_location('run_bench', os.path.join(HERE, '
 rb = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(rb)
 
-MODES = ['pool', 'pool-ahead', 'pool-full-speed', 'dd', 'pg-zeros', 'fallocate', 'keep-size', 'append']
+MODES = ['pool', 'pool-prepare', 'pool-full-speed', 'dd', 'pg-zeros', 'fallocate', 'keep-size', 'append']
 
 
 def pct(v, p):

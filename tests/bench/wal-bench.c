@@ -13,9 +13,10 @@
  *              the worker paces itself (PREALLOC_BACKGROUND)
  *   pool-full-speed  the same with PREALLOC_POOL_FULL_SPEED: one burst per
  *              segment
- *   pool-ahead the same, but a helper thread takes the next segment when the
- *              current one is three quarters full: the switch is only a
- *              change of descriptor (what a database can do with the pool)
+ *   pool-prepare  the same, but when the current segment is three quarters
+ *              full the log calls prealloc_pool_prepare() for the next one:
+ *              the pool's worker installs it under its name, and the switch's
+ *              prealloc_pool_take() only opens it (no rename, no fsync)
  *   pg-zeros   created under a temporary name, zero-filled like PostgreSQL's
  *              pg_pwrite_zeros (32 x 8 KiB iovecs per pwritev), fsync, rename,
  *              directory fsync: all in the committing thread
@@ -38,7 +39,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <pthread.h>
 #include <time.h>
 #include <unistd.h>
 #include <sys/stat.h>
@@ -46,23 +46,13 @@
 
 #include "prealloc.h"
 
-/* pool-ahead: a helper thread takes the next segment early. */
-struct ahead {
-	pthread_t thread;
-	pthread_mutex_t lock;
-	pthread_cond_t cond;
-	unsigned int want, have;	/* segment asked for, segment taken */
-	int fd;
-	bool stop;
-};
-
 struct bench {
 	const char *mode;
 	int dirfd;
 	uint64_t seg, rec;
 	unsigned int segments, window;
 	struct prealloc_pool *pool;
-	struct ahead *ahead;
+	bool prepare;		/* pool-prepare */
 	void *zeros;
 };
 
@@ -118,55 +108,6 @@ static int dd_zeros(struct bench *b, const char *name)
 	return 0;
 }
 
-static void *ahead_thread(void *arg)
-{
-	struct bench *b = arg;
-	struct ahead *a = b->ahead;
-	char name[32];
-
-	pthread_mutex_lock(&a->lock);
-	while (!a->stop) {
-		if (a->want == a->have) {
-			pthread_cond_wait(&a->cond, &a->lock);
-			continue;
-		}
-		pthread_mutex_unlock(&a->lock);
-		name_of(name, sizeof(name), a->want);
-		int fd = prealloc_pool_take(b->pool, b->dirfd, name, 0);
-		pthread_mutex_lock(&a->lock);
-		a->fd = fd;
-		a->have = a->want;
-		pthread_cond_broadcast(&a->cond);
-	}
-	pthread_mutex_unlock(&a->lock);
-	return NULL;
-}
-
-static void ahead_ask(struct bench *b, unsigned int segno)
-{
-	pthread_mutex_lock(&b->ahead->lock);
-	b->ahead->want = segno;
-	pthread_cond_broadcast(&b->ahead->cond);
-	pthread_mutex_unlock(&b->ahead->lock);
-}
-
-static int ahead_get(struct bench *b, unsigned int segno)
-{
-	struct ahead *a = b->ahead;
-	int fd;
-
-	pthread_mutex_lock(&a->lock);
-	if (a->want != segno) {
-		a->want = segno;
-		pthread_cond_broadcast(&a->cond);
-	}
-	while (a->have != segno)
-		pthread_cond_wait(&a->cond, &a->lock);
-	fd = a->fd;
-	pthread_mutex_unlock(&a->lock);
-	return fd;
-}
-
 /* The next segment, open for writing at offset 0; in the committing thread. */
 static int next_segment(struct bench *b, unsigned int segno)
 {
@@ -174,8 +115,6 @@ static int next_segment(struct bench *b, unsigned int segno)
 	int fd, ret = 0;
 
 	name_of(name, sizeof(name), segno);
-	if (b->ahead && segno)
-		return ahead_get(b, segno);
 	if (b->pool)
 		return prealloc_pool_take(b->pool, b->dirfd, name, 0);
 	if (strcmp(b->mode, "dd") == 0) {
@@ -272,9 +211,13 @@ static int run(struct bench *b, FILE *raw)
 		}
 		if (raw)
 			fprintf(raw, "%" PRIu64 " %d\n", dt, window);
-		/* Three quarters into a segment, ask for the next one. */
-		if (b->ahead && k == per * 3 / 4 && i / per + 1 < b->segments)
-			ahead_ask(b, (unsigned int)(i / per + 1));
+		/* Three quarters into a segment, prepare the next one (off the
+		 * clock like the deletes; a failure only means the switch's
+		 * take does the work). */
+		if (b->prepare && k == per * 3 / 4 && i / per + 1 < b->segments) {
+			name_of(name, sizeof(name), (unsigned int)(i / per + 1));
+			(void)prealloc_pool_prepare(b->pool, b->dirfd, name, 0);
+		}
 		/* Deleting old segments is not the commit's business: off the clock. */
 		if (k == 0 && i / per >= 2) {
 			uint64_t t1 = now_ns();
@@ -300,8 +243,9 @@ static int run(struct bench *b, FILE *raw)
 
 		prealloc_pool_get_stats(b->pool, &s);
 		printf(",\"pool\":{\"hits\":%" PRIu64 ",\"misses\":%" PRIu64 ",\"created\":%" PRIu64
-		       ",\"foreground_wait_ms\":%.1f,\"worker_ms_per_segment\":%.1f}", s.hits,
-		       s.misses, s.created, (double)s.foreground_wait_ns / 1e6,
+		       ",\"prepared\":%" PRIu64 ",\"foreground_wait_ms\":%.1f,"
+		       "\"worker_ms_per_segment\":%.1f}", s.hits, s.misses, s.created, s.prepared,
+		       (double)s.foreground_wait_ns / 1e6,
 		       s.created ? (double)s.worker_ns / 1e6 / (double)s.created : 0.0);
 	}
 	printf("}\n");
@@ -350,14 +294,10 @@ int main(int argc, char **argv)
 
 		if (strcmp(b.mode, "pool-full-speed") == 0)
 			cfg.flags = PREALLOC_POOL_FULL_SPEED;
-		else if (strcmp(b.mode, "pool-ahead") == 0)
-			b.ahead = calloc(1, sizeof(*b.ahead));
+		else if (strcmp(b.mode, "pool-prepare") == 0)
+			b.prepare = true;
 		else if (strcmp(b.mode, "pool") != 0)
 			return 2;
-		if (b.ahead && (pthread_mutex_init(&b.ahead->lock, NULL) ||
-				pthread_cond_init(&b.ahead->cond, NULL) ||
-				pthread_create(&b.ahead->thread, NULL, ahead_thread, &b)))
-			return 1;
 
 		ret = prealloc_pool_open(argv[optind + 1], &cfg, &b.pool);
 		if (!ret)
@@ -376,14 +316,6 @@ int main(int argc, char **argv)
 			return 2;
 	}
 	ret = run(&b, raw);
-	if (b.ahead) {
-		pthread_mutex_lock(&b.ahead->lock);
-		b.ahead->stop = true;
-		pthread_cond_broadcast(&b.ahead->cond);
-		pthread_mutex_unlock(&b.ahead->lock);
-		pthread_join(b.ahead->thread, NULL);
-		free(b.ahead);
-	}
 	prealloc_pool_close(b.pool);
 	free(b.zeros);
 	if (raw)
