@@ -1067,7 +1067,8 @@ int prealloc_pool_take(struct prealloc_pool *pool, int dirfd, const char *name,
  * segment under its name with a rename and a directory fsync() (a journal
  * commit, milliseconds), in the calling thread.  Called early (say when the
  * current WAL segment is three quarters full), prealloc_pool_prepare() only
- * queues @name and returns; the worker, before any other work, moves the
+ * queues @name and returns; the worker, once done with the segment it may be
+ * making at that moment and before any other work, moves the
  * oldest ready segment under @name exactly as prealloc_pool_take() would
  * (renameat2(RENAME_NOREPLACE), directories fsync()ed), or first makes one at
  * full speed when none is ready (ignoring the free-space floor, like a miss).
