@@ -32,23 +32,30 @@ static int sync_fd(int fd)
 	return PA_RETRY_EINTR(fsync(fd)) < 0 ? -errno : 0;
 }
 
-/* Open the directory that holds @name (relative to @dirfd). */
-static int open_parent(int dirfd, const char *name)
+/* Open the directory that holds @name (relative to @dirfd), its status in
+ * @st. */
+static int open_parent(int dirfd, const char *name, struct stat *st)
 {
 	const char *slash = strrchr(name, '/');
-	char *dir;
+	char *dir = NULL;
 	int fd;
 
-	if (!slash) {
-		fd = openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-		return fd < 0 ? -errno : fd;
+	if (slash) {
+		dir = strndup(name, slash == name ? 1 : (size_t)(slash - name));
+		if (!dir)
+			return -ENOMEM;
 	}
-	dir = strndup(name, slash == name ? 1 : (size_t)(slash - name));
-	if (!dir)
-		return -ENOMEM;
-	fd = openat(dirfd, dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	fd = openat(dirfd, dir ? dir : ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	free(dir);
-	return fd < 0 ? -errno : fd;
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, st) < 0) {
+		int ret = -errno;
+
+		close(fd);
+		return ret;
+	}
+	return fd;
 }
 
 /* fsync the directory holding @name, unless it is the pool's own (the
@@ -56,13 +63,11 @@ static int open_parent(int dirfd, const char *name)
 static int sync_other_parent(struct prealloc_pool *p, int dirfd, const char *name)
 {
 	struct stat st;
-	int fd = open_parent(dirfd, name), ret = 0;
+	int fd = open_parent(dirfd, name, &st), ret = 0;
 
 	if (fd < 0)
 		return fd;
-	if (fstat(fd, &st) < 0)
-		ret = -errno;
-	else if (st.st_dev != p->dev || st.st_ino != p->ino)
+	if (st.st_dev != p->dev || st.st_ino != p->ino)
 		ret = sync_fd(fd);
 	close(fd);
 	return ret;
@@ -73,16 +78,12 @@ static int sync_other_parent(struct prealloc_pool *p, int dirfd, const char *nam
 int pa_pool_same_fs(const struct prealloc_pool *p, int dirfd, const char *name)
 {
 	struct stat st;
-	int fd = open_parent(dirfd, name), ret = 0;
+	int fd = open_parent(dirfd, name, &st);
 
 	if (fd < 0)
 		return fd;
-	if (fstat(fd, &st) < 0)
-		ret = -errno;
-	else if (st.st_dev != p->dev)
-		ret = -EXDEV;
 	close(fd);
-	return ret;
+	return st.st_dev == p->dev ? 0 : -EXDEV;
 }
 
 static int rename_noreplace(int from_dir, const char *from, int to_dir, const char *to)

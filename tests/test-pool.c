@@ -307,6 +307,25 @@ static void take_miss(void **state)
 
 /* --- concurrent takes ---------------------------------------------------- */
 
+static ino_t inode_of(int dfd, const char *name)
+{
+	struct stat st;
+
+	assert_int_equal(fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW), 0);
+	return st.st_ino;
+}
+
+/* The segment @fd is the one under @name, and complete. */
+static void check_taken(int fd, int dfd, const char *name, uint64_t seg)
+{
+	struct stat st;
+
+	check_segment(fd, seg, true);
+	assert_int_equal(fstat(fd, &st), 0);
+	assert_int_equal(st.st_nlink, 1);
+	assert_int_equal(st.st_ino, inode_of(dfd, name));
+}
+
 #define NTHREADS 6
 #define TAKES 4
 
@@ -314,9 +333,19 @@ struct taker {
 	struct prealloc_pool *p;
 	int dfd;
 	unsigned int id;
+	bool prepare;		/* a WAL: prepare the next segment, take this one */
 	pthread_barrier_t *go;
 	int fd[TAKES];
+	int prep[TAKES];
 };
+
+static void taker_prepare(struct taker *t, int i)
+{
+	char name[32];
+
+	snprintf(name, sizeof(name), "t%u-%d", t->id, i);
+	t->prep[i] = prealloc_pool_prepare(t->p, t->dfd, name, 0);
+}
 
 static void *taker(void *arg)
 {
@@ -324,14 +353,21 @@ static void *taker(void *arg)
 	char name[32];
 
 	pthread_barrier_wait(t->go);
+	if (t->prepare)
+		taker_prepare(t, 0);
 	for (int i = 0; i < TAKES; i++) {
+		if (t->prepare && i + 1 < TAKES)
+			taker_prepare(t, i + 1);
 		snprintf(name, sizeof(name), "t%u-%d", t->id, i);
 		t->fd[i] = prealloc_pool_take(t->p, t->dfd, name, 0);
 	}
 	return NULL;
 }
 
-static void concurrent_takes(void **state)
+/* Several threads take (and prepare) at once from a pool of @target at full
+ * speed (the refills race the takes as hard as they can): every segment
+ * complete, its own, under its name. */
+static struct prealloc_pool_stats concurrent(uint32_t target, bool prepare)
 {
 	struct taker t[NTHREADS];
 	pthread_t th[NTHREADS];
@@ -339,17 +375,15 @@ static void concurrent_takes(void **state)
 	ino_t ino[NTHREADS * TAKES];
 	struct prealloc_pool_stats s;
 	struct prealloc_pool *p;
-	char dir[128];
+	char dir[128], name[32];
 	int dfd;
 
-	(void)state;
-	/* Full speed: the refills race the takes as hard as they can. */
-	p = open_pool_flags(new_dir(dir, sizeof(dir)), SEG, 8, 1, PREALLOC_POOL_FULL_SPEED);
-	assert_int_equal(prealloc_pool_wait_ready(p, 8, -1), 0);
+	p = open_pool_flags(new_dir(dir, sizeof(dir)), SEG, target, 1, PREALLOC_POOL_FULL_SPEED);
+	assert_int_equal(prealloc_pool_wait_ready(p, target, -1), 0);
 	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	pthread_barrier_init(&go, NULL, NTHREADS);
 	for (unsigned int i = 0; i < NTHREADS; i++) {
-		t[i] = (struct taker){ .p = p, .dfd = dfd, .id = i, .go = &go };
+		t[i] = (struct taker){ .p = p, .dfd = dfd, .id = i, .prepare = prepare, .go = &go };
 		assert_int_equal(pthread_create(&th[i], NULL, taker, &t[i]), 0);
 	}
 	for (unsigned int i = 0; i < NTHREADS; i++)
@@ -357,21 +391,30 @@ static void concurrent_takes(void **state)
 	pthread_barrier_destroy(&go);
 	for (unsigned int i = 0; i < NTHREADS; i++)
 		for (int k = 0; k < TAKES; k++) {
-			struct stat st;
+			unsigned int n = i * TAKES + (unsigned int)k;
 
-			check_segment(t[i].fd[k], SEG, true);
-			assert_int_equal(fstat(t[i].fd[k], &st), 0);
-			assert_int_equal(st.st_nlink, 1);
-			ino[i * TAKES + k] = st.st_ino;
-			for (unsigned int j = 0; j < i * TAKES + (unsigned int)k; j++)
-				assert_true(ino[j] != st.st_ino);	/* distinct segments */
+			assert_int_equal(t[i].prep[k], 0);
+			snprintf(name, sizeof(name), "t%u-%d", i, k);
+			check_taken(t[i].fd[k], dfd, name, SEG);
+			ino[n] = inode_of(dfd, name);
+			for (unsigned int j = 0; j < n; j++)
+				assert_true(ino[j] != ino[n]);	/* distinct segments */
 			close(t[i].fd[k]);
 		}
 	s = stats(p);
 	assert_int_equal(s.hits + s.misses, NTHREADS * TAKES);
-	assert_true(s.hits >= 8);
 	prealloc_pool_close(p);
+	/* Every name taken, nothing prepared left over. */
+	assert_int_equal(list(dir, "t", NULL, 0), NTHREADS * TAKES);
+	assert_int_equal(tfs_rmtree(dir), 0);	/* space for the tests after */
 	close(dfd);
+	return s;
+}
+
+static void concurrent_takes(void **state)
+{
+	(void)state;
+	assert_true(concurrent(8, false).hits >= 8);
 }
 
 /* --- names prepared ahead ----------------------------------------------- */
@@ -405,25 +448,6 @@ static int watch_moves(const char *dir)
 	return in;
 }
 
-static ino_t inode_of(int dfd, const char *name)
-{
-	struct stat st;
-
-	assert_int_equal(fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW), 0);
-	return st.st_ino;
-}
-
-/* The segment @fd is the one under @name, and complete. */
-static void check_taken(int fd, int dfd, const char *name, uint64_t seg)
-{
-	struct stat st;
-
-	check_segment(fd, seg, true);
-	assert_int_equal(fstat(fd, &st), 0);
-	assert_int_equal(st.st_nlink, 1);
-	assert_int_equal(st.st_ino, inode_of(dfd, name));
-}
-
 static void prepare_bad_arguments(void **state)
 {
 	struct tfs tmp = { .loop_fd = -1 };
@@ -454,7 +478,7 @@ static void prepare_bad_arguments(void **state)
 	/* Nothing was queued: nothing installed, nothing made. */
 	assert_int_equal(list(dir, "", NULL, 0), 2);	/* "." and ".." */
 	close(dfd);
-	assert_int_equal(tfs_rmtree(dir), 0);	/* space for the tests after */
+	assert_int_equal(tfs_rmtree(dir), 0);
 }
 
 static void prepare_then_take(void **state)
@@ -729,81 +753,13 @@ static void close_with_prepared(void **state)
 	assert_int_equal(tfs_rmtree(dir), 0);
 }
 
-#define PTHREADS 4
-#define PTAKES 4
-
-struct prep_worker {
-	struct prealloc_pool *p;
-	int dfd;
-	unsigned int id;
-	pthread_barrier_t *go;
-	int fd[PTAKES];
-	int prep[PTAKES];
-};
-
-/* A WAL per thread: prepare the next segment, then take the current one. */
-static void *prepare_and_take(void *arg)
-{
-	struct prep_worker *t = arg;
-	char name[32];
-
-	pthread_barrier_wait(t->go);
-	snprintf(name, sizeof(name), "p%u-0", t->id);
-	t->prep[0] = prealloc_pool_prepare(t->p, t->dfd, name, 0);
-	for (int i = 0; i < PTAKES; i++) {
-		if (i + 1 < PTAKES) {
-			snprintf(name, sizeof(name), "p%u-%d", t->id, i + 1);
-			t->prep[i + 1] = prealloc_pool_prepare(t->p, t->dfd, name, 0);
-		}
-		snprintf(name, sizeof(name), "p%u-%d", t->id, i);
-		t->fd[i] = prealloc_pool_take(t->p, t->dfd, name, 0);
-	}
-	return NULL;
-}
-
 static void concurrent_prepares(void **state)
 {
-	struct prep_worker t[PTHREADS];
-	pthread_t th[PTHREADS];
-	ino_t ino[PTHREADS * PTAKES];
 	struct prealloc_pool_stats s;
-	struct prealloc_pool *p;
-	pthread_barrier_t go;
-	char dir[128], name[32];
-	int dfd;
 
 	(void)state;
-	p = open_pool_flags(new_dir(dir, sizeof(dir)), SEG, 4, 1, PREALLOC_POOL_FULL_SPEED);
-	assert_int_equal(prealloc_pool_wait_ready(p, 4, -1), 0);
-	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	pthread_barrier_init(&go, NULL, PTHREADS);
-	for (unsigned int i = 0; i < PTHREADS; i++) {
-		t[i] = (struct prep_worker){ .p = p, .dfd = dfd, .id = i, .go = &go };
-		assert_int_equal(pthread_create(&th[i], NULL, prepare_and_take, &t[i]), 0);
-	}
-	for (unsigned int i = 0; i < PTHREADS; i++)
-		pthread_join(th[i], NULL);
-	pthread_barrier_destroy(&go);
-	for (unsigned int i = 0; i < PTHREADS; i++)
-		for (int k = 0; k < PTAKES; k++) {
-			unsigned int n = i * PTAKES + (unsigned int)k;
-
-			assert_int_equal(t[i].prep[k], 0);
-			snprintf(name, sizeof(name), "p%u-%d", i, k);
-			check_taken(t[i].fd[k], dfd, name, SEG);
-			ino[n] = inode_of(dfd, name);
-			for (unsigned int j = 0; j < n; j++)
-				assert_true(ino[j] != ino[n]);	/* distinct segments */
-			close(t[i].fd[k]);
-		}
-	s = stats(p);
-	assert_int_equal(s.hits + s.misses, PTHREADS * PTAKES);
+	s = concurrent(4, true);
 	assert_true(s.prepared <= s.hits);
-	prealloc_pool_close(p);
-	/* Every prepared name was taken: nothing installed is left over. */
-	assert_int_equal(list(dir, "p", NULL, 0), PTHREADS * PTAKES);
-	close(dfd);
-	assert_int_equal(tfs_rmtree(dir), 0);
 }
 
 /* --- recycling ----------------------------------------------------------- */
