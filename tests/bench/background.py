@@ -75,16 +75,27 @@ class BgBench:
         if name == 'background':
             return [a.tool, 'run', '--background', '--length', str(size), self.target]
         if name.startswith('rate-'):
-            return [a.tool, 'run', '--rate', name[5:], '--length', str(size), self.target]
+            # rate-R or rate-R-REQ-QD: a fixed cap, optionally with the
+            # request size and queue depth background mode uses when busy.
+            r = name[5:].split('-')
+            shape = ['--request-size', r[1], '--queue-depth', r[2]] if len(r) == 3 else []
+            return [a.tool, 'run', '--rate', r[0]] + shape + ['--length', str(size), self.target]
+        if name.startswith('fio-') and name != 'fio-rate':
+            # fio-R-REQ: fio --rate R with REQ-byte O_DIRECT writes, one at a time.
+            r, req = name[4:].split('-')
+            return self.fio_rate(r.lower(), req)
         if name == 'dd':
             return dd
         if name == 'ionice-dd':
             return ['ionice', '-c3'] + dd
         if name == 'fio-rate':
-            return ['fio', '--thread', '--name=bg', '--filename=' + self.target, '--rw=write', '--bs=1M',
-                    '--direct=1', '--ioengine=psync', '--size=%d' % size, '--end_fsync=1',
-                    '--rate=%dk' % max(1, int(rate / 1024)), '--output=/dev/null']
+            return self.fio_rate('%dk' % max(1, int(rate / 1024)), '1M')
         raise ValueError(name)
+
+    def fio_rate(self, rate, req):
+        return ['fio', '--thread', '--name=bg', '--filename=' + self.target, '--rw=write',
+                '--bs=' + req, '--direct=1', '--ioengine=psync', '--size=%d' % self.a.bg_size,
+                '--end_fsync=1', '--rate=' + rate, '--output=/dev/null']
 
     def written(self):
         if not os.path.exists(self.target):
@@ -162,7 +173,8 @@ def section_background(b, fs, res, log, rotated):
     a = b.a
     bench = BgBench(a, fs)
     names = [n for n in ['default', 'background'] + ['rate-' + r for r in a.bg_rates] +
-             ['dd', 'ionice-dd'] if not a.bg_contenders or n in a.bg_contenders]
+             ['fio-' + r for r in a.bg_fio_rates] + ['dd', 'ionice-dd']
+             if not a.bg_contenders or n in a.bg_contenders]
     jobs = [j for j in FG_JOBS if j in a.bg_jobs]
     # Lay the foreground files out once, written (the case the seeds measure).
     for job, size in (('sync', 512 * MIB), ('bw', GIB)):

@@ -656,6 +656,8 @@ def parse_args():
                    help='window of a contender alone')
     p.add_argument('--bg-delay', type=float, default=1, help='contender start, s into it')
     p.add_argument('--bg-rates', default='64M,256M', help='prealloc --rate contenders')
+    p.add_argument('--bg-fio-rates', default='',
+                   help='fio --rate contenders R-REQ (e.g. 256M-256K): the frontier')
     p.add_argument('--bg-runs', type=int, default=3)
     p.add_argument('--bg-jobs', default='sync,bw', help='foreground jobs: sync,bw')
     p.add_argument('--bg-contenders', default='',
@@ -670,6 +672,7 @@ def parse_args():
     a.bg_size = parse_size(a.bg_size)
     a.bg_rates = a.bg_rates.split(',') if a.bg_rates else []
     a.bg_jobs = a.bg_jobs.split(',')
+    a.bg_fio_rates = a.bg_fio_rates.split(',') if a.bg_fio_rates else []
     a.bg_contenders = a.bg_contenders.split(',') if a.bg_contenders else []
     a.json = os.path.abspath(a.json)
     a.md = os.path.abspath(a.md) if a.md else None
