@@ -1042,7 +1042,8 @@ int prealloc_pool_open(const char *dir, const struct prealloc_pool_config *cfg,
  * O_DIRECT with fcntl(F_SETFL) if needed), or a negative errno: -EINVAL,
  * -EEXIST (@name exists; the segment stays in the pool), -EXDEV (@dirfd on
  * another filesystem; likewise), -ENOSPC (none ready and none could be made),
- * -ESTALE (@name was prepared, installed, and another file put there since),
+ * -ESTALE (@name was prepared, installed, and another file put there since;
+ * once, the name is then forgotten),
  * -ECHILD, or what the kernel returned.  If the rename succeeded but a
  * directory fsync() failed (-EIO), the segment is under @name but the rename
  * may not be durable (also when the worker's install of a prepared @name
@@ -1070,15 +1071,23 @@ int prealloc_pool_take(struct prealloc_pool *pool, int dirfd, const char *name,
  * queues @name and returns; the worker, once done with the segment it may be
  * making at that moment and before any other work, moves the
  * oldest ready segment under @name exactly as prealloc_pool_take() would
- * (renameat2(RENAME_NOREPLACE), directories fsync()ed), or first makes one at
- * full speed when none is ready (ignoring the free-space floor, like a miss).
+ * (renameat2(RENAME_NOREPLACE), directories fsync()ed), or first makes one
+ * when none is ready (ignoring the free-space floor, like a miss; not paced
+ * as background work, but never faster than &prealloc_pool_config.max_rate).
  * Later, prealloc_pool_take() of the same @name (relative to the same
  * directory, through any descriptor of it; any directory for an absolute
  * @name) only opens the segment: no rename, no fsync, counted as a hit.  If
  * the worker is installing it at that moment, take waits for it; if the
  * request is still queued, take withdraws it and takes as usual in the
- * calling thread; if the install failed (ENOSPC, @name appeared meanwhile,
- * ...; counted like the worker's other failures), take takes as usual.
+ * calling thread; if the install failed, take takes as usual (and so fails
+ * with -EEXIST if @name appeared meanwhile), except that an install whose
+ * rename succeeded but whose directory fsync() failed is reported by take
+ * as that error.  Failing to make the segment or to sync a directory, and
+ * running out of space, count like the worker's other failures
+ * (&prealloc_pool_stats.last_error or &prealloc_pool_stats.enospc, and the
+ * worker's back-off that follows them); a rename refused because of @name or
+ * its directory (@name appeared, the directory was removed) puts the segment
+ * back in the pool and leaves last_error and the refills alone.
  * PostgreSQL installs its future WAL segments under their final names the
  * same way.
  *
@@ -1090,15 +1099,20 @@ int prealloc_pool_take(struct prealloc_pool *pool, int dirfd, const char *name,
  * caller's start-up must expect a prepared name to exist and hold such a
  * segment that no record was written to.  If the caller removes or renames
  * an installed name instead of taking it, take of that name later takes as
- * usual; if another file is put under it, take fails with -ESTALE and leaves
- * that file alone.  The pool remembers a prepared name until it is taken or
- * the pool closes.
+ * usual; if another file is put under it, take fails with -ESTALE once and
+ * leaves that file alone, and the pool forgets the name (a later take of it
+ * fails with -EEXIST: the file exists).  The pool remembers a prepared name
+ * until it is taken (whatever the outcome) or the pool closes, and holds an
+ * installed segment open (one descriptor, close-on-exec) until then; a name
+ * whose install failed, or an installed name removed since, may be prepared
+ * again.
  *
  * Returns: 0 once @name is queued, or a negative errno: -EINVAL (@flags,
  * @name empty or one of the pool's names), -EEXIST (@name exists, or is
- * already prepared and not taken), -EXDEV (@name's directory is on another
- * filesystem), -ENOMEM, -ECHILD, or what the kernel returned.  The install's
- * own outcome is reported by the prealloc_pool_take() of @name.
+ * already prepared and still queued or being installed), -EXDEV (@name's
+ * directory is on another filesystem), -ENOMEM, -ECHILD, or what the kernel
+ * returned.  The install's own outcome is reported by the
+ * prealloc_pool_take() of @name.
  *
  * Since: 0.2
  */

@@ -201,12 +201,11 @@ bool pa_pool_bad_name(const char *name)
 	return !name || !*name || pool_name(name);
 }
 
-int pa_pool_check_name(int dirfd, const char *name)
+/* 0 if @name (checked with pa_pool_bad_name() before) does not exist. */
+int pa_pool_name_free(int dirfd, const char *name)
 {
 	struct stat st;
 
-	if (pa_pool_bad_name(name))
-		return -EINVAL;
 	if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0)
 		return -EEXIST;
 	return errno == ENOENT ? 0 : -errno;
@@ -237,16 +236,18 @@ static bool keep(struct prealloc_pool *p, uint32_t seq, bool ready)
 
 /*
  * The oldest ready segment, or (none ready) one made now at @pace, moved
- * under @name.  Returns it open O_RDWR, or -errno with the segment back in the
- * pool, unless @o->moved says only a directory fsync() after the rename
- * failed.  For take (a miss when none is ready) and the worker's installs.
+ * under @name.  Returns it open O_RDWR, or -errno: @o->moved says the rename
+ * happened and only a directory fsync() after it failed (the segment is under
+ * @name), @o->kept that the rename failed and the segment is back in the
+ * pool; neither: making or opening the segment failed, or it was lost
+ * putting it back.  For take (a miss when none is ready) and the worker's
+ * installs.
  */
 int pa_pool_hand_out(struct prealloc_pool *p, int dirfd, const char *name,
 		     enum pa_pool_pace pace, struct pa_hand_out *o)
 {
 	char from[64];
 	uint32_t seq;
-	bool kept;
 	int fd, ret;
 
 	pthread_mutex_lock(&p->lock);
@@ -262,13 +263,13 @@ int pa_pool_hand_out(struct prealloc_pool *p, int dirfd, const char *name,
 		fd = pa_pool_make(p, seq, pace, &o->zeroed);
 		o->made = fd >= 0;
 	}
-	ret = fd < 0 ? fd : pa_pool_move(p, from, dirfd, name);
+	ret = fd < 0 ? fd : pa_pool_move(p, from, dirfd, name, &o->moved);
 	if (!ret)
 		return fd;
 	if (fd >= 0)
 		close(fd);
-	kept = keep(p, seq, o->hit);
-	o->moved = fd >= 0 && !kept;
+	if (!o->moved)
+		o->kept = keep(p, seq, o->hit) && fd >= 0;
 	return ret;
 }
 
@@ -284,7 +285,7 @@ PA_EXPORT int prealloc_pool_take(struct prealloc_pool *p, int dirfd, const char 
 	if (!ret && pa_pool_take_prepared(p, dirfd, name, &ret))
 		return ret;
 	if (!ret)
-		ret = pa_pool_check_name(dirfd, name);
+		ret = pa_pool_name_free(dirfd, name);
 	if (ret)
 		return ret;
 	t0 = pa_now_ns();
@@ -334,8 +335,7 @@ PA_EXPORT int prealloc_pool_recycle(struct prealloc_pool *p, int dirfd, const ch
 	uint32_t seq = 0;
 	int ret = pa_pool_check_caller(p);
 
-	if (!ret && (!name || !*name || pool_name(name) ||
-		     (flags & ~(unsigned int)PREALLOC_ZERO_DATA)))
+	if (!ret && (pa_pool_bad_name(name) || (flags & ~(unsigned int)PREALLOC_ZERO_DATA)))
 		ret = -EINVAL;
 	if (!ret && fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
 		ret = -errno;

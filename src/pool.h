@@ -65,7 +65,8 @@ enum pa_pool_pace {
 struct pa_hand_out {
 	bool hit;		/* a ready segment went out */
 	bool made;		/* none was ready: one was made (@zeroed bytes) */
-	bool moved;		/* failed after the rename: the segment is under the name */
+	bool moved;		/* the rename happened: a failure is a directory sync's */
+	bool kept;		/* the rename failed, the segment is back in the pool */
 	uint64_t zeroed;
 };
 
@@ -76,7 +77,8 @@ int pa_pool_make(struct prealloc_pool *p, uint32_t seq, enum pa_pool_pace pace,
 int pa_pool_refill(struct prealloc_pool *p, uint32_t seq, bool zero, enum pa_pool_pace pace,
 		   uint64_t *zeroed);
 int pa_pool_publish(struct prealloc_pool *p, uint32_t seq);
-int pa_pool_move(struct prealloc_pool *p, const char *from, int dirfd, const char *to);
+int pa_pool_move(struct prealloc_pool *p, const char *from, int dirfd, const char *to,
+		 bool *ret_renamed);
 int pa_pool_move_in(struct prealloc_pool *p, int dirfd, const char *from, const char *to);
 int pa_pool_remove(struct prealloc_pool *p, bool ready, uint32_t seq);
 int pa_pool_scan(struct prealloc_pool *p);
@@ -90,7 +92,7 @@ uint32_t pa_seqs_pop_oldest(struct pa_seqs *s);
 void pa_pool_kick(struct prealloc_pool *p);
 int pa_pool_check_caller(const struct prealloc_pool *p);
 bool pa_pool_bad_name(const char *name);
-int pa_pool_check_name(int dirfd, const char *name);
+int pa_pool_name_free(int dirfd, const char *name);
 int pa_pool_hand_out(struct prealloc_pool *p, int dirfd, const char *name,
 		     enum pa_pool_pace pace, struct pa_hand_out *o);
 

@@ -32,8 +32,8 @@ struct pa_prepared {
 	enum pa_prep_state state;
 	int err;		/* FAILED: why */
 	bool moved;		/* FAILED after the rename: the segment is under @name */
-	dev_t dev;		/* INSTALLED: the segment */
-	ino_t ino;
+	int seg;		/* INSTALLED: the segment, held open so that its
+				 * inode number cannot be reused meanwhile */
 };
 
 /* Requests match by directory and the exact name string. */
@@ -69,6 +69,8 @@ static void free_req(struct pa_prepared *r)
 		return;
 	if (r->dirfd >= 0)
 		close(r->dirfd);
+	if (r->seg >= 0)
+		close(r->seg);
 	free(r->name);
 	free(r);
 }
@@ -113,6 +115,7 @@ static int new_req(struct prealloc_pool *p, int dirfd, const char *name,
 	if (!r)
 		return -ENOMEM;
 	r->dirfd = -1;
+	r->seg = -1;
 	r->name = strdup(name);
 	ret = r->name ? dir_key(dirfd, name, &r->key_dev, &r->key_ino) : -ENOMEM;
 	if (!ret)
@@ -127,20 +130,21 @@ static int new_req(struct prealloc_pool *p, int dirfd, const char *name,
 	return 0;
 }
 
-/* Under lock: -EEXIST if @q's name is queued, being installed, or installed
- * and still there; a stale request for it is dropped. */
-static int check_dup(struct prealloc_pool *p, const struct pa_prepared *q, int dirfd)
+/*
+ * Under lock: -EEXIST if @q's name is queued or being installed.  An
+ * installed or failed request for it is stale and dropped: the caller found
+ * the name free just before (pa_pool_name_free), so an installed segment was
+ * removed or renamed since.  No path lookup here: a stuck directory would
+ * block the whole pool.  If the name reappears between that check and this
+ * one, the new request's install fails with -EEXIST and take says so.
+ */
+static int check_dup(struct prealloc_pool *p, const struct pa_prepared *q)
 {
 	struct pa_prepared **pp = find(p, q->key_dev, q->key_ino, q->name);
-	struct stat st;
 
 	if (!pp)
 		return 0;
 	if ((*pp)->state == PA_PREP_QUEUED || (*pp)->state == PA_PREP_INSTALLING)
-		return -EEXIST;
-	if ((*pp)->state == PA_PREP_INSTALLED &&
-	    fstatat(dirfd, q->name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
-	    st.st_dev == (*pp)->dev && st.st_ino == (*pp)->ino)
 		return -EEXIST;
 	drop(pp);
 	return 0;
@@ -152,16 +156,16 @@ PA_EXPORT int prealloc_pool_prepare(struct prealloc_pool *p, int dirfd, const ch
 	struct pa_prepared *r, **tail;
 	int ret = pa_pool_check_caller(p);
 
-	if (!ret && flags)
+	if (!ret && (flags || pa_pool_bad_name(name)))
 		ret = -EINVAL;
 	if (!ret)
-		ret = pa_pool_check_name(dirfd, name);
+		ret = pa_pool_name_free(dirfd, name);
 	if (!ret)
 		ret = new_req(p, dirfd, name, &r);
 	if (ret)
 		return ret;
 	pthread_mutex_lock(&p->lock);
-	ret = check_dup(p, r, dirfd);
+	ret = check_dup(p, r);
 	if (!ret) {
 		for (tail = &p->prep; *tail; tail = &(*tail)->next)
 			;
@@ -180,21 +184,15 @@ static void install(struct prealloc_pool *p, struct pa_prepared *r)
 {
 	struct pa_hand_out o = { 0 };
 	uint64_t t0 = pa_now_ns();
-	struct stat st;
 	int fd = pa_pool_hand_out(p, r->dirfd, r->name, PA_POOL_URGENT, &o);
+	int dirfd;
 
-	if (fd >= 0) {
-		/* Cannot fail on an open descriptor; if it did, take would
-		 * find another inode and say -ESTALE. */
-		if (fstat(fd, &st) == 0) {
-			r->dev = st.st_dev;
-			r->ino = st.st_ino;
-		}
-		close(fd);
-	}
-	close(r->dirfd);
-	r->dirfd = -1;
 	pthread_mutex_lock(&p->lock);
+	/* -1 before the close: a child forked in between must not close a
+	 * number reused by then. */
+	dirfd = r->dirfd;
+	r->dirfd = -1;
+	close(dirfd);
 	p->st.worker_ns += pa_now_ns() - t0;
 	if (o.made) {
 		p->st.created++;
@@ -202,12 +200,17 @@ static void install(struct prealloc_pool *p, struct pa_prepared *r)
 	}
 	if (fd >= 0) {
 		r->state = PA_PREP_INSTALLED;
+		r->seg = fd;
 		p->st.prepared++;
 	} else {
 		r->state = PA_PREP_FAILED;
 		r->err = fd;
 		r->moved = o.moved;
-		pa_pool_failed(p, fd);
+		/* The caller's name or directory (EEXIST, ENOENT, EXDEV, ...)
+		 * with the segment back in the pool is not the pool's failure:
+		 * no back-off, no last_error. */
+		if (!o.kept || pa_pool_out_of_space(fd))
+			pa_pool_failed(p, fd);
 	}
 	pthread_cond_broadcast(&p->changed);
 }
@@ -230,17 +233,24 @@ bool pa_pool_install_next(struct prealloc_pool *p)
 }
 
 /* The installed segment under @name, opened through the caller's @dirfd and
- * checked to be the inode the worker put there. */
+ * checked to be the inode the worker put there and still holds open (so its
+ * number was not reused), still linked. */
 static int open_installed(struct prealloc_pool *p, const struct pa_prepared *r, int dirfd,
 			  const char *name, bool *ret_gone)
 {
-	struct stat st;
+	struct stat st, held;
 	int fd = openat(dirfd, name, O_RDWR | O_CLOEXEC);
 
 	*ret_gone = fd < 0 && errno == ENOENT;
 	if (fd < 0)
 		return -errno;
-	if (fstat(fd, &st) < 0 || st.st_dev != r->dev || st.st_ino != r->ino) {
+	if (fstat(fd, &st) < 0 || fstat(r->seg, &held) < 0) {
+		int ret = -errno;
+
+		close(fd);
+		return ret;
+	}
+	if (st.st_dev != held.st_dev || st.st_ino != held.st_ino || held.st_nlink < 1) {
 		close(fd);
 		return -ESTALE;
 	}

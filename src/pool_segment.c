@@ -91,11 +91,15 @@ static int rename_noreplace(int from_dir, const char *from, int to_dir, const ch
 	return renameat2(from_dir, from, to_dir, to, RENAME_NOREPLACE) < 0 ? -errno : 0;
 }
 
-/* Both directories are synced: on a crash the segment is under one name. */
-int pa_pool_move(struct prealloc_pool *p, const char *from, int dirfd, const char *to)
+/* Both directories are synced: on a crash the segment is under one name.
+ * *@ret_renamed says whether the rename itself happened (a failure after it
+ * is a directory sync's). */
+int pa_pool_move(struct prealloc_pool *p, const char *from, int dirfd, const char *to,
+		 bool *ret_renamed)
 {
 	int ret = rename_noreplace(p->dirfd, from, dirfd, to);
 
+	*ret_renamed = !ret;
 	if (!ret)
 		ret = sync_other_parent(p, dirfd, to);
 	if (!ret)
