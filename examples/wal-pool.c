@@ -9,7 +9,8 @@
  * opens it (without that, the switch pays a rename and a directory fsync).
  * Segments two behind the current one are recycled (not zeroed: each record
  * carries its LSN, so the reader stops at the first stale one, as PostgreSQL
- * does).
+ * does).  A new run continues after the newest segment, or in it if no
+ * record was written to it (prepared ahead and never switched to).
  *
  *   cc wal-pool.c $(pkg-config --cflags --libs libprealloc) -o wal-pool
  *   ./wal-pool /path/to/wal-dir 256      # write 256 MiB of records
@@ -19,6 +20,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <prealloc.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,7 +41,8 @@ struct wal {
 	struct prealloc_pool *pool;
 	int dirfd;
 	int fd;			/* current segment */
-	uint64_t segno, lsn;
+	bool unused;		/* no record in it yet: the first commit stays in it */
+	uint64_t segno, lsn;	/* segment segno holds lsn (segno - 1) * SEGMENT_SIZE on */
 };
 
 static void segment_name(char *buf, size_t len, uint64_t segno)
@@ -47,9 +50,8 @@ static void segment_name(char *buf, size_t len, uint64_t segno)
 	snprintf(buf, len, "%016" PRIx64, segno);
 }
 
-/* Continue after the newest segment an earlier run left (a real log would
- * replay it first; the newest may be one prepared ahead and never written:
- * all zero, no record). */
+/* The newest segment an earlier run left (a real log would replay it
+ * first). */
 static uint64_t last_segment(const char *dir)
 {
 	uint64_t last = 0, n;
@@ -65,6 +67,43 @@ static uint64_t last_segment(const char *dir)
 	if (d)
 		closedir(d);
 	return last;
+}
+
+/*
+ * Start after the newest segment, or in it when its first record is not
+ * valid: a segment prepared ahead that the last run never switched to (it
+ * holds zeros or, recycled, an older segment's records; the LSN tells).
+ * Continuing after it would leave a record-less segment inside the log.
+ */
+static int resume(struct wal *w, const char *dir)
+{
+	struct record r;
+	char name[32];
+	ssize_t n;
+	int fd;
+
+	w->segno = last_segment(dir);
+	w->lsn = w->segno * SEGMENT_SIZE;
+	if (!w->segno)
+		return 0;
+	segment_name(name, sizeof(name), w->segno);
+	fd = openat(w->dirfd, name, O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	n = pread(fd, &r, sizeof(r), 0);
+	if (n < 0) {
+		n = -errno;
+		close(fd);
+		return (int)n;
+	}
+	if (n == (ssize_t)sizeof(r) && r.lsn == w->lsn - SEGMENT_SIZE + 1) {
+		close(fd);
+		return 0;
+	}
+	w->fd = fd;
+	w->unused = true;
+	w->lsn -= SEGMENT_SIZE;
+	return 0;
 }
 
 /* Switch to the next segment: the pool hands one out under its final name. */
@@ -97,7 +136,7 @@ static int commit(struct wal *w, const struct record *r)
 	char name[32];
 	ssize_t n;
 
-	if (off == 0) {
+	if (off == 0 && !w->unused) {
 		int ret = next_segment(w);
 
 		if (ret < 0)
@@ -114,6 +153,7 @@ static int commit(struct wal *w, const struct record *r)
 		return n < 0 ? -errno : -EIO;
 	if (fdatasync(w->fd) < 0)	/* the commit */
 		return -errno;
+	w->unused = false;
 	w->lsn += sizeof(*r);
 	return 0;
 }
@@ -128,7 +168,7 @@ int main(int argc, char **argv)
 	struct prealloc_pool_stats st = { .size = sizeof(st) };
 	struct wal w = { .fd = -1 };
 	static struct record r;
-	uint64_t total;
+	uint64_t total, start, done;
 	int ret;
 
 	if (argc != 3 || (total = strtoull(argv[2], NULL, 0) << 20) == 0) {
@@ -140,21 +180,24 @@ int main(int argc, char **argv)
 		perror(argv[1]);
 		return 1;
 	}
-	w.segno = last_segment(argv[1]);
+	ret = resume(&w, argv[1]);
+	start = w.lsn;
 	/* The pool lives in the WAL directory itself: taking is one rename. */
-	ret = prealloc_pool_open(argv[1], &cfg, &w.pool);
+	if (!ret)
+		ret = prealloc_pool_open(argv[1], &cfg, &w.pool);
 	if (!ret)
 		ret = prealloc_pool_wait_ready(w.pool, cfg.target, -1);
-	while (!ret && w.lsn < total) {
+	while (!ret && w.lsn - start < total) {
 		r.lsn = w.lsn + 1;
 		r.len = sizeof(r.payload);
 		memset(r.payload, (int)(r.lsn >> 13), sizeof(r.payload));
 		ret = commit(&w, &r);
 	}
+	done = w.lsn - start;
 	if (w.pool && prealloc_pool_get_stats(w.pool, &st) == 0)
 		printf("%" PRIu64 " commits, %" PRIu64 " segments: %" PRIu64 " ready when needed (%"
 		       PRIu64 " prepared ahead), %" PRIu64 " made while commits waited, %" PRIu64
-		       " recycled\n", w.lsn / RECORD_SIZE, w.lsn / SEGMENT_SIZE, st.hits,
+		       " recycled\n", done / RECORD_SIZE, done / SEGMENT_SIZE, st.hits,
 		       st.prepared, st.misses, st.recycled);
 	if (w.fd >= 0)
 		close(w.fd);
