@@ -42,10 +42,10 @@
 #define WARMUP		4		/* full requests timed before the latency counts */
 #define LAT_FACTOR	4		/* latency growth that means contention */
 #define FOREIGN_IOPS	100		/* others' requests/s we ignore (the fs's own log) */
-/* Lowest rate: a quarter of the best seen (that first window runs at the busy
- * shape, 256 KiB one at a time).  On the loop devices of tests/bench that
- * is ~0.1-0.12x of solo throughput, where a 4 KiB fdatasync foreground's
- * p99 stays near 1.4x; a third already cost it 1.6x (RESULTS.md). */
+/* Lowest rate: a quarter of the best seen (beside a foreground, the first
+ * window's, at the busy shape).  On the loop devices of tests/bench that was
+ * 0.11x (ext4) and 0.09x (xfs) of solo throughput with a 4 KiB fdatasync
+ * foreground's p99 at 1.3x; three tenths cost ext4's 1.6x (RESULTS.md). */
 #define FLOOR_SHARE	4
 #define GROW_SHARE	8		/* increase per window: peak / GROW_SHARE */
 

@@ -9,9 +9,13 @@ same filesystem.  Foreground jobs:
   bw    1 MiB O_DIRECT sequential overwrites, io_uring QD 4
 
 Contenders: none (undisturbed), prealloc default, prealloc --background,
-prealloc --rate R (fixed caps, no adaptation), dd oflag=direct, ionice -c3 dd,
-and fio --rate at the average rate prealloc --background reached beside the
-same foreground in the same run (it always runs right after it).
+prealloc --rate R (fixed caps, no adaptation; rate-R-REQ-QD also sets the
+request size and queue depth, e.g. the shape background mode uses while
+others are active), fio-R-REQ (fio --rate R with REQ-byte writes), dd
+oflag=direct, ionice -c3 dd, and fio --rate at the average rate prealloc
+--background reached beside the same foreground in the same run (it always
+runs right after it).  The fixed-rate rows trace the frontier: foreground
+cost against background throughput.
 
 The contender's throughput is the bytes of its file in written extents
 (FIEMAP, `prealloc verify`) over the time from its start to its end or to the

@@ -655,8 +655,9 @@ def parse_args():
     p.add_argument('--bg-solo-seconds', type=float, default=3,
                    help='window of a contender alone')
     p.add_argument('--bg-delay', type=float, default=1, help='contender start, s into it')
-    p.add_argument('--bg-rates', default='64M,256M', help='prealloc --rate contenders')
-    p.add_argument('--bg-fio-rates', default='',
+    p.add_argument('--bg-rates', default='64M,256M,250M-256K-1,384M-256K-1',
+                   help='prealloc --rate contenders R or R-REQ-QD')
+    p.add_argument('--bg-fio-rates', default='250M-256K',
                    help='fio --rate contenders R-REQ (e.g. 256M-256K): the frontier')
     p.add_argument('--bg-runs', type=int, default=3)
     p.add_argument('--bg-jobs', default='sync,bw', help='foreground jobs: sync,bw')
