@@ -128,6 +128,11 @@ static void open_wfd(struct pa_call *c, int fl)
 		if (wfd >= 0)
 			c->wfd = wfd;
 	}
+	/* Our duplicate shares the caller's status flags: no second F_GETFL. */
+	if (c->wfd == c->fd) {
+		c->wfd_known = c->fd;
+		c->wfd_flags = fl;
+	}
 }
 
 static void call_end(struct pa_call *c, struct prealloc_report *report, uint64_t t0)

@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
 
 #include "prealloc.h"
 
@@ -25,6 +26,7 @@
 struct pa_target {
 	struct prealloc_ctx *ctx;	/* the context whose caches are used; NULL: default */
 	struct stat st;
+	struct statfs sfs;		/* a file's filesystem; zero for a block device */
 	uint64_t dev;			/* st_dev of a file, st_rdev of a block device */
 	uint64_t fs_type;		/* statfs f_type; 0 for a block device */
 	uint64_t fs_block;		/* filesystem block size (logical block size of a bdev) */

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Will the blocks a call must allocate fit?  Asked of statfs before anything
- * is changed, so a request that cannot fit fails with ENOSPC having done
- * nothing.
+ * Will the blocks a call must allocate fit?  Asked of the statfs taken when
+ * the target was opened (src/target.c), before anything is changed, so a
+ * request that cannot fit fails with ENOSPC having done nothing.
  */
 #include <errno.h>
 #include <linux/magic.h>
@@ -42,10 +42,10 @@ static uint64_t ext4_reserved_bytes(dev_t dev, uint64_t bsize)
 	return (uint64_t)n * bsize;
 }
 
-int pa_space_check(int fd, dev_t dev, const struct pa_seglist *segs, uint64_t *ret_avail)
+int pa_space_check(const struct statfs *sfs, dev_t dev, const struct pa_seglist *segs,
+		   uint64_t *ret_avail)
 {
 	uint64_t need = 0, nfresh = 0, avail, spare, bs;
-	struct statfs sfs;
 
 	*ret_avail = UINT64_MAX;
 	for (size_t i = 0; i < segs->n; i++) {
@@ -58,16 +58,14 @@ int pa_space_check(int fd, dev_t dev, const struct pa_seglist *segs, uint64_t *r
 		*ret_avail = 0;		/* nothing to reserve */
 		return 0;
 	}
-	if (PA_RETRY_EINTR(fstatfs(fd, &sfs)) < 0)
-		return -errno;
 	/* No fixed capacity (tmpfs size=0, ramfs, memfd): it answers itself. */
-	if (sfs.f_blocks == 0)
+	if (sfs->f_blocks == 0)
 		return 0;
 	/* Block counts are in fragment units (FUSE may report them apart). */
-	bs = (uint64_t)(sfs.f_frsize ? sfs.f_frsize : sfs.f_bsize);
+	bs = (uint64_t)(sfs->f_frsize ? sfs->f_frsize : sfs->f_bsize);
 	/* Root may use the blocks ext4 reserves for it, not its own reserve. */
-	avail = (uint64_t)(geteuid() == 0 ? sfs.f_bfree : sfs.f_bavail) * bs;
-	if (sfs.f_type == EXT4_SUPER_MAGIC && geteuid() == 0) {
+	avail = (uint64_t)(geteuid() == 0 ? sfs->f_bfree : sfs->f_bavail) * bs;
+	if (sfs->f_type == EXT4_SUPER_MAGIC && geteuid() == 0) {
 		spare = ext4_reserved_bytes(dev, bs);
 		avail = avail > spare ? avail - spare : 0;
 		/* Extent tree: a leaf of 340 extents of at most 32767 blocks. */

@@ -5,15 +5,17 @@
 
 #include <stdint.h>
 #include <sys/types.h>
+#include <sys/vfs.h>
 
 #include "extents.h"
 
 /*
- * Will the blocks of @segs that are unallocated fit on the filesystem of @fd
- * (on device @dev)?  0 or -ENOSPC (or -errno from fstatfs).  *@ret_avail is
+ * Will the blocks of @segs that are unallocated fit on the filesystem that
+ * @sfs describes (on device @dev)?  0 or -ENOSPC.  *@ret_avail is
  * the space free for this caller: 0 when nothing needs allocating,
  * UINT64_MAX when the filesystem has no fixed capacity.
  */
-int pa_space_check(int fd, dev_t dev, const struct pa_seglist *segs, uint64_t *ret_avail);
+int pa_space_check(const struct statfs *sfs, dev_t dev, const struct pa_seglist *segs,
+		   uint64_t *ret_avail);
 
 #endif

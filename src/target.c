@@ -81,7 +81,7 @@ int pa_target_open(struct prealloc_ctx *ctx, int fd, uint64_t off, uint64_t len,
 		   uint32_t flags, uint32_t method, struct pa_target *t)
 {
 	struct pa_plan_input *in = &t->in;
-	struct statfs sfs;
+	const struct statfs *sfs = &t->sfs;
 	int ret;
 
 	memset(t, 0, sizeof(*t));
@@ -98,10 +98,10 @@ int pa_target_open(struct prealloc_ctx *ctx, int fd, uint64_t off, uint64_t len,
 		in->target = PA_TARGET_BLOCKDEV;
 		in->zeroout = true;
 	} else {
-		if (PA_RETRY_EINTR(fstatfs(fd, &sfs)) < 0)
+		if (PA_RETRY_EINTR(fstatfs(fd, &t->sfs)) < 0)
 			return -errno;
-		t->fs_type = (uint64_t)sfs.f_type;
-		t->fs_block = sfs.f_bsize > 0 ? (uint64_t)sfs.f_bsize : 4096;
+		t->fs_type = (uint64_t)sfs->f_type;
+		t->fs_block = sfs->f_bsize > 0 ? (uint64_t)sfs->f_bsize : 4096;
 		in->target = PA_TARGET_FILE;
 		in->fs_write_zeroes = t->fs_type == EXT4_SUPER_MAGIC;
 		/* Overlayfs writes to its upper layer: judge that one.  When it
