@@ -96,20 +96,34 @@ int pa_options_copy(const struct prealloc_options *opts, struct prealloc_options
 	return 0;
 }
 
-int pa_get_options(const struct prealloc_options *opts, struct prealloc_options *o)
+static void fill_defaults(struct prealloc_options *o)
 {
-	bool bg;
-	int ret = pa_options_copy(opts, o);
-
-	if (ret)
-		return ret;
 	/* Background: small requests, few in flight, so others wait less. */
-	bg = o->flags & PREALLOC_BACKGROUND;
+	bool bg = o->flags & PREALLOC_BACKGROUND;
+
 	if (!o->queue_depth)
 		o->queue_depth = bg ? PA_BG_QUEUE_DEPTH : PA_DEFAULT_QUEUE_DEPTH;
 	if (!o->request_bytes)
 		o->request_bytes = bg ? PA_BG_REQUEST : PA_DEFAULT_REQUEST;
-	return 0;
+}
+
+int pa_get_options(const struct prealloc_options *opts, struct prealloc_options *o)
+{
+	int ret = pa_options_copy(opts, o);
+
+	if (!ret)
+		fill_defaults(o);
+	return ret;
+}
+
+int pa_check_call(int fd, uint64_t off, uint64_t len, const struct prealloc_options *opts,
+		  struct prealloc_options *o)
+{
+	int ret = pa_options_copy(opts, o);
+
+	if (!ret)
+		ret = pa_check_range(off, len);
+	return ret ? ret : pa_check_writable(fd);
 }
 
 /*
@@ -173,14 +187,10 @@ PA_EXPORT int prealloc_file_ex(int fd, uint64_t offset, uint64_t len,
 		return -EINVAL;
 	if (report && report->size > PA_STRUCT_SIZE_MAX)
 		return -E2BIG;
-	ret = pa_get_options(opts, &c.opts);
-	if (!ret)
-		ret = pa_check_range(offset, len);
-	if (ret)
-		return ret;
-	fl = pa_check_writable(fd);
+	fl = pa_check_call(fd, offset, len, opts, &c.opts);
 	if (fl < 0)
 		return fl;
+	fill_defaults(&c.opts);
 	/* Our own descriptor for the caller's file, for the whole call. */
 	c.fd = pa_dup(fd);
 	if (c.fd < 0)

@@ -76,19 +76,14 @@ PA_EXPORT int prealloc_async_start(int fd, uint64_t offset, uint64_t len,
 	if (!h)
 		return -ENOMEM;
 	h->fd = h->efd = -1;
-	ret = pa_options_copy(opts, &h->opts);
-	if (ret) {
+	/* Arguments and write access are checked here, the rest by the
+	 * engine on the thread. */
+	ret = pa_check_call(fd, offset, len, opts, &h->opts);
+	if (ret < 0) {
 		h->opts.ctx = NULL;	/* not referenced yet */
 		goto fail;
 	}
 	prealloc_ctx_ref(h->opts.ctx);
-	ret = pa_check_range(offset, len);
-	if (ret)
-		goto fail;
-	/* Write access is checked here, the rest by the engine on the thread. */
-	ret = pa_check_writable(fd);
-	if (ret < 0)
-		goto fail;
 	h->fd = pa_dup(fd);
 	if (h->fd < 0) {
 		ret = h->fd;

@@ -80,6 +80,12 @@ struct pa_call {
  * zero fields are left zero.  0, -EINVAL or -E2BIG (src/api.c). */
 int pa_options_copy(const struct prealloc_options *opts, struct prealloc_options *o);
 
+/* The checks of a call that writes [off, off + len) of @fd, in this order:
+ * options (copied into @o, no defaults), range, write access.  @fd's
+ * status flags, or -errno (-EINVAL, -E2BIG, -EFBIG, -EBADF; src/api.c). */
+int pa_check_call(int fd, uint64_t off, uint64_t len, const struct prealloc_options *opts,
+		  struct prealloc_options *o);
+
 /* Count @bytes done by @method in the report, without telling anyone. */
 void pa_count(struct pa_call *c, unsigned int method, uint64_t bytes);
 
