@@ -23,18 +23,17 @@
  * beside a 4 KiB fdatasync foreground, so it would throttle an idle device.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 #include <sys/sysmacros.h>
 #include <linux/ioprio.h>
 
 #include "chain.h"
 #include "internal.h"
 #include "pace.h"
+#include "sysfs_read.h"
 
 #define MIB		(1ull << 20)
 #define NS		1000000000ull
@@ -49,26 +48,18 @@
 #define FLOOR_SHARE	4
 #define GROW_SHARE	8		/* increase per window: peak / GROW_SHARE */
 
-/* Read @name ("queue/scheduler", "stat", ...) of device @dev into @buf;
- * a partition's queue is its disk's. */
-static bool read_attr(uint64_t dev, const char *name, char *buf, size_t len, char *path,
-		      size_t plen)
+/* Read @name ("queue/scheduler", "stat", ...) of device @dev into @buf,
+ * from directory @dir (filled in); a partition's queue is its disk's. */
+static bool read_attr(uint64_t dev, const char *name, char *buf, size_t len, char *dir,
+		      size_t dlen)
 {
-	static const char *const up[] = { "", "../" };
+	bool queue = strncmp(name, "queue/", 6) == 0;
 
-	for (size_t i = 0; i < 2; i++) {
-		ssize_t n;
-		int fd;
-
-		snprintf(path, plen, "%s/dev/block/%u:%u/%s%s", pa_sysfs_root(), major(dev),
-			 minor(dev), strncmp(name, "queue/", 6) ? "" : up[i], name);
-		fd = open(path, O_RDONLY | O_CLOEXEC);
-		if (fd < 0)
-			continue;
-		n = read(fd, buf, len - 1);
-		close(fd);
-		buf[n > 0 ? n : 0] = 0;
-		return n > 0;
+	for (int up = 0; up <= queue; up++) {
+		snprintf(dir, dlen, "%s/dev/block/%u:%u%s", pa_sysfs_root(), major(dev),
+			 minor(dev), up ? "/.." : "");
+		if (pa_sysfs_read_str(dir, name, buf, len) == 0)
+			return buf[0] != 0;
 	}
 	return false;
 }
@@ -79,20 +70,13 @@ static bool read_attr(uint64_t dev, const char *name, char *buf, size_t len, cha
  * requests our writes become depends on how the kernel splits them; the
  * bytes do not).
  */
-static bool device_work(const char *path, uint64_t *ios, uint64_t *wbytes)
+static bool device_work(const char *dir, uint64_t *ios, uint64_t *wbytes)
 {
 	uint64_t rd = 0, wr = 0, fl = 0;
 	char buf[256];
-	ssize_t n;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
 
-	if (fd < 0)
+	if (pa_sysfs_read_str(dir, "stat", buf, sizeof(buf)) < 0)
 		return false;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return false;
-	buf[n] = 0;
 	/* Flushes are field 17 (Linux 5.5+); older kernels have fewer fields. */
 	if (sscanf(buf, "%" SCNu64 " %*u %*u %*u %*u %*u %" SCNu64
 		   " %*u %*u %*u %*u %*u %*u %*u %*u %*u %" SCNu64, &rd, &wr, &fl) < 2)
@@ -104,7 +88,7 @@ static bool device_work(const char *path, uint64_t *ios, uint64_t *wbytes)
 
 void pa_pace_init(struct pa_pace *p, uint32_t flags, uint64_t max_rate, uint64_t dev)
 {
-	char buf[128], path[160];
+	char buf[128], dir[160];
 
 	memset(p, 0, sizeof(*p));
 	p->adaptive = flags & PREALLOC_BACKGROUND;
@@ -115,11 +99,11 @@ void pa_pace_init(struct pa_pace *p, uint32_t flags, uint64_t max_rate, uint64_t
 	/* Cautious until the first window shows nobody else is there: a
 	 * foreground already running never sees a full-speed burst. */
 	p->busy = true;
-	if (read_attr(dev, "queue/scheduler", buf, sizeof(buf), path, sizeof(path)))
+	if (read_attr(dev, "queue/scheduler", buf, sizeof(buf), dir, sizeof(dir)))
 		p->idle_prio = strstr(buf, "[mq-deadline]") || strstr(buf, "[bfq]");
-	if (read_attr(dev, "stat", buf, sizeof(buf), path, sizeof(path)) &&
-	    strlen(path) < sizeof(p->stat) && device_work(path, &p->dev_ios, &p->dev_bytes))
-		strcpy(p->stat, path);
+	if (read_attr(dev, "stat", buf, sizeof(buf), dir, sizeof(dir)) &&
+	    strlen(dir) < sizeof(p->stat) && device_work(dir, &p->dev_ios, &p->dev_bytes))
+		strcpy(p->stat, dir);
 }
 
 /* The rate in force: the lower of the adaptive rate and the cap; 0 = none. */

@@ -42,7 +42,7 @@ struct pa_pace {
 	bool busy;		/* others used the device in the last window */
 	uint64_t dev_ios;	/* device's reads + flushes so far (sysfs stat) */
 	uint64_t dev_bytes;	/* device's bytes written so far */
-	char stat[96];		/* the device's sysfs stat file, "" if none */
+	char stat[96];		/* the sysfs directory of the device's stat, "" if none */
 };
 
 /* Set up for a call with @flags and @max_rate on device @dev (st_dev of a

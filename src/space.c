@@ -14,6 +14,7 @@
 
 #include "internal.h"
 #include "space.h"
+#include "sysfs_read.h"
 
 /*
  * Bytes ext4 keeps from everyone, root included (reserved_clusters, about 2%
@@ -22,9 +23,8 @@
 static uint64_t ext4_reserved_bytes(dev_t dev, uint64_t bsize)
 {
 	char path[96], link[256], *name;
-	unsigned long long n = 0;
+	uint64_t n;
 	ssize_t len;
-	FILE *f;
 
 	snprintf(path, sizeof(path), "/sys/dev/block/%u:%u", major(dev), minor(dev));
 	len = readlink(path, link, sizeof(link) - 1);
@@ -32,14 +32,8 @@ static uint64_t ext4_reserved_bytes(dev_t dev, uint64_t bsize)
 		return 0;
 	link[len] = 0;
 	name = strrchr(link, '/');
-	snprintf(path, sizeof(path), "/sys/fs/ext4/%.40s/reserved_clusters", name ? name + 1 : link);
-	f = fopen(path, "re");
-	if (!f)
-		return 0;
-	if (fscanf(f, "%llu", &n) != 1)
-		n = 0;
-	fclose(f);
-	return (uint64_t)n * bsize;
+	snprintf(path, sizeof(path), "/sys/fs/ext4/%.40s", name ? name + 1 : link);
+	return pa_sysfs_read_u64(path, "reserved_clusters", &n) == 0 ? n * bsize : 0;
 }
 
 int pa_space_check(const struct statfs *sfs, dev_t dev, const struct pa_seglist *segs,
