@@ -139,6 +139,9 @@ int pa_zero_uring(struct pa_call *c, const struct pa_range *r, size_t n);
 /* Test builds: @hook sees each completion's result first and may replace
  * it (a signal-interrupted or cancelled request on demand); NULL to stop. */
 void pa_uring_set_cqe_hook(int (*hook)(int res));
+/* Test builds: @hook sees each submit's result (after the kernel took the
+ * requests) and may replace it (a failure on demand); NULL to stop. */
+void pa_uring_set_submit_hook(int (*hook)(int ret));
 #endif
 
 /* Ordinary zero writes to [start, start + len) through c->wfd.  When wfd

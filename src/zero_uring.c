@@ -96,10 +96,16 @@ static bool transient(int res)
 
 #ifdef PA_TEST_HOOKS
 static int (*cqe_hook)(int res);
+static int (*submit_hook)(int ret);
 
 void pa_uring_set_cqe_hook(int (*hook)(int res))
 {
 	cqe_hook = hook;
+}
+
+void pa_uring_set_submit_hook(int (*hook)(int ret))
+{
+	submit_hook = hook;
 }
 #endif
 
@@ -178,6 +184,10 @@ static int run(struct writer *w)
 		if (!w->inflight)
 			return w->err;
 		ret = io_uring_submit_and_wait(&w->ring, 1);
+#ifdef PA_TEST_HOOKS
+		if (submit_hook)
+			ret = submit_hook(ret);
+#endif
 		if (ret < 0 && ret != -EINTR && ret != -EAGAIN && ret != -EBUSY) {
 			if (!w->err)
 				w->err = ret;

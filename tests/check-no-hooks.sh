@@ -6,7 +6,7 @@
 # The test-only archive must have them, or this check proves nothing.
 # usage: check-no-hooks.sh LIBRARY.so LIBRARY.a TEST-LIBRARY.a
 set -eu
-pattern='_set_io$|(^|[^a-z_])test_io$|cqe_hook$'
+pattern='_set_io$|(^|[^a-z_])test_io$|(cqe|submit)_hook$'
 status=0
 check() {
 	if "$@" 2>/dev/null | awk '{ print $NF }' | grep -E "$pattern"; then
