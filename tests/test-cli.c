@@ -149,6 +149,11 @@ static void usage_errors(void **state)
 	assert_int_equal(run_tool("probe --method dd %s", dir), 2);
 	assert_non_null(strstr(err, "prealloc: unknown method 'dd'"));
 	assert_non_null(strstr(err, "Try 'prealloc probe --help'"));
+	assert_int_equal(run_tool("pool --segment-size 4M --count 4097 %s", dir), 2);
+	assert_non_null(strstr(err, "prealloc: bad count '4097'"));
+	assert_int_equal(run_tool("pool --segment-size 0 %s", dir), 2);
+	assert_non_null(strstr(err, "prealloc: bad segment size '0'"));
+	assert_non_null(strstr(err, "Try 'prealloc pool --help'"));
 	assert_int_equal(run_tool("run --length 64K --queue-depth 4096 %s/qd", dir), 0);
 	assert_int_equal(run_tool("verify --offset 4096 --length 0 %s/qd", dir), 2);
 	assert_non_null(strstr(err, "prealloc: bad length '0'"));
