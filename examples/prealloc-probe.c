@@ -155,6 +155,7 @@ static void facts_text(const struct prealloc_probe *p, unsigned int dev, fact_fn
 		if (!dot) {
 			printf("%s%*s%s: %s\n", group[0] ? "\n" : "", indent, "", f.name, v);
 			group[0] = 0;
+			col = 0;	/* the next group starts on a fresh line */
 			continue;
 		}
 		if (strncmp(group, f.name, (size_t)glen) || group[glen]) {

@@ -318,6 +318,10 @@ static void probe_loop_device(void **state)
 	assert_non_null(strstr(out, "\"atomic_write\":{"));
 	assert_non_null(strstr(out, "\"decided_by\":\""));
 	assert_non_null(strstr(out, "\"plan\":{\"method\":\"zeroout\""));
+	/* Text: a plain fact between groups (signatures) leaves no blank line. */
+	assert_int_equal(run_tool("probe %s", t.dev), 0);
+	assert_non_null(strstr(out, "\n  signatures: none\n  request: "));
+	assert_null(strstr(out, "\n\n"));
 
 	/* A user without access to the device node still gets the facts;
 	 * only what needs reading the device (signatures) is unknown. */
