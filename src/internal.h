@@ -30,12 +30,12 @@ _Static_assert(PA_METHOD_COUNT <= PREALLOC_METHOD_SLOTS, "report has a slot per 
 #define FALLOC_FL_WRITE_ZEROES 0x80	/* Linux 6.17 */
 #endif
 
-/* Copy a size-prefixed input struct (see &prealloc_options.size): 0, -EINVAL
- * (user_size below min_size) or -E2BIG (unknown non-zero bytes). */
 /* pthread_create() with every signal blocked in the new thread
  * (src/thread.c).  0 or -errno. */
 int pa_thread_start(pthread_t *t, void *(*fn)(void *), void *arg);
 
+/* Copy a size-prefixed input struct (see &prealloc_options.size): 0, -EINVAL
+ * (user_size below min_size) or -E2BIG (unknown non-zero bytes). */
 int pa_copy_sized_in(void *dst, size_t ksize, const void *src, uint32_t user_size,
 		     size_t min_size);
 
