@@ -52,15 +52,6 @@
 
 static struct tfs t;
 
-static int count_fds(void)
-{
-	int n = 0;
-
-	for (int i = 0; i < 1024; i++)
-		n += fcntl(i, F_GETFD) >= 0;
-	return n;
-}
-
 static int complain(const char *what, const char *name, long a, long b)
 {
 	fprintf(stderr, "%s: %s (%ld, %ld)\n", name, what, a, b);
@@ -140,12 +131,12 @@ static int scenario(const char *name, int oflags, bool ro, uint32_t method, uint
 		return complain("open", name, errno, 0);
 	close(pfd);
 	fl = fcntl(fd, F_GETFL);
-	fds = count_fds();
+	fds = tfs_count_fds();
 	ret = prealloc_file_ex(fd, OFF, LEN, &o, &r);
 	if (ret)
 		return complain("call failed", name, ret, (long)method);
-	if (count_fds() != fds || fcntl(fd, F_GETFL) != fl || lseek(fd, 0, SEEK_CUR) != 0)
-		return complain("descriptors changed", name, count_fds(), fds);
+	if (tfs_count_fds() != fds || fcntl(fd, F_GETFL) != fl || lseek(fd, 0, SEEK_CUR) != 0)
+		return complain("descriptors changed", name, tfs_count_fds(), fds);
 	close(fd);
 	if (ret_refused)
 		*ret_refused = r.refused;
