@@ -82,6 +82,7 @@ static void large_holes_direct(void **state)
 	/* Every 960 KiB hole is page aligned: all of it direct. */
 	assert_int_equal(r.bytes_by_method[PREALLOC_METHOD_URING], 16 * 960 * KiB);
 	assert_int_equal(r.bytes_by_method[PREALLOC_METHOD_BUFFERED], 0);
+	assert_int_equal(r.bytes_kept, 16 * 64 * KiB);
 	check(fd, 16 * MiB, 64 * KiB, MiB);
 	close(fd);
 }

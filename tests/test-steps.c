@@ -130,6 +130,7 @@ static void blockdev_steps(void **state)
 {
 	struct prealloc_report r;
 	struct tfs mounted = { 0 }, bare = { 0 };
+	uint8_t magic[2];
 	int fd;
 
 	(void)state;
@@ -157,6 +158,10 @@ static void blockdev_steps(void **state)
 	assert_int_equal(tfs_sh("mkfs.ext4 -q -F %s >/dev/null 2>&1", bare.dev), 0);
 	assert_int_equal(run(fd, 0, M, PREALLOC_ZERO_DATA, 0, &r), -EEXIST);
 	assert_int_equal(r.failed_step, PREALLOC_STEP_SIGNATURES);
+	/* Refused before any write: the superblock's magic is still there. */
+	assert_int_equal(pread(fd, magic, 2, 1080), 2);
+	assert_int_equal(magic[0], 0x53);
+	assert_int_equal(magic[1], 0xef);
 	close(fd);
 	tfs_destroy(&bare);
 	tfs_destroy(&mounted);
