@@ -6,6 +6,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <prealloc.h>
+
 #include "cli.h"
 
 void cli_fail(const char *path, int err, const char *fmt, ...)
@@ -78,6 +80,27 @@ int cli_parse_size(const char *s, uint64_t *ret)
 	return 0;
 }
 
+int cli_size_arg(const char *cmd, const char *what, const char *arg, uint64_t min,
+		 uint64_t max, uint64_t *ret)
+{
+	uint64_t v;
+
+	if (cli_parse_size(arg, &v) || v < min || v > max)
+		return cli_usage_error(cmd, "bad %s '%s'", what, arg);
+	*ret = v;
+	return 0;
+}
+
+int cli_method_arg(const char *cmd, const char *arg, uint32_t *ret)
+{
+	int m = prealloc_method_from_name(arg);
+
+	if (m < 0)
+		return cli_usage_error(cmd, "unknown method '%s'", arg);
+	*ret = (uint32_t)m;
+	return 0;
+}
+
 const char *cli_human_size(uint64_t bytes, char *buf, size_t len)
 {
 	static const char *const units[] = { "B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB" };
@@ -90,6 +113,16 @@ const char *cli_human_size(uint64_t bytes, char *buf, size_t len)
 	else
 		snprintf(buf, len, "%.1f %s", (double)bytes / (double)(1ull << (10 * u)), units[u]);
 	return buf;
+}
+
+struct json_object *cli_json_range(const char *path, uint64_t off, uint64_t len)
+{
+	struct json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "path", json_object_new_string(path));
+	json_object_object_add(o, "offset", json_object_new_uint64(off));
+	json_object_object_add(o, "length", json_object_new_uint64(len));
+	return o;
 }
 
 void cli_json_print(struct json_object *o)

@@ -38,8 +38,24 @@ int cli_exit_code(int err);
  */
 int cli_parse_size(const char *s, uint64_t *ret);
 
+/*
+ * A size option of command @cmd: @arg parsed by cli_parse_size() into @ret
+ * when it lies in [@min, @max].  0, or EXIT_USAGE after saying
+ * "bad @what '@arg'" (@ret untouched).
+ */
+int cli_size_arg(const char *cmd, const char *what, const char *arg, uint64_t min,
+		 uint64_t max, uint64_t *ret);
+
+/* --method @arg of command @cmd into @ret: 0, or EXIT_USAGE after saying
+ * "unknown method '@arg'". */
+int cli_method_arg(const char *cmd, const char *arg, uint32_t *ret);
+
 /* "512 B", "4 KiB", "1.5 GiB": for people; exact bytes go to JSON. */
 const char *cli_human_size(uint64_t bytes, char *buf, size_t len);
+
+/* A new JSON object holding the "path", "offset" and "length" a command
+ * reports on. */
+struct json_object *cli_json_range(const char *path, uint64_t off, uint64_t len);
 
 /* Print @o as one line of JSON on stdout and drop it. */
 void cli_json_print(struct json_object *o);

@@ -74,31 +74,30 @@ static int parse(int argc, char **argv, struct prealloc_pool_config *c, bool *js
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
-	uint64_t v;
-	int opt;
+	uint64_t count = 0;
+	int opt, err = 0;
 
-	while ((opt = getopt_long(argc, argv, "s:c:f:r:jh", lopts, NULL)) != -1) {
-		if (opt == 'j') {
-			*json = true;
-			continue;
+	while (!err && (opt = getopt_long(argc, argv, "s:c:f:r:jh", lopts, NULL)) != -1) {
+		switch (opt) {
+		case 's':
+			err = cli_size_arg("pool", "segment size", optarg, 1, UINT64_MAX,
+					   &c->segment_size);
+			break;
+		case 'c':
+			err = cli_size_arg("pool", "count", optarg, 0, PREALLOC_POOL_MAX_TARGET, &count);
+			c->target = (uint32_t)count;
+			break;
+		case 'f':
+			err = cli_size_arg("pool", "free floor", optarg, 0, UINT64_MAX, &c->free_floor);
+			break;
+		case 'r': err = cli_size_arg("pool", "max rate", optarg, 0, UINT64_MAX, &c->max_rate); break;
+		case 'j': *json = true; break;
+		case 'h': usage(); return -1;
+		default: return cli_usage_error("pool", "bad option");
 		}
-		if (opt == 'h') {
-			usage();
-			return -1;
-		}
-		if (opt == '?' || cli_parse_size(optarg, &v))
-			return cli_usage_error("pool", "bad option or size");
-		if (opt == 's' && v)
-			c->segment_size = v;
-		else if (opt == 'c' && v <= PREALLOC_POOL_MAX_TARGET)
-			c->target = (uint32_t)v;
-		else if (opt == 'f')
-			c->free_floor = v;
-		else if (opt == 'r')
-			c->max_rate = v;
-		else
-			return cli_usage_error("pool", "bad value '%s'", optarg);
 	}
+	if (err)
+		return err;
 	if (!c->segment_size)
 		return cli_usage_error("pool", "--segment-size is required");
 	if (optind != argc - 1)

@@ -155,6 +155,7 @@ static void facts_text(const struct prealloc_probe *p, unsigned int dev, fact_fn
 		if (!dot) {
 			printf("%s%*s%s: %s\n", group[0] ? "\n" : "", indent, "", f.name, v);
 			group[0] = 0;
+			col = 0;	/* the next group starts on a fresh line */
 			continue;
 		}
 		if (strncmp(group, f.name, (size_t)glen) || group[glen]) {
@@ -244,34 +245,27 @@ static int parse_probe(int argc, char **argv, struct probe_args *a)
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
-	int c, m;
+	int c, err = 0;
 
 	a->o.size = sizeof(a->o);
 	a->length = DEFAULT_LEN;
-	while ((c = getopt_long(argc, argv, "o:l:kzm:jh", lopts, NULL)) != -1) {
+	while (!err && (c = getopt_long(argc, argv, "o:l:kzm:jh", lopts, NULL)) != -1) {
 		switch (c) {
 		case 'o':
-			if (cli_parse_size(optarg, &a->offset))
-				return cli_usage_error("probe", "bad offset '%s'", optarg);
+			err = cli_size_arg("probe", "offset", optarg, 0, UINT64_MAX, &a->offset);
 			a->have_offset = true;
 			break;
-		case 'l':
-			if (cli_parse_size(optarg, &a->length) || !a->length)
-				return cli_usage_error("probe", "bad length '%s'", optarg);
-			break;
+		case 'l': err = cli_size_arg("probe", "length", optarg, 1, UINT64_MAX, &a->length); break;
 		case 'k': a->o.flags |= PREALLOC_KEEP_SIZE; break;
 		case 'z': a->o.flags |= PREALLOC_ZERO_DATA; break;
-		case 'm':
-			m = prealloc_method_from_name(optarg);
-			if (m < 0)
-				return cli_usage_error("probe", "unknown method '%s'", optarg);
-			a->o.method = (uint32_t)m;
-			break;
+		case 'm': err = cli_method_arg("probe", optarg, &a->o.method); break;
 		case 'j': a->json = true; break;
 		case 'h': usage(); return -1;
 		default: return cli_usage_error("probe", "bad option");
 		}
 	}
+	if (err)
+		return err;
 	if (optind != argc - 1)
 		return cli_usage_error("probe", "expected one PATH");
 	return 0;
@@ -298,7 +292,12 @@ int cmd_probe(int argc, char **argv)
 		cli_fail(path, errno, "cannot open");
 		return EXIT_OPERATIONAL;
 	}
-	if (fstat(fd, &st) == 0 && S_ISBLK(st.st_mode))
+	if (fstat(fd, &st) < 0) {
+		cli_fail(path, errno, "cannot open");
+		close(fd);
+		return EXIT_OPERATIONAL;
+	}
+	if (S_ISBLK(st.st_mode))
 		a.o.flags |= PREALLOC_ZERO_DATA;	/* block devices are only ever zeroed */
 	else if (!a.have_offset)
 		a.offset = (uint64_t)st.st_size;

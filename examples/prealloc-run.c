@@ -76,8 +76,8 @@ static int draw_bar(uint64_t done, uint64_t total, void *data)
 /* --- arguments --------------------------------------------------------- */
 
 struct run_args {
-	uint64_t offset, length;
-	bool have_length, json, progress;
+	uint64_t offset, length;	/* length 0: --length not given */
+	bool json, progress;
 	struct prealloc_options o;
 };
 
@@ -100,53 +100,38 @@ static int parse_run(int argc, char **argv, struct run_args *a)
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
-	uint64_t v;
-	int c, m;
+	uint64_t qd = 0;
+	int c, err = 0;
 
 	a->o.size = sizeof(a->o);
-	while ((c = getopt_long(argc, argv, "o:l:kzfnm:q:r:bR:pjh", lopts, NULL)) != -1) {
+	while (!err && (c = getopt_long(argc, argv, "o:l:kzfnm:q:r:bR:pjh", lopts, NULL)) != -1) {
 		switch (c) {
-		case 'o':
-			if (cli_parse_size(optarg, &a->offset))
-				return cli_usage_error("run", "bad offset '%s'", optarg);
-			break;
-		case 'l':
-			if (cli_parse_size(optarg, &a->length) || !a->length)
-				return cli_usage_error("run", "bad length '%s'", optarg);
-			a->have_length = true;
-			break;
+		case 'o': err = cli_size_arg("run", "offset", optarg, 0, UINT64_MAX, &a->offset); break;
+		case 'l': err = cli_size_arg("run", "length", optarg, 1, UINT64_MAX, &a->length); break;
 		case 'k': a->o.flags |= PREALLOC_KEEP_SIZE; break;
 		case 'z': a->o.flags |= PREALLOC_ZERO_DATA; break;
 		case 'f': a->o.flags |= PREALLOC_FORCE; break;
 		case 'n': a->o.flags |= PREALLOC_NO_SYNC; break;
-		case 'm':
-			m = prealloc_method_from_name(optarg);
-			if (m < 0)
-				return cli_usage_error("run", "unknown method '%s'", optarg);
-			a->o.method = (uint32_t)m;
-			break;
+		case 'm': err = cli_method_arg("run", optarg, &a->o.method); break;
 		case 'q':
-			if (cli_parse_size(optarg, &v) || !v || v > 4096)
-				return cli_usage_error("run", "bad queue depth '%s'", optarg);
-			a->o.queue_depth = (uint32_t)v;
+			err = cli_size_arg("run", "queue depth", optarg, 1, 4096, &qd);
+			a->o.queue_depth = (uint32_t)qd;
 			break;
 		case 'r':
-			if (cli_parse_size(optarg, &v) || !v)
-				return cli_usage_error("run", "bad request size '%s'", optarg);
-			a->o.request_bytes = v;
+			err = cli_size_arg("run", "request size", optarg, 1, UINT64_MAX,
+					   &a->o.request_bytes);
 			break;
 		case 'b': a->o.flags |= PREALLOC_BACKGROUND; break;
-		case 'R':
-			if (cli_parse_size(optarg, &a->o.max_rate) || !a->o.max_rate)
-				return cli_usage_error("run", "bad rate '%s'", optarg);
-			break;
+		case 'R': err = cli_size_arg("run", "rate", optarg, 1, UINT64_MAX, &a->o.max_rate); break;
 		case 'p': a->progress = true; break;
 		case 'j': a->json = true; break;
 		case 'h': usage(); return -1;
 		default: return cli_usage_error("run", "bad option");
 		}
 	}
-	if (!a->have_length)
+	if (err)
+		return err;
+	if (!a->length)
 		return cli_usage_error("run", "--length is required");
 	if (optind != argc - 1)
 		return cli_usage_error("run", "expected one PATH");
@@ -246,12 +231,10 @@ static const char *const bg_names[] = { "paced", "idle-ioprio", "adapted" };
 static void print_json(const char *path, const struct run_args *a,
 		       const struct prealloc_report *r, int err)
 {
-	struct json_object *o = json_object_new_object(), *by = json_object_new_object(),
-			   *refused = json_object_new_array(), *bg = json_object_new_array();
+	struct json_object *o = cli_json_range(path, a->offset, a->length),
+			   *by = json_object_new_object(), *refused = json_object_new_array(),
+			   *bg = json_object_new_array();
 
-	json_object_object_add(o, "path", json_object_new_string(path));
-	json_object_object_add(o, "offset", json_object_new_uint64(a->offset));
-	json_object_object_add(o, "length", json_object_new_uint64(a->length));
 	json_object_object_add(o, "ok", json_object_new_boolean(!err));
 	if (err) {
 		json_object_object_add(o, "error", json_object_new_string(strerror(err)));

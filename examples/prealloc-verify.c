@@ -31,11 +31,8 @@ static void usage(void)
 static void print_json(const char *path, uint64_t off, uint64_t len,
 		       const struct prealloc_census *cs, bool full)
 {
-	struct json_object *o = json_object_new_object();
+	struct json_object *o = cli_json_range(path, off, len);
 
-	json_object_object_add(o, "path", json_object_new_string(path));
-	json_object_object_add(o, "offset", json_object_new_uint64(off));
-	json_object_object_add(o, "length", json_object_new_uint64(len));
 	json_object_object_add(o, "written_bytes", json_object_new_uint64(cs->written_bytes));
 	json_object_object_add(o, "unwritten_bytes", json_object_new_uint64(cs->unwritten_bytes));
 	json_object_object_add(o, "hole_bytes", json_object_new_uint64(cs->hole_bytes));
@@ -75,23 +72,19 @@ int cmd_verify(int argc, char **argv)
 	bool json = false, full;
 	const char *path;
 	struct stat st;
-	int c, fd, ret;
+	int c, fd, ret = 0;
 
-	while ((c = getopt_long(argc, argv, "o:l:jh", lopts, NULL)) != -1) {
+	while (!ret && (c = getopt_long(argc, argv, "o:l:jh", lopts, NULL)) != -1) {
 		switch (c) {
-		case 'o':
-			if (cli_parse_size(optarg, &off))
-				return cli_usage_error("verify", "bad offset '%s'", optarg);
-			break;
-		case 'l':
-			if (cli_parse_size(optarg, &len) || !len)
-				return cli_usage_error("verify", "bad length '%s'", optarg);
-			break;
+		case 'o': ret = cli_size_arg("verify", "offset", optarg, 0, UINT64_MAX, &off); break;
+		case 'l': ret = cli_size_arg("verify", "length", optarg, 1, UINT64_MAX, &len); break;
 		case 'j': json = true; break;
 		case 'h': usage(); return 0;
 		default: return cli_usage_error("verify", "bad option");
 		}
 	}
+	if (ret)
+		return ret;
 	if (optind != argc - 1)
 		return cli_usage_error("verify", "expected one PATH");
 	path = argv[optind];

@@ -53,14 +53,17 @@ static int real_identify(void *ctx, int fd, enum pa_nvme_identify what, uint32_t
 
 static const struct pa_nvme_io real_io = { .identify = real_identify };
 
-void pa_nvme_probe(int fd, struct pa_nvme_info *ret)
+/* struct pa_prober.probe: Identify Namespace, Controller and NVM Controller. */
+static void nvme_probe(const char *sysdir, struct pa_device *d, int fd)
 {
+	struct pa_nvme_info *ret = &d->nvme;
 	uint8_t buf[PA_NVME_IDENTIFY_SIZE];	/* on the stack: no per-thread TLS cost */
 	const struct pa_nvme_io *io = pa_probe_io(PA_TRANSPORT_NVME, &real_io, fd);
 	char *why = ret->reason;
 	size_t wl = sizeof(ret->reason);
 	int r;
 
+	(void)sysdir;
 	memset(ret, 0, sizeof(*ret));
 	if (!io) {
 		pa_probe_step_ok(why, wl, "Identify", fd);	/* why there is no node */
@@ -86,12 +89,6 @@ static bool nvme_match(const char *sysdir, const char *name)
 {
 	(void)sysdir;
 	return !strncmp(name, "nvme", 4);
-}
-
-static void nvme_probe(const char *sysdir, struct pa_device *d, int fd)
-{
-	(void)sysdir;
-	pa_nvme_probe(fd, &d->nvme);
 }
 
 const struct pa_prober pa_nvme_prober = {

@@ -89,8 +89,4 @@ struct pa_nvme_io {
 	void *ctx;
 };
 
-/* Probe the namespace whose block device node is open as @fd (see struct
- * pa_prober: -errno when there is none). */
-void pa_nvme_probe(int fd, struct pa_nvme_info *ret);
-
 #endif

@@ -64,7 +64,8 @@ static void read_kernel_mode(const char *sysdir, struct pa_scsi_info *s)
 	struct dirent *e;
 	DIR *dp;
 
-	snprintf(dir, sizeof(dir), "%s/device/scsi_disk", sysdir);
+	if (pa_path_join(dir, sizeof(dir), sysdir, "device/scsi_disk") < 0)
+		return;
 	dp = opendir(dir);
 	if (!dp)
 		return;
@@ -103,8 +104,10 @@ static int get_vpd(const struct pa_scsi_io *io, const char *sysdir, int fd, int 
 	return n;
 }
 
-void pa_scsi_probe(const char *sysdir, int fd, struct pa_scsi_info *ret)
+/* struct pa_prober.probe: the kernel's zeroing mode, VPD B0h and B2h, READ CAPACITY(16). */
+static void scsi_probe(const char *sysdir, struct pa_device *d, int fd)
 {
+	struct pa_scsi_info *ret = &d->scsi;
 	const struct pa_scsi_io *io = pa_probe_io(PA_TRANSPORT_SCSI, &real_io, fd);
 	char *why = ret->reason;
 	size_t wl = sizeof(ret->reason);
@@ -137,11 +140,6 @@ static bool scsi_match(const char *sysdir, const char *name)
 	(void)name;
 	return pa_sysfs_exists(sysdir, "device/scsi_level") ||
 	       pa_sysfs_exists(sysdir, "device/vpd_pg0");
-}
-
-static void scsi_probe(const char *sysdir, struct pa_device *d, int fd)
-{
-	pa_scsi_probe(sysdir, fd, &d->scsi);
 }
 
 const struct pa_prober pa_scsi_prober = {

@@ -83,8 +83,4 @@ struct pa_scsi_io {
 	void *ctx;
 };
 
-/* Probe the SCSI disk whose sysfs directory is @sysdir and whose block device
- * node is open as @fd (see struct pa_prober: -errno when there is none). */
-void pa_scsi_probe(const char *sysdir, int fd, struct pa_scsi_info *ret);
-
 #endif

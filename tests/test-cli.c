@@ -136,6 +136,8 @@ static void verify_sparse_fails(void **state)
 
 static void usage_errors(void **state)
 {
+	char qd[128];
+
 	(void)state;
 	assert_int_equal(run_tool("%s", ""), 2);
 	assert_int_equal(run_tool("frobnicate %s/f", dir), 2);
@@ -146,6 +148,29 @@ static void usage_errors(void **state)
 	assert_int_equal(run_tool("run --length 99999999999999999999 %s/f", dir), 2);
 	assert_int_equal(run_tool("run --length 1M --method dd %s/f", dir), 2);
 	assert_int_equal(run_tool("run --length 1M --bogus %s/f", dir), 2);
+	/* Bounds of the numeric options (queue depth 1..4096, the rest not 0). */
+	assert_int_equal(run_tool("run --length 1M --queue-depth 4097 %s/f", dir), 2);
+	assert_non_null(strstr(err, "prealloc: bad queue depth '4097'"));
+	assert_int_equal(run_tool("run --length 1M --queue-depth 0 %s/f", dir), 2);
+	assert_int_equal(run_tool("run --length 1M --request-size 0 %s/f", dir), 2);
+	assert_non_null(strstr(err, "prealloc: bad request size '0'"));
+	assert_int_equal(run_tool("run --length 1M --rate 0 %s/f", dir), 2);
+	assert_non_null(strstr(err, "prealloc: bad rate '0'"));
+	assert_int_equal(run_tool("probe --method dd %s", dir), 2);
+	assert_non_null(strstr(err, "prealloc: unknown method 'dd'"));
+	assert_non_null(strstr(err, "Try 'prealloc probe --help'"));
+	assert_int_equal(run_tool("pool --segment-size 4M --count 4097 %s", dir), 2);
+	assert_non_null(strstr(err, "prealloc: bad count '4097'"));
+	assert_int_equal(run_tool("pool --segment-size 0 %s", dir), 2);
+	assert_non_null(strstr(err, "prealloc: bad segment size '0'"));
+	assert_non_null(strstr(err, "Try 'prealloc pool --help'"));
+	assert_int_equal(run_tool("run --length 64K --queue-depth 4096 %s/qd", dir), 0);
+	assert_int_equal(run_tool("verify --offset 4096 --length 0 %s/qd", dir), 2);
+	assert_non_null(strstr(err, "prealloc: bad length '0'"));
+	assert_int_equal(run_tool("verify --offset 4096 %s/qd", dir), 0);
+	assert_non_null(strstr(out, "written 60 KiB"));
+	snprintf(qd, sizeof(qd), "%s/qd", dir);
+	assert_int_equal(unlink(qd), 0);
 	assert_int_equal(run_tool("verify --length x %s/f", dir), 2);
 	/* util-linux style: one line saying what is wrong, then a hint, no usage. */
 	assert_non_null(strstr(err, "prealloc: bad length 'x'"));
@@ -301,6 +326,10 @@ static void probe_loop_device(void **state)
 	assert_non_null(strstr(out, "\"atomic_write\":{"));
 	assert_non_null(strstr(out, "\"decided_by\":\""));
 	assert_non_null(strstr(out, "\"plan\":{\"method\":\"zeroout\""));
+	/* Text: a plain fact between groups (signatures) leaves no blank line. */
+	assert_int_equal(run_tool("probe %s", t.dev), 0);
+	assert_non_null(strstr(out, "\n  signatures: none\n  request: "));
+	assert_null(strstr(out, "\n\n"));
 
 	/* A user without access to the device node still gets the facts;
 	 * only what needs reading the device (signatures) is unknown. */
