@@ -90,6 +90,17 @@ static int run_tool_as(uid_t uid, const char *fmt, ...)
 	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
+/* Create (or open) @name in the test directory; its path in @path. */
+static int new_file(const char *name, char *path, size_t len)
+{
+	int fd;
+
+	snprintf(path, len, "%s/%s", dir, name);
+	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	assert_true(fd >= 0);
+	return fd;
+}
+
 static void run_and_verify(void **state)
 {
 	(void)state;
@@ -115,8 +126,7 @@ static void verify_sparse_fails(void **state)
 	int fd;
 
 	(void)state;
-	snprintf(path, sizeof(path), "%s/sparse", dir);
-	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	fd = new_file("sparse", path, sizeof(path));
 	assert_int_equal(ftruncate(fd, 1 << 20), 0);
 	close(fd);
 	assert_int_equal(run_tool("verify --json %s", path), 1);
@@ -240,9 +250,7 @@ static void probe_file(void **state)
 	int fd;
 
 	(void)state;
-	snprintf(path, sizeof(path), "%s/p", dir);
-	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-	assert_true(fd >= 0);
+	fd = new_file("p", path, sizeof(path));
 	close(fd);
 	assert_int_equal(run_tool("probe --json %s", path), 0);
 	assert_non_null(strstr(out, "\"kind\":\"file\""));
@@ -344,10 +352,8 @@ static void probe_captured_nvme(void **state)
 	(void)state;
 	if (!scripts)
 		skip();
-	snprintf(path, sizeof(path), "%s/nv", dir);
 	snprintf(tree, sizeof(tree), "%s/tree", dir);
-	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-	assert_true(fd >= 0);
+	fd = new_file("nv", path, sizeof(path));
 	assert_int_equal(fstat(fd, &st), 0);
 	close(fd);
 	assert_int_equal(tfs_sh("sh '%s/make-tree.sh' %u:%u '%s' >/dev/null", scripts,

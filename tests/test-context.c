@@ -38,16 +38,6 @@ static int fd = -1;
 
 #define sh(...) assert_int_equal(tfs_sh(__VA_ARGS__), 0)
 
-/* Open descriptors, without /proc. */
-static int count_fds(void)
-{
-	int n = 0;
-
-	for (int i = 0; i < 4096; i++)
-		n += fcntl(i, F_GETFD) >= 0;
-	return n;
-}
-
 /* The descriptor open on a .../mountinfo file other than @skip, or -1. */
 static int watch_fd(int skip)
 {
@@ -96,27 +86,27 @@ static void no_fd_outlives_ctx(void **state)
 
 	(void)state;
 	assert_true(offloaded(NULL) >= 0);	/* the default context's watch, once */
-	n0 = count_fds();
+	n0 = tfs_count_fds();
 	assert_int_equal(prealloc_ctx_new(NULL, 0, &ctx), 0);
-	assert_int_equal(count_fds(), n0);	/* nothing opened before it is needed */
+	assert_int_equal(tfs_count_fds(), n0);	/* nothing opened before it is needed */
 	o.ctx = ctx;
 	assert_int_equal(prealloc_file_ex(fd, 0, 1 << 20, &o, &r), 0);
-	assert_int_equal(count_fds(), n0 + 1);	/* the context's mount-table watch */
+	assert_int_equal(tfs_count_fds(), n0 + 1);	/* the context's mount-table watch */
 	assert_int_equal(prealloc_probe_new(fd, 0, GIB, &o, &held), 0);
 	assert_ptr_equal(prealloc_ctx_unref(ctx), ctx);	/* the probe holds it */
-	assert_int_equal(count_fds(), n0 + 1);
+	assert_int_equal(tfs_count_fds(), n0 + 1);
 	prealloc_probe_free(held);
-	assert_int_equal(count_fds(), n0);
+	assert_int_equal(tfs_count_fds(), n0);
 
 	/* A flush closes the watch too; the context works on. */
 	assert_int_equal(prealloc_ctx_new(NULL, 0, &ctx), 0);
 	assert_true(offloaded(ctx) >= 0);
-	assert_int_equal(count_fds(), n0 + 1);
+	assert_int_equal(tfs_count_fds(), n0 + 1);
 	assert_int_equal(prealloc_ctx_flush(ctx), 0);
-	assert_int_equal(count_fds(), n0);
+	assert_int_equal(tfs_count_fds(), n0);
 	assert_true(offloaded(ctx) >= 0);
 	assert_null(prealloc_ctx_unref(ctx));
-	assert_int_equal(count_fds(), n0);
+	assert_int_equal(tfs_count_fds(), n0);
 }
 
 static int child_status(pid_t pid)
@@ -202,8 +192,8 @@ static void fork_keeps_fds(void **state)
 
 		if (offloaded(NULL) < 0)	/* the default context renews its watch too */
 			_exit(9);
-		n0 = count_fds();
-		if (offloaded(ctx) != PREALLOC_YES || count_fds() != n0)
+		n0 = tfs_count_fds();
+		if (offloaded(ctx) != PREALLOC_YES || tfs_count_fds() != n0)
 			_exit(10);
 		w = watch_fd(-1);
 		snprintf(link, sizeof(link), "/proc/self/fd/%d", w);
@@ -215,7 +205,7 @@ static void fork_keeps_fds(void **state)
 		if (strcmp(target, want))
 			_exit(12);
 		prealloc_ctx_unref(ctx);
-		if (count_fds() != n0 - 1)
+		if (tfs_count_fds() != n0 - 1)
 			_exit(13);
 		_exit(0);
 	}
@@ -243,7 +233,7 @@ static void without_proc(void **state)
 			_exit(11);
 		if (offloaded(NULL) < 0)	/* drops the inherited default watch */
 			_exit(12);
-		n0 = count_fds();
+		n0 = tfs_count_fds();
 		if (prealloc_ctx_new(root, 0, &ctx) < 0)
 			_exit(17);
 		if (offloaded(ctx) != PREALLOC_YES || offloaded(ctx) != PREALLOC_YES)
@@ -251,10 +241,10 @@ static void without_proc(void **state)
 		set_unmap("0");
 		if (offloaded(ctx) != PREALLOC_NO)	/* nothing was cached */
 			_exit(14);
-		if (offloaded(NULL) < 0 || count_fds() != n0)
+		if (offloaded(NULL) < 0 || tfs_count_fds() != n0)
 			_exit(15);
 		prealloc_ctx_unref(ctx);
-		_exit(count_fds() == n0 ? 0 : 16);
+		_exit(tfs_count_fds() == n0 ? 0 : 16);
 	}
 	assert_int_equal(child_status(pid), 0);
 }
@@ -284,7 +274,7 @@ static void threads_share_ctx(void **state)
 	struct racer r[4];
 	pthread_t th[4];
 	struct prealloc_ctx *ctx;
-	int n0 = count_fds();
+	int n0 = tfs_count_fds();
 
 	(void)state;
 	assert_int_equal(prealloc_ctx_new(root, 0, &ctx), 0);
@@ -297,7 +287,7 @@ static void threads_share_ctx(void **state)
 		assert_int_equal(r[i].bad, 0);
 	}
 	assert_null(prealloc_ctx_unref(ctx));
-	assert_int_equal(count_fds(), n0);
+	assert_int_equal(tfs_count_fds(), n0);
 }
 
 static int setup(void **state)

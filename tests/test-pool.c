@@ -58,6 +58,14 @@ static const char *new_dir(char *buf, size_t len)
 	return buf;
 }
 
+static int open_dir(const char *dir)
+{
+	int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+	assert_true(dfd >= 0);
+	return dfd;
+}
+
 static struct prealloc_pool *open_pool_flags(const char *dir, uint64_t seg, uint32_t target,
 					     uint64_t floor, uint32_t flags)
 {
@@ -190,7 +198,7 @@ static void bad_arguments(void **state)
 	assert_int_equal(prealloc_pool_open(dir, &c, &p), 0);
 	assert_int_equal(prealloc_pool_open(dir, &c, &q), -EBUSY);	/* one pool per directory */
 	assert_null(q);
-	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	dfd = open_dir(dir);
 	assert_int_equal(prealloc_pool_take(NULL, dfd, "x", 0), -EINVAL);
 	assert_int_equal(prealloc_pool_take(p, dfd, "", 0), -EINVAL);
 	assert_int_equal(prealloc_pool_take(p, dfd, NULL, 0), -EINVAL);
@@ -235,7 +243,7 @@ static void take_hits_and_names(void **state)
 	assert_true(s.worker_ns > 0);
 	assert_int_equal(s.hits + s.misses, 0);
 
-	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	dfd = open_dir(dir);
 	fd = prealloc_pool_take(p, dfd, "000001", 0);	/* the pool's own directory */
 	check_segment(fd, SEG, true);
 	assert_true(extents(fd) <= 2);	/* one reservation on a roomy filesystem */
@@ -252,7 +260,7 @@ static void take_hits_and_names(void **state)
 	fd = prealloc_pool_take(p, dfd, "wal/000002", 0);
 	check_segment(fd, SEG, true);
 	close(fd);
-	sfd = open(sub, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	sfd = open_dir(sub);
 	fd = prealloc_pool_take(p, sfd, "000003", 0);
 	check_segment(fd, SEG, true);
 	close(fd);
@@ -291,7 +299,7 @@ static void take_miss(void **state)
 
 	(void)state;
 	p = open_pool(new_dir(dir, sizeof(dir)), SEG, 0, 1);	/* no worker growth */
-	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	dfd = open_dir(dir);
 	fd = prealloc_pool_take(p, dfd, "seg", 0);
 	check_segment(fd, SEG, true);
 	close(fd);
@@ -326,6 +334,15 @@ static void check_taken(int fd, int dfd, const char *name, uint64_t seg)
 	assert_int_equal(fstat(fd, &st), 0);
 	assert_int_equal(st.st_nlink, 1);
 	assert_int_equal(st.st_ino, inode_of(dfd, name));
+}
+
+/* take @name (prepared or not), check it as above, close it. */
+static void take_checked(struct prealloc_pool *p, int dfd, const char *name, uint64_t seg)
+{
+	int fd = prealloc_pool_take(p, dfd, name, 0);
+
+	check_taken(fd, dfd, name, seg);
+	close(fd);
 }
 
 #define NTHREADS 6
@@ -382,7 +399,7 @@ static struct prealloc_pool_stats concurrent(uint32_t target, bool prepare)
 
 	p = open_pool_flags(new_dir(dir, sizeof(dir)), SEG, target, 1, PREALLOC_POOL_FULL_SPEED);
 	assert_int_equal(prealloc_pool_wait_ready(p, target, -1), 0);
-	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	dfd = open_dir(dir);
 	pthread_barrier_init(&go, NULL, NTHREADS);
 	for (unsigned int i = 0; i < NTHREADS; i++) {
 		t[i] = (struct taker){ .p = p, .dfd = dfd, .id = i, .prepare = prepare, .go = &go };
@@ -486,6 +503,13 @@ static void wait_moved_to(struct watch *w, const char *name)
 	wait_event(w, IN_MOVED_TO, name, strlen(name) + 1);
 }
 
+/* prepare @name in the watched directory and wait for its install. */
+static void prepare_installed(struct prealloc_pool *p, int dfd, struct watch *w, const char *name)
+{
+	assert_int_equal(prealloc_pool_prepare(p, dfd, name, 0), 0);
+	wait_moved_to(w, name);
+}
+
 /* A temporary segment created: the worker is making one. */
 static void wait_tmp_created(struct watch *w)
 {
@@ -501,7 +525,7 @@ static void prepare_bad_arguments(void **state)
 
 	(void)state;
 	p = open_pool(new_dir(dir, sizeof(dir)), SEG, 0, 1);
-	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	dfd = open_dir(dir);
 	assert_int_equal(prealloc_pool_prepare(NULL, dfd, "x", 0), -EINVAL);
 	assert_int_equal(prealloc_pool_prepare(p, dfd, "x", 1), -EINVAL);
 	assert_int_equal(prealloc_pool_prepare(p, dfd, "x", 1u << 31), -EINVAL);
@@ -537,7 +561,7 @@ static void prepare_then_take(void **state)
 	(void)state;
 	p = open_pool(new_dir(dir, sizeof(dir)), SEG, 2, 1);
 	assert_int_equal(prealloc_pool_wait_ready(p, 2, -1), 0);
-	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	dfd = open_dir(dir);
 	watch_start(&w, dir, IN_MOVED_TO);
 	assert_int_equal(prealloc_pool_prepare(p, dfd, "wal-1", 0), 0);
 	/* Queued, being installed or installed: a second prepare is refused. */
@@ -566,7 +590,7 @@ static void prepare_then_take(void **state)
 	assert_true(inotify_add_watch(w.in, sub, IN_MOVED_TO) >= 0);
 	assert_int_equal(prealloc_pool_prepare(p, dfd, "sub/wal-2", 0), 0);
 	wait_moved_to(&w, "wal-2");
-	dfd2 = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	dfd2 = open_dir(dir);
 	fd = prealloc_pool_take(p, dfd2, "sub/wal-2", 0);
 	check_taken(fd, dfd, "sub/wal-2", SEG);
 	close(fd);
@@ -588,21 +612,19 @@ static void prepare_dirfd_closed(void **state)
 	struct prealloc_pool *p;
 	char dir[128];
 	struct watch w;
-	int dfd, dfd2, fd;
+	int dfd, dfd2;
 
 	(void)state;
 	p = open_pool(new_dir(dir, sizeof(dir)), SEG, 1, 1);
 	assert_int_equal(prealloc_pool_wait_ready(p, 1, -1), 0);
 	watch_start(&w, dir, IN_MOVED_TO);
-	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	dfd = open_dir(dir);
 	assert_int_equal(prealloc_pool_prepare(p, dfd, "wal-c", 0), 0);
 	close(dfd);
 	wait_moved_to(&w, "wal-c");
 	close(w.in);
 	dfd2 = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
-	fd = prealloc_pool_take(p, dfd2, "wal-c", 0);
-	check_taken(fd, dfd2, "wal-c", SEG);
-	close(fd);
+	take_checked(p, dfd2, "wal-c", SEG);
 	assert_int_equal(stats(p).prepared, 1);
 	assert_int_equal(stats(p).hits, 1);
 	assert_int_equal(stats(p).misses, 0);
@@ -618,17 +640,14 @@ static void prepare_none_ready(void **state)
 	struct prealloc_pool *p;
 	char dir[128];
 	struct watch w;
-	int dfd, fd;
+	int dfd;
 
 	(void)state;
 	p = open_pool(new_dir(dir, sizeof(dir)), SEG, 0, 1);
-	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	dfd = open_dir(dir);
 	watch_start(&w, dir, IN_MOVED_TO);
-	assert_int_equal(prealloc_pool_prepare(p, dfd, "wal-0", 0), 0);
-	wait_moved_to(&w, "wal-0");
-	fd = prealloc_pool_take(p, dfd, "wal-0", 0);
-	check_taken(fd, dfd, "wal-0", SEG);
-	close(fd);
+	prepare_installed(p, dfd, &w, "wal-0");
+	take_checked(p, dfd, "wal-0", SEG);
 	s = stats(p);
 	assert_int_equal(s.prepared, 1);
 	assert_int_equal(s.created, 1);
@@ -640,11 +659,8 @@ static void prepare_none_ready(void **state)
 
 	/* A pool that has none yet (just opened, growing): same outcome. */
 	p = open_pool(dir, SEG, 2, 1);
-	assert_int_equal(prealloc_pool_prepare(p, dfd, "wal-1", 0), 0);
-	wait_moved_to(&w, "wal-1");
-	fd = prealloc_pool_take(p, dfd, "wal-1", 0);
-	check_taken(fd, dfd, "wal-1", SEG);
-	close(fd);
+	prepare_installed(p, dfd, &w, "wal-1");
+	take_checked(p, dfd, "wal-1", SEG);
 	assert_int_equal(stats(p).prepared, 1);
 	assert_int_equal(stats(p).misses, 0);
 	close(w.in);
@@ -664,19 +680,17 @@ static void take_while_installing(void **state)
 	struct prealloc_pool *p;
 	struct watch w;
 	char dir[128], name[32];
-	int dfd, fd;
+	int dfd;
 
 	(void)state;
 	p = open_pool(new_dir(dir, sizeof(dir)), seg, 0, 1);
-	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	dfd = open_dir(dir);
 	watch_start(&w, dir, IN_CREATE);
 	for (unsigned int i = 0; i < 3; i++) {
 		snprintf(name, sizeof(name), "wal-%u", i);
 		assert_int_equal(prealloc_pool_prepare(p, dfd, name, 0), 0);
 		wait_tmp_created(&w);
-		fd = prealloc_pool_take(p, dfd, name, 0);
-		check_taken(fd, dfd, name, seg);
-		close(fd);
+		take_checked(p, dfd, name, seg);
 		s = stats(p);
 		assert_int_equal(s.hits, i + 1);
 		assert_int_equal(s.misses, 0);
@@ -692,9 +706,7 @@ static void take_while_installing(void **state)
 	for (unsigned int i = 3; i < 6; i++) {
 		snprintf(name, sizeof(name), "wal-%u", i);
 		assert_int_equal(prealloc_pool_prepare(p, dfd, name, 0), 0);
-		fd = prealloc_pool_take(p, dfd, name, 0);
-		check_taken(fd, dfd, name, seg);
-		close(fd);
+		take_checked(p, dfd, name, seg);
 		assert_int_equal(list(dir, ".prealloc-", NULL, 0), 0);
 	}
 	s = stats(p);
@@ -723,7 +735,7 @@ static void name_taken_before_install(void)
 	int dfd, fd = -1;
 
 	p = open_pool(new_dir(dir, sizeof(dir)), seg, 0, 1);
-	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	dfd = open_dir(dir);
 	watch_start(&w, dir, IN_CREATE);
 	for (unsigned int i = 0; fd < 0; i++) {
 		if (i == 10)
@@ -735,9 +747,7 @@ static void name_taken_before_install(void)
 		fd = openat(dfd, name, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
 		if (fd < 0) {
 			assert_int_equal(errno, EEXIST);
-			fd = prealloc_pool_take(p, dfd, name, 0);
-			check_taken(fd, dfd, name, seg);
-			close(fd);
+			take_checked(p, dfd, name, seg);
 			fd = -1;
 		}
 	}
@@ -759,9 +769,7 @@ static void name_taken_before_install(void)
 	assert_int_equal(list(dir, READY_PREFIX, NULL, 0), 1);
 	assert_int_equal(list(dir, TMP_PREFIX, NULL, 0), 0);
 	/* ... and the next take is served with it. */
-	fd = prealloc_pool_take(p, dfd, "next", 0);
-	check_taken(fd, dfd, "next", seg);
-	close(fd);
+	take_checked(p, dfd, "next", seg);
 	s = stats(p);
 	assert_int_equal(s.hits, s0.hits + 1);
 	assert_int_equal(s.misses, s0.misses);
@@ -789,11 +797,11 @@ static void directory_refuses_install(void)
 	struct prealloc_pool *p;
 	struct watch w;
 	char dir[128];
-	int dfd, sub, fd;
+	int dfd, sub;
 
 	p = open_pool(new_dir(dir, sizeof(dir)), SEG, 1, 1);
 	assert_int_equal(prealloc_pool_wait_ready(p, 1, -1), 0);
-	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	dfd = open_dir(dir);
 	assert_int_equal(mkdirat(dfd, "frozen", 0755), 0);
 	sub = openat(dfd, "frozen", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	assert_true(sub >= 0);
@@ -815,9 +823,7 @@ static void directory_refuses_install(void)
 	assert_int_equal(list(dir, READY_PREFIX, NULL, 0), 1);
 	/* Writable again: a plain hit, and the pool refills. */
 	assert_int_equal(set_immutable(sub, false), 0);
-	fd = prealloc_pool_take(p, dfd, "frozen/x", 0);
-	check_taken(fd, dfd, "frozen/x", SEG);
-	close(fd);
+	take_checked(p, dfd, "frozen/x", SEG);
 	assert_int_equal(stats(p).hits, s0.hits + 1);
 	assert_int_equal(prealloc_pool_wait_ready(p, 1, -1), 0);
 	assert_int_equal(stats(p).last_error, 0);
@@ -847,7 +853,7 @@ static void prepared_name_changed(void **state)
 
 	(void)state;
 	p = open_pool(new_dir(dir, sizeof(dir)), SEG, 1, 1);
-	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	dfd = open_dir(dir);
 	watch_start(&w, dir, IN_MOVED_TO);
 	assert_int_equal(prealloc_pool_prepare(p, dfd, "gone", 0), 0);
 	assert_int_equal(prealloc_pool_prepare(p, dfd, "replaced", 0), 0);
@@ -856,9 +862,7 @@ static void prepared_name_changed(void **state)
 	close(w.in);
 	/* Removed: take makes it anew (a plain take). */
 	assert_int_equal(unlinkat(dfd, "gone", 0), 0);
-	fd = prealloc_pool_take(p, dfd, "gone", 0);
-	check_taken(fd, dfd, "gone", SEG);
-	close(fd);
+	take_checked(p, dfd, "gone", SEG);
 	/* Removed and another file created under the name (the freed inode
 	 * number could be the new file's, were the segment not held open):
 	 * refused, and that file left alone. */
@@ -877,9 +881,7 @@ static void prepared_name_changed(void **state)
 	/* Once it is removed, the name can be prepared again. */
 	assert_int_equal(unlinkat(dfd, "replaced", 0), 0);
 	assert_int_equal(prealloc_pool_prepare(p, dfd, "replaced", 0), 0);
-	fd = prealloc_pool_take(p, dfd, "replaced", 0);
-	check_taken(fd, dfd, "replaced", SEG);
-	close(fd);
+	take_checked(p, dfd, "replaced", SEG);
 	prealloc_pool_close(p);
 	close(dfd);
 	assert_int_equal(tfs_rmtree(dir), 0);
@@ -898,10 +900,9 @@ static void close_with_prepared(void **state)
 
 	(void)state;
 	p = open_pool(new_dir(dir, sizeof(dir)), SEG, 1, 1);
-	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	dfd = open_dir(dir);
 	watch_start(&w, dir, IN_MOVED_TO);
-	assert_int_equal(prealloc_pool_prepare(p, dfd, "kept", 0), 0);
-	wait_moved_to(&w, "kept");
+	prepare_installed(p, dfd, &w, "kept");
 	close(w.in);
 	prealloc_pool_close(p);
 	/* Close abandons or finishes what the worker was making: no
@@ -978,7 +979,7 @@ static void recycle_one(bool zero, uint64_t new_size)
 	int dfd, fd;
 
 	p = open_pool(new_dir(dir, sizeof(dir)), SEG, 2, 1);
-	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	dfd = open_dir(dir);
 	fd = prealloc_pool_take(p, dfd, "used", 0);
 	assert_true(fd >= 0);
 	assert_int_equal(tc_write_pattern(fd, expect, 7, 4096, SEG / 2), 0);
@@ -1024,7 +1025,7 @@ static void recycle_beyond_target(void **state)
 
 	(void)state;
 	p = open_pool(new_dir(dir, sizeof(dir)), SEG, 1, 1);
-	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	dfd = open_dir(dir);
 	fd = prealloc_pool_take(p, dfd, "used", 0);
 	assert_int_equal(fstat(fd, &st), 0);
 	close(fd);
@@ -1101,7 +1102,7 @@ static void killed_mid_segment(void **state)
 	assert_int_equal(list(dir, TMP_PREFIX, NULL, 0), 0);
 	n = list(dir, READY_PREFIX, seqs, 64);
 	assert_int_equal(stats(p).ready, n);
-	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	dfd = open_dir(dir);
 	for (unsigned int i = 0; i < n; i++) {
 		char name[32];
 		int fd;

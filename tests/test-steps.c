@@ -34,6 +34,30 @@ static int run(int fd, uint64_t off, uint64_t len, uint32_t flags, uint32_t meth
 	return prealloc_file_ex(fd, off, len, &o, r);
 }
 
+/* An empty file on a fresh @type filesystem of @mb MiB in @t; the test is
+ * skipped when the filesystem cannot be made. */
+static int new_file(struct tfs *t, const char *type, unsigned int mb)
+{
+	char path[256];
+	int fd;
+
+	if (tfs_create(t, type, mb, NULL) < 0)
+		skip();
+	fd = open(tfs_path(t, "f", path, sizeof(path)), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	assert_true(fd >= 0);
+	return fd;
+}
+
+/* A failed call left @fd as @before was: size and allocation. */
+static void check_unchanged(int fd, const struct stat *before)
+{
+	struct stat st;
+
+	assert_int_equal(fstat(fd, &st), 0);
+	assert_int_equal(st.st_size, before->st_size);
+	assert_int_equal(st.st_blocks, before->st_blocks);
+}
+
 static void step_names(void **state)
 {
 	(void)state;
@@ -48,28 +72,29 @@ static void file_steps(void **state)
 {
 	struct prealloc_report r;
 	struct tfs t = { 0 };
-	char path[256];
+	struct stat st;
 	int fd;
 
 	(void)state;
-	if (tfs_create(&t, "ext4", 64, NULL) < 0)
-		skip();
-	fd = open(tfs_path(&t, "f", path, sizeof(path)), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-	assert_true(fd >= 0);
+	fd = new_file(&t, "ext4", 64);
 
 	/* Success clears what the caller's struct held. */
 	assert_int_equal(run(fd, 0, M, 0, 0, &r), 0);
 	assert_int_equal(r.failed_step, PREALLOC_STEP_NONE);
 	assert_int_equal(r.failed_method, PREALLOC_METHOD_AUTO);
 
+	assert_int_equal(fstat(fd, &st), 0);
+
 	/* Too big for the volume: refused by the space check, nothing written. */
 	assert_int_equal(run(fd, 0, 1024 * M, 0, 0, &r), -ENOSPC);
 	assert_int_equal(r.failed_step, PREALLOC_STEP_SPACE_CHECK);
 	assert_int_equal(r.failed_method, PREALLOC_METHOD_AUTO);
+	check_unchanged(fd, &st);
 
 	/* A forced method no file can take: refused with the request. */
 	assert_int_equal(run(fd, 0, M, 0, PREALLOC_METHOD_ZEROOUT, &r), -EOPNOTSUPP);
 	assert_int_equal(r.failed_step, PREALLOC_STEP_REQUEST);
+	check_unchanged(fd, &st);
 
 	/* Arguments rejected before any work leave the report alone. */
 	assert_int_equal(run(fd, 0, 0, 0, 0, &r), -EINVAL);
@@ -84,17 +109,19 @@ static void refused_method(void **state)
 {
 	struct prealloc_report r;
 	struct tfs t = { 0 };
-	char path[256];
+	struct stat st;
 	int fd;
 
 	(void)state;
-	if (!tfs_supported("xfs") || tfs_create(&t, "xfs", 300, NULL) < 0)
+	if (!tfs_supported("xfs"))
 		skip();
-	fd = open(tfs_path(&t, "f", path, sizeof(path)), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-	assert_true(fd >= 0);
+	fd = new_file(&t, "xfs", 300);
+	assert_int_equal(fstat(fd, &st), 0);
 	assert_int_equal(run(fd, 0, M, 0, PREALLOC_METHOD_WRITE_ZEROES, &r), -EOPNOTSUPP);
 	assert_int_equal(r.failed_step, PREALLOC_STEP_ZERO);
 	assert_int_equal(r.failed_method, PREALLOC_METHOD_WRITE_ZEROES);
+	/* Failed while zeroing: the space reserved for it given back. */
+	check_unchanged(fd, &st);
 	close(fd);
 	tfs_destroy(&t);
 }
@@ -103,7 +130,7 @@ static void blockdev_steps(void **state)
 {
 	struct prealloc_report r;
 	struct tfs mounted = { 0 }, bare = { 0 };
-	char cmd[128];
+	uint8_t magic[2];
 	int fd;
 
 	(void)state;
@@ -128,10 +155,13 @@ static void blockdev_steps(void **state)
 	assert_int_equal(r.failed_step, PREALLOC_STEP_NONE);
 
 	/* A filesystem on it: the signature check refuses without FORCE. */
-	snprintf(cmd, sizeof(cmd), "mkfs.ext4 -q -F %s >/dev/null 2>&1", bare.dev);
-	assert_int_equal(system(cmd), 0);
+	assert_int_equal(tfs_sh("mkfs.ext4 -q -F %s >/dev/null 2>&1", bare.dev), 0);
 	assert_int_equal(run(fd, 0, M, PREALLOC_ZERO_DATA, 0, &r), -EEXIST);
 	assert_int_equal(r.failed_step, PREALLOC_STEP_SIGNATURES);
+	/* Refused before any write: the superblock's magic is still there. */
+	assert_int_equal(pread(fd, magic, 2, 1080), 2);
+	assert_int_equal(magic[0], 0x53);
+	assert_int_equal(magic[1], 0xef);
 	close(fd);
 	tfs_destroy(&bare);
 	tfs_destroy(&mounted);

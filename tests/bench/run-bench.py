@@ -726,36 +726,52 @@ def bench_fs(b, fs, results):
         background.section_background(b, fs, entry, log, rotated)
 
 
-def main():
-    a = parse_args()
+def start(a, prog):
+    """What every bench run checks and sets up first; the results' header."""
     if not os.access(a.bench, os.X_OK):
-        sys.exit('run-bench: %s: not found; build it: ninja -C build-bench' % a.bench)
+        sys.exit('%s: %s: not found; build it: ninja -C build-bench' % (prog, a.bench))
     if not a.dir:
         if os.geteuid() != 0:
-            sys.exit('run-bench: loop filesystems need root (or use --dir DIR)')
+            sys.exit('%s: loop filesystems need root (or use --dir DIR)' % prog)
         enter_namespace()
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
-    signal.signal(signal.SIGHUP, lambda *_: sys.exit(129))
-    b = Bench(a)
-    results = {'command': ' '.join(shlex.quote(x) for x in sys.argv),
-               'machine': machine_info(a.bench), 'fs': []}
-    log('machine: %s' % results['machine'])
-    fs_size = max([a.size, a.sweep_size, a.ow_size * len(a.ow_methods),
-                   a.bg_size + 2 * GIB] + a.scale_sizes) + 2 * GIB
+    return {'command': ' '.join(shlex.quote(x) for x in sys.argv),
+            'machine': machine_info(a.bench), 'fs': []}
+
+
+def filesystems(a, size):
+    """The --dir directory, or a @size loop filesystem of each --fs type in
+    turn (unmounted when the caller moves on or fails)."""
     if a.dir:
         with DirFs(a.dir) as fs:
-            bench_fs(b, fs, results)
+            yield fs
     else:
         for fstype in a.fs.split(','):
-            with LoopFs(fstype, fs_size) as fs:
-                bench_fs(b, fs, results)
+            with LoopFs(fstype, size) as fs:
+                yield fs
+
+
+def save(a, results, md):
+    """Raw results to --json, the report to stdout and --md."""
     with open(a.json, 'w') as fj:
         json.dump(results, fj, indent=1, default=str)
-    md = report(a, results)
     print(md)
     if a.md:
         with open(a.md, 'w') as fm:
-            fm.write(md + '\n')
+            fm.write(md.rstrip('\n') + '\n')
+
+
+def main():
+    a = parse_args()
+    results = start(a, 'run-bench')
+    signal.signal(signal.SIGHUP, lambda *_: sys.exit(129))
+    b = Bench(a)
+    log('machine: %s' % results['machine'])
+    fs_size = max([a.size, a.sweep_size, a.ow_size * len(a.ow_methods),
+                   a.bg_size + 2 * GIB] + a.scale_sizes) + 2 * GIB
+    for fs in filesystems(a, fs_size):
+        bench_fs(b, fs, results)
+    save(a, results, report(a, results))
     log('raw results: %s' % a.json)
 
 

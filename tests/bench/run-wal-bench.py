@@ -14,11 +14,8 @@ import argparse
 import importlib.util
 import json
 import os
-import shlex
 import shutil
-import signal
 import subprocess
-import sys
 import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -202,32 +199,13 @@ def main():
         a.modes = list(results['fs'][0]['rows'])
         print(report(a, results) + '\nLoad average at the end: %s.\n' % results['load_end'])
         return
-    if not os.access(a.bench, os.X_OK):
-        sys.exit('run-wal-bench: %s: not found; build it: ninja -C build-bench' % a.bench)
-    if not a.dir:
-        if os.geteuid() != 0:
-            sys.exit('run-wal-bench: loop filesystems need root (or use --dir DIR)')
-        rb.enter_namespace()
-    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
-    results = {'command': ' '.join(shlex.quote(x) for x in sys.argv),
-               'machine': rb.machine_info(a.bench), 'fs': [],
-               'load': open('/proc/loadavg').read().split()[0]}
+    results = rb.start(a, 'run-wal-bench')
+    results['load'] = open('/proc/loadavg').read().split()[0]
     size = (a.segments + 4) * (16 << 20) * 2 + (1 << 30)
-    if a.dir:
-        with rb.DirFs(a.dir) as fs:
-            results['fs'].append(bench_fs(a, fs))
-    else:
-        for fstype in a.fs.split(','):
-            with rb.LoopFs(fstype, size) as fs:
-                results['fs'].append(bench_fs(a, fs))
+    for fs in rb.filesystems(a, size):
+        results['fs'].append(bench_fs(a, fs))
     results['load_end'] = open('/proc/loadavg').read().split()[0]
-    with open(a.json, 'w') as fj:
-        json.dump(results, fj, indent=1, default=str)
-    md = report(a, results) + '\nLoad average at the end: %s.\n' % results['load_end']
-    print(md)
-    if a.md:
-        with open(a.md, 'w') as fm:
-            fm.write(md)
+    rb.save(a, results, report(a, results) + '\nLoad average at the end: %s.\n' % results['load_end'])
 
 
 if __name__ == '__main__':

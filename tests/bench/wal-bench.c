@@ -44,6 +44,7 @@
 #include <sys/stat.h>
 #include <sys/uio.h>
 
+#include "json.h"
 #include "prealloc.h"
 
 struct bench {
@@ -151,13 +152,17 @@ static int cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-static void print_pct(const char *key, uint64_t *v, size_t n)
+static void json_pct(struct json *j, const char *key, uint64_t *v, size_t n)
 {
 	qsort(v, n, sizeof(*v), cmp_u64);
 #define PCT(p) (n ? (double)v[(size_t)((double)(n - 1) * (p))] / 1e3 : 0.0)
-	printf("\"%s\":{\"n\":%zu,\"p50_us\":%.1f,\"p99_us\":%.1f,\"p999_us\":%.1f,"
-	       "\"max_us\":%.1f}", key, n, PCT(0.5), PCT(0.99), PCT(0.999),
-	       n ? (double)v[n - 1] / 1e3 : 0.0);
+	json_object(j, key);
+	json_u64(j, "n", n);
+	json_double(j, "p50_us", PCT(0.5));
+	json_double(j, "p99_us", PCT(0.99));
+	json_double(j, "p999_us", PCT(0.999));
+	json_double(j, "max_us", n ? (double)v[n - 1] / 1e3 : 0.0);
+	json_object_end(j);
 #undef PCT
 }
 
@@ -169,6 +174,7 @@ static int run(struct bench *b, FILE *raw)
 	uint64_t t_start, t_end;
 	void *rec = aligned_alloc(4096, b->rec);
 	int fd = -1, ret = 0;
+	struct json j;
 	char name[32];
 
 	if (!all || !st || !sw || !rec)
@@ -230,25 +236,30 @@ static int run(struct bench *b, FILE *raw)
 	t_end = now_ns();
 	if (fd >= 0)
 		close(fd);
-	printf("{\"mode\":\"%s\",\"error\":%d,\"commits\":%" PRIu64 ",\"seconds\":%.3f,"
-	       "\"steady_cps\":%.1f,", b->mode, -ret, total, (double)(t_end - t_start) / 1e9,
-	       steady_ns ? (double)nst * 1e9 / (double)steady_ns : 0.0);
-	print_pct("all", all, ret ? 0 : total);
-	putchar(',');
-	print_pct("steady", st, nst);
-	putchar(',');
-	print_pct("switch", sw, nsw);
+	json_begin(&j, stdout);
+	json_str(&j, "mode", b->mode);
+	json_i64(&j, "error", -ret);
+	json_u64(&j, "commits", total);
+	json_double(&j, "seconds", (double)(t_end - t_start) / 1e9);
+	json_double(&j, "steady_cps", steady_ns ? (double)nst * 1e9 / (double)steady_ns : 0.0);
+	json_pct(&j, "all", all, ret ? 0 : total);
+	json_pct(&j, "steady", st, nst);
+	json_pct(&j, "switch", sw, nsw);
 	if (b->pool) {
 		struct prealloc_pool_stats s = { .size = sizeof(s) };
 
 		prealloc_pool_get_stats(b->pool, &s);
-		printf(",\"pool\":{\"hits\":%" PRIu64 ",\"misses\":%" PRIu64 ",\"created\":%" PRIu64
-		       ",\"prepared\":%" PRIu64 ",\"foreground_wait_ms\":%.1f,"
-		       "\"worker_ms_per_segment\":%.1f}", s.hits, s.misses, s.created, s.prepared,
-		       (double)s.foreground_wait_ns / 1e6,
-		       s.created ? (double)s.worker_ns / 1e6 / (double)s.created : 0.0);
+		json_object(&j, "pool");
+		json_u64(&j, "hits", s.hits);
+		json_u64(&j, "misses", s.misses);
+		json_u64(&j, "created", s.created);
+		json_u64(&j, "prepared", s.prepared);
+		json_double(&j, "foreground_wait_ms", (double)s.foreground_wait_ns / 1e6);
+		json_double(&j, "worker_ms_per_segment",
+			    s.created ? (double)s.worker_ns / 1e6 / (double)s.created : 0.0);
+		json_object_end(&j);
 	}
-	printf("}\n");
+	json_end(&j);
 	free(all);
 	free(st);
 	free(sw);

@@ -192,3 +192,12 @@ int tfs_sh(const char *fmt, ...)
 	fprintf(stderr, "command failed: %s\n", cmd);
 	return -1;
 }
+
+int tfs_count_fds(void)
+{
+	int n = 0;
+
+	for (int i = 0; i < 4096; i++)
+		n += fcntl(i, F_GETFD) >= 0;
+	return n;
+}

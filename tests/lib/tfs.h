@@ -50,6 +50,10 @@ int tfs_rmtree(const char *dir);
  * command is printed to stderr). */
 int tfs_sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* Descriptors open in this process (below 4096), counted without /proc:
+ * for "the call left none behind" checks. */
+int tfs_count_fds(void);
+
 /* Path of @name inside the filesystem, in a static-free caller buffer. */
 const char *tfs_path(const struct tfs *t, const char *name, char *buf, size_t len);
 

@@ -406,6 +406,22 @@ static void test_raw_nloop(void **s) { (void)s; check_raw("nloop"); }
 
 /* ------------------------------------------------------------ ext4 files */
 
+/* Where mkfs_mount_opts() mounts @devpath: /mnt/<device name>. */
+static const char *mnt_of(const char *devpath, char *mnt, size_t len)
+{
+	snprintf(mnt, len, "/mnt/%s", strrchr(devpath, '/') + 1);
+	return mnt;
+}
+
+/* Unmount what is mounted there, if anything (lazily when busy). */
+static void unmount_dev(const char *devpath)
+{
+	char mnt[80];
+
+	if (umount(mnt_of(devpath, mnt, sizeof(mnt))) && errno == EBUSY)
+		umount2(mnt, MNT_DETACH);
+}
+
 /*
  * Make an ext4 of @size ("48M"; NULL: the whole device) on @devpath, with
  * bigalloc clusters of @cluster bytes unless 0, and mount it on
@@ -441,8 +457,7 @@ static const char *mkfs_mount_opts(const char *devpath, uint32_t cluster, const 
 	assert_int_equal(waitpid(pid, &status, 0), pid);
 	assert_true(WIFEXITED(status));
 	assert_int_equal(WEXITSTATUS(status), 0);
-	snprintf(mnt, len, "/mnt/%s", strrchr(devpath, '/') + 1);
-	mkdir(mnt, 0755);
+	mkdir(mnt_of(devpath, mnt, len), 0755);
 	assert_int_equal(mount(devpath, mnt, "ext4", 0, NULL), 0);
 	return mnt;
 }
@@ -681,17 +696,13 @@ static int unmount_all(void **state)
 {
 	static const char *const names[] = { "nvme512", "nvme4k", "intelid", "scsihd",
 					     "sdebug", "nloop" };
-	char mnt[64];
 
 	(void)state;
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
 		const char *p = vm_dev(names[i]);
 
-		if (!p)
-			continue;
-		snprintf(mnt, sizeof(mnt), "/mnt/%s", strrchr(p, '/') + 1);
-		if (umount(mnt) && errno == EBUSY)
-			umount2(mnt, MNT_DETACH);
+		if (p)
+			unmount_dev(p);
 	}
 	return 0;
 }
@@ -851,15 +862,6 @@ static void test_atomic(void **state)
 static struct {
 	char gpt_disk[64], part[64], dm[32], dmpath[64], md[64], loop[64];
 } built;
-
-static void unmount_dev(const char *devpath)
-{
-	char mnt[80];
-
-	snprintf(mnt, sizeof(mnt), "/mnt/%s", strrchr(devpath, '/') + 1);
-	if (umount(mnt) && errno == EBUSY)
-		umount2(mnt, MNT_DETACH);
-}
 
 static int stack_teardown(void **state)
 {
