@@ -4,8 +4,8 @@
  *
  * The `none` scheduler (loop devices, most NVMe) has no notion of priority,
  * so the library limits itself: a request may start only when the bytes sent
- * so far, at the current rate, are due.  No credit is saved up while idle,
- * so a cap holds over any interval longer than one request.
+ * so far, at the current rate, are due.  Only lateness of up to one request
+ * is made up, so a cap holds over any interval longer than two requests.
  *
  * In background mode the rate adapts (AIMD, as TCP does): every window the
  * pacer asks whether someone else is using the device, and halves the rate
@@ -139,16 +139,19 @@ bool pa_pace_go(struct pa_pace *p, unsigned int inflight)
 
 void pa_pace_sent(struct pa_pace *p, uint64_t bytes)
 {
-	uint64_t r = limit(p), now;
+	uint64_t r = limit(p), now, gap;
 
 	p->inflight += bytes;
 	if (!p->on || !r)
 		return;
 	now = pa_now_ns();
-	/* Idle time is not saved up: no burst above the rate afterwards. */
-	if (p->next_ns < now)
-		p->next_ns = now;
-	p->next_ns += (uint64_t)((double)bytes * NS / (double)r);
+	gap = (uint64_t)((double)bytes * NS / (double)r);
+	/* Lateness up to one request's time (a sleep's overshoot, a completion
+	 * reaped late) is made up, else every wake-up would lower the rate;
+	 * longer idle time is not saved up: no burst above the rate later. */
+	if (p->next_ns + gap < now)
+		p->next_ns = now - gap;
+	p->next_ns += gap;
 }
 
 uint16_t pa_pace_ioprio(struct pa_pace *p)
