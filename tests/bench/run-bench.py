@@ -659,7 +659,7 @@ def parse_args():
                    help='prealloc --rate contenders R or R-REQ-QD')
     p.add_argument('--bg-fio-rates', default='250M-256K',
                    help='fio --rate contenders R-REQ (e.g. 256M-256K): the frontier')
-    p.add_argument('--bg-runs', type=int, default=3)
+    p.add_argument('--bg-runs', type=int, default=5)
     p.add_argument('--bg-jobs', default='sync,bw', help='foreground jobs: sync,bw')
     p.add_argument('--bg-contenders', default='',
                    help='only these (default, background, rate-N, dd, ionice-dd)')
