@@ -187,9 +187,8 @@ struct prealloc_ctx;
  * @progress_data: passed to @progress.
  * @max_rate: hard cap on the zeroing rate in bytes per second; 0 for none.
  *	Applies with or without %PREALLOC_BACKGROUND, to every method (bytes
- *	zeroed by the device count like bytes written).  Idle time is not
- *	saved up (only lateness of up to one request is made up), so the cap
- *	holds over any interval longer than two requests.
+ *	zeroed by the device count like bytes written).  No credit is saved up
+ *	while idle, so the cap holds over any interval longer than one request.
  * @ctx: &struct prealloc_ctx whose caches the call uses, or NULL for the
  *	default context.  It must stay referenced for the call's duration.
  *

@@ -4,8 +4,8 @@
  *
  * The `none` scheduler (loop devices, most NVMe) has no notion of priority,
  * so the library limits itself: a request may start only when the bytes sent
- * so far, at the current rate, are due.  Only lateness of up to one request
- * is made up, so a cap holds over any interval longer than two requests.
+ * so far, at the current rate, are due.  Idle time is not saved up, so a
+ * cap holds over any interval longer than one request.
  *
  * In background mode the rate adapts (AIMD, as TCP does): every window the
  * pacer asks whether someone else is using the device, and halves the rate
@@ -146,11 +146,11 @@ void pa_pace_sent(struct pa_pace *p, uint64_t bytes)
 		return;
 	now = pa_now_ns();
 	gap = (uint64_t)((double)bytes * NS / (double)r);
-	/* Lateness up to one request's time (a sleep's overshoot, a completion
-	 * reaped late) is made up, else every wake-up would lower the rate;
-	 * longer idle time is not saved up: no burst above the rate later. */
+	/* Lateness of less than a request's time (a sleep's overshoot, a
+	 * completion reaped late) is made up, else every wake-up would lower
+	 * the rate; longer idle time is not saved up: no burst afterwards. */
 	if (p->next_ns + gap < now)
-		p->next_ns = now - gap;
+		p->next_ns = now;
 	p->next_ns += gap;
 }
 
