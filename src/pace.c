@@ -4,8 +4,8 @@
  *
  * The `none` scheduler (loop devices, most NVMe) has no notion of priority,
  * so the library limits itself: a request may start only when the bytes sent
- * so far, at the current rate, are due.  Idle time is not saved up, so a
- * cap holds over any interval longer than one request.
+ * so far, at the current rate, are due.  No credit is saved up while idle,
+ * so a cap holds over any interval longer than one request.
  *
  * In background mode the rate adapts (AIMD, as TCP does): every window the
  * pacer asks whether someone else is using the device, and halves the rate
@@ -38,13 +38,18 @@
 #define MIB		(1ull << 20)
 #define NS		1000000000ull
 #define WINDOW_NS	(50ull * 1000000)	/* one decision per window */
+/* The first window sends back to back at the busy shape, to learn the rate
+ * the floor is a share of; beside a foreground those are the costly ms. */
+#define FIRST_WINDOW_NS	(WINDOW_NS / 2)
 #define WARMUP		4		/* full requests timed before the latency counts */
 #define LAT_FACTOR	4		/* latency growth that means contention */
 #define FOREIGN_IOPS	100		/* others' requests/s we ignore (the fs's own log) */
 /* Lowest rate: a quarter of the best seen (beside a foreground, the first
- * window's, at the busy shape).  On the loop devices of tests/bench that was
- * 0.11x (ext4) and 0.09x (xfs) of solo throughput with a 4 KiB fdatasync
- * foreground's p99 at 1.3x; three tenths cost ext4's 1.6x (RESULTS.md). */
+ * window's, at the busy shape: our requests then keep the device busy a
+ * quarter of the time).  On the loop devices of tests/bench that was 0.13x
+ * (ext4) and 0.11x (xfs) of solo throughput with a 4 KiB fdatasync
+ * foreground's p99 at 1.52x / 1.38x; three tenths cost ext4 1.6x, and a
+ * share of an opening full-speed burst fared no better (RESULTS.md). */
 #define FLOOR_SHARE	4
 #define GROW_SHARE	8		/* increase per window: peak / GROW_SHARE */
 
@@ -222,13 +227,14 @@ static bool latency_grew(struct pa_pace *p, uint64_t bytes, uint64_t lat_ns)
 }
 
 /* One decision per window: halve the rate when others were active (never
- * below the floor, so the work still ends), else raise it. */
-static void decide(struct pa_pace *p, bool contended)
+ * below the floor, so the work still ends; straight to it when they were
+ * there from the start), else raise it. */
+static void decide(struct pa_pace *p, bool contended, bool first)
 {
 	uint64_t floor = PA_MAX(p->peak / FLOOR_SHARE, MIB);
 
 	if (contended) {
-		uint64_t cur = p->rate ? p->rate : p->tput;
+		uint64_t cur = first ? 0 : p->rate ? p->rate : p->tput;
 
 		p->rate = PA_MAX(cur / 2, floor);
 		p->applied |= PREALLOC_BG_ADAPTED;
@@ -242,7 +248,7 @@ static void decide(struct pa_pace *p, bool contended)
 void pa_pace_done(struct pa_pace *p, uint64_t bytes, uint64_t lat_ns)
 {
 	uint64_t now, win;
-	bool slow;
+	bool slow, first;
 
 	p->inflight -= PA_MIN(p->inflight, bytes);
 	if (!p->adaptive)
@@ -253,7 +259,8 @@ void pa_pace_done(struct pa_pace *p, uint64_t bytes, uint64_t lat_ns)
 		p->win_ns = now;
 	p->win_bytes += bytes;
 	win = now - p->win_ns;
-	if (win < WINDOW_NS)
+	first = !p->peak;
+	if (win < (first ? FIRST_WINDOW_NS : WINDOW_NS))
 		return;
 	p->tput = (uint64_t)((double)p->win_bytes * NS / (double)win);
 	/* The best seen alone; the first window if others were there from the start. */
@@ -261,7 +268,7 @@ void pa_pace_done(struct pa_pace *p, uint64_t bytes, uint64_t lat_ns)
 		p->peak = PA_MAX(p->peak, p->tput);
 	p->busy = others_active(p, win);
 	/* The latency is the only signal where the device has no counters. */
-	decide(p, p->busy || (slow && !p->stat[0]));
+	decide(p, p->busy || (slow && !p->stat[0]), first);
 	p->win_ns = now;
 	p->win_bytes = 0;
 }

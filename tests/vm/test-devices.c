@@ -83,7 +83,7 @@ static int sdebug_param(const char *key)
 /* /sys/class/block/<dev>/<attr> as a string; "" when absent. */
 static void sys_str(const char *devpath, const char *attr, char *buf, size_t len)
 {
-	char path[256];
+	char path[512];
 	FILE *f;
 
 	snprintf(path, sizeof(path), "/sys/class/block/%s/%s", strrchr(devpath, '/') + 1, attr);
