@@ -49,9 +49,11 @@ extern "C" {
  *	reads, flushes or writes beyond the library's; where it has none, the
  *	library's own requests taking 4 times longer than on the quiet device)
  *	the rate is halved, down to a quarter of the best throughput seen so the
- *	work still ends, and requests shrink to 256 KiB, one at a time; while it
- *	does not, the rate climbs back, so an idle device is used at nearly full
- *	speed.  &prealloc_report.background says what applied.
+ *	work still ends (straight to it when others were there from the start:
+ *	then the first 25 ms, sent back to back, are the throughput), and
+ *	requests shrink to 256 KiB, one at a time; while it does not, the rate
+ *	climbs back, so an idle device is used at nearly full speed.
+ *	&prealloc_report.background says what applied.
  */
 enum prealloc_flags {
 	PREALLOC_KEEP_SIZE = 1u << 0,

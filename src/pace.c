@@ -45,11 +45,11 @@
 #define LAT_FACTOR	4		/* latency growth that means contention */
 #define FOREIGN_IOPS	100		/* others' requests/s we ignore (the fs's own log) */
 /* Lowest rate: a quarter of the best seen (beside a foreground, the first
- * window's, at the busy shape: our requests then keep the device busy a
- * quarter of the time).  On the loop devices of tests/bench that was 0.13x
- * (ext4) and 0.11x (xfs) of solo throughput with a 4 KiB fdatasync
- * foreground's p99 at 1.52x / 1.38x; three tenths cost ext4 1.6x, and a
- * share of an opening full-speed burst fared no better (RESULTS.md). */
+ * window's, back to back at the busy shape: our requests are then in flight
+ * a quarter of the time).  On the loop devices of tests/bench that was 0.13x
+ * of solo throughput on ext4 and xfs with a 4 KiB fdatasync foreground's p99
+ * at 1.61x / 1.41x; a fifth gave ext4 0.11x at 1.36x; a share of an opening
+ * full-speed burst fared no better (RESULTS.md). */
 #define FLOOR_SHARE	4
 #define GROW_SHARE	8		/* increase per window: peak / GROW_SHARE */
 
