@@ -75,13 +75,10 @@ static bool read_attr(uint64_t dev, const char *name, char *buf, size_t len, cha
  * requests our writes become depends on how the kernel splits them; the
  * bytes do not).
  */
-static bool device_work(const char *dir, uint64_t *ios, uint64_t *wbytes)
+static bool parse_stat(const char *buf, uint64_t *ios, uint64_t *wbytes)
 {
 	uint64_t rd = 0, wr = 0, fl = 0;
-	char buf[256];
 
-	if (pa_sysfs_read_str(dir, "stat", buf, sizeof(buf)) < 0)
-		return false;
 	/* Flushes are field 17 (Linux 5.5+); older kernels have fewer fields. */
 	if (sscanf(buf, "%" SCNu64 " %*u %*u %*u %*u %*u %" SCNu64
 		   " %*u %*u %*u %*u %*u %*u %*u %*u %*u %" SCNu64, &rd, &wr, &fl) < 2)
@@ -91,9 +88,18 @@ static bool device_work(const char *dir, uint64_t *ios, uint64_t *wbytes)
 	return true;
 }
 
+/* The same, read now from @dir/stat. */
+static bool device_work(const char *dir, uint64_t *ios, uint64_t *wbytes)
+{
+	char buf[256];
+
+	return pa_sysfs_read_str(dir, "stat", buf, sizeof(buf)) == 0 &&
+	       parse_stat(buf, ios, wbytes);
+}
+
 void pa_pace_init(struct pa_pace *p, uint32_t flags, uint64_t max_rate, uint64_t dev)
 {
-	char buf[128], dir[160];
+	char buf[256], dir[160];
 
 	memset(p, 0, sizeof(*p));
 	p->adaptive = flags & PREALLOC_BACKGROUND;
@@ -107,7 +113,7 @@ void pa_pace_init(struct pa_pace *p, uint32_t flags, uint64_t max_rate, uint64_t
 	if (read_attr(dev, "queue/scheduler", buf, sizeof(buf), dir, sizeof(dir)))
 		p->idle_prio = strstr(buf, "[mq-deadline]") || strstr(buf, "[bfq]");
 	if (read_attr(dev, "stat", buf, sizeof(buf), dir, sizeof(dir)) &&
-	    strlen(dir) < sizeof(p->stat) && device_work(dir, &p->dev_ios, &p->dev_bytes))
+	    strlen(dir) < sizeof(p->stat) && parse_stat(buf, &p->dev_ios, &p->dev_bytes))
 		strcpy(p->stat, dir);
 }
 
