@@ -23,7 +23,6 @@
  * beside a 4 KiB fdatasync foreground, so it would throttle an idle device.
  */
 #include <errno.h>
-#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,6 +30,7 @@
 #include <linux/ioprio.h>
 
 #include "chain.h"
+#include "devstat.h"
 #include "internal.h"
 #include "pace.h"
 #include "sysfs_read.h"
@@ -77,14 +77,12 @@ static bool read_attr(uint64_t dev, const char *name, char *buf, size_t len, cha
  */
 static bool parse_stat(const char *buf, uint64_t *ios, uint64_t *wbytes)
 {
-	uint64_t rd = 0, wr = 0, fl = 0;
+	struct pa_devstat s;
 
-	/* Flushes are field 17 (Linux 5.5+); older kernels have fewer fields. */
-	if (sscanf(buf, "%" SCNu64 " %*u %*u %*u %*u %*u %" SCNu64
-		   " %*u %*u %*u %*u %*u %*u %*u %*u %*u %" SCNu64, &rd, &wr, &fl) < 2)
+	if (!pa_devstat_parse(buf, &s))
 		return false;
-	*ios = rd + fl;
-	*wbytes = wr << 9;
+	*ios = s.reads + s.flushes;
+	*wbytes = s.write_bytes;
 	return true;
 }
 
