@@ -43,7 +43,11 @@
 #define FIRST_WINDOW_NS	(WINDOW_NS / 2)
 #define WARMUP		4		/* full requests timed before the latency counts */
 #define LAT_FACTOR	4		/* latency growth that means contention */
-#define FOREIGN_IOPS	100		/* others' requests/s we ignore (the fs's own log) */
+/* Others' requests we ignore: up to FOREIGN_IOPS a second (the filesystem's
+ * own log) or FOREIGN_MIN a window (its metadata reads for our allocation:
+ * xfs reads a few btree blocks in the first window of an idle device). */
+#define FOREIGN_IOPS	100
+#define FOREIGN_MIN	8
 /* Lowest rate: a quarter of the best seen (beside a foreground, the first
  * window's, back to back at the busy shape: our requests are then in flight
  * a quarter of the time).  On the loop devices of tests/bench that was 0.13x
@@ -209,7 +213,7 @@ static bool others_active(struct pa_pace *p, uint64_t win_ns)
 	foreign = ios - p->dev_ios + extra / 4096;
 	p->dev_ios = ios;
 	p->dev_bytes = bytes;
-	return foreign * NS > FOREIGN_IOPS * win_ns;
+	return foreign > FOREIGN_MIN && foreign * NS > FOREIGN_IOPS * win_ns;
 }
 
 /* Latency of our full-size requests against the quietest seen. */

@@ -231,6 +231,55 @@ static void async_cancel_undoes(void **state)
 	sem_destroy(&g.go);
 }
 
+/* Another writer on the same device, as a database's WAL would be: its
+ * 4 KiB writes and fdatasync()s run between our chunks (from the progress
+ * callback, so they surely fall inside the call: no timing involved).
+ * Returning nonzero on an error stops the call, which the test sees. */
+static int other_writer(uint64_t done, uint64_t total, void *data)
+{
+	const int *wal = data;
+	char page[4096];
+
+	(void)total;
+	memset(page, (int)(done >> 20), sizeof(page));
+	/* 64 syncs: the pacer ignores fewer than 100 others' requests a second,
+	 * so this is contention unless each one takes over ~10 ms. */
+	for (int i = 0; i < 64; i++)
+		if (pwrite(*wal, page, sizeof(page), (off_t)(i % 16) * 4096) != sizeof(page) ||
+		    fdatasync(*wal))
+			return 1;	/* the call fails with -ECANCELED */
+	return 0;
+}
+
+/* Beside another writer, background mode backs off and says so; the data
+ * promises hold all the same. */
+static void adapts_to_others(void **state)
+{
+	const uint64_t span = 128 * MiB;
+	char path[128];
+	int wal = open(tfs_path(fs, "wal", path, sizeof(path)),
+		       O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	struct prealloc_options o = {
+		.size = sizeof(o), .flags = PREALLOC_BACKGROUND,
+		.progress = other_writer, .progress_data = &wal,
+	};
+	struct prealloc_report r = { .size = sizeof(r) };
+	uint8_t *shadow = malloc(span);
+	int fd = make_file("adapt", shadow, span);
+
+	(void)state;
+	assert_true(wal >= 0);
+	assert_int_equal(prealloc_file_ex(fd, 0, span, &o, &r), 0);
+	check_done(fd, shadow, 0, span, &r);
+	assert_true(r.background & PREALLOC_BG_ADAPTED);
+	close(wal);
+	unlink(path);
+	close(fd);
+	tfs_path(fs, "adapt", path, sizeof(path));
+	unlink(path);
+	free(shadow);
+}
+
 /* Freeing a running handle cancels it and waits: the file is as it was. */
 static void async_free_running(void **state)
 {
@@ -374,6 +423,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(bad_input),
 		cmocka_unit_test(sync_background),
+		cmocka_unit_test(adapts_to_others),
 		cmocka_unit_test(idle_ioprio),
 		cmocka_unit_test(async_completes),
 		cmocka_unit_test(async_cancel_undoes),
