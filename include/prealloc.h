@@ -48,7 +48,7 @@ extern "C" {
  *	every 50 ms: while the device serves other I/O (its sysfs counters show
  *	reads, flushes or writes beyond the library's; where it has none, the
  *	library's own requests taking 4 times longer than on the quiet device)
- *	the rate is halved, down to a quarter of the best throughput seen so the
+ *	the rate is halved, down to a fifth of the best throughput seen so the
  *	work still ends (straight to it when others were there from the start:
  *	then the first 25 ms, sent back to back, are the throughput), and
  *	requests shrink to 256 KiB, one at a time; while it does not, the rate

@@ -48,13 +48,13 @@
  * xfs reads a few btree blocks in the first window of an idle device). */
 #define FOREIGN_IOPS	100
 #define FOREIGN_MIN	8
-/* Lowest rate: a quarter of the best seen (beside a foreground, the first
+/* Lowest rate: a fifth of the best seen (beside a foreground, the first
  * window's, back to back at the busy shape: our requests are then in flight
- * a quarter of the time).  On the loop devices of tests/bench that was 0.13x
- * of solo throughput on ext4 and xfs with a 4 KiB fdatasync foreground's p99
- * at 1.61x / 1.41x; a fifth gave ext4 0.11x at 1.36x; a share of an opening
- * full-speed burst fared no better (RESULTS.md). */
-#define FLOOR_SHARE	4
+ * a fifth of the time).  On the loop devices of tests/bench a quarter gave
+ * 0.10-0.13x of solo throughput with a 4 KiB fdatasync foreground's p99 at
+ * 1.41-1.75x; a fifth about the same progress at 1.33-1.39x; a share of an
+ * opening full-speed burst fared no better (RESULTS.md). */
+#define FLOOR_SHARE	5
 #define GROW_SHARE	8		/* increase per window: peak / GROW_SHARE */
 
 /* Read @name ("queue/scheduler", "stat", ...) of device @dev into @buf,
