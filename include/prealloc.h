@@ -46,7 +46,8 @@ extern "C" {
  *	in 16 MiB calls, io_uring writes carry IOPRIO_CLASS_IDLE where the
  *	device's scheduler honours it (mq-deadline, bfq), and the rate adapts
  *	every 50 ms: while the device serves other I/O (its sysfs counters show
- *	reads, flushes or writes beyond the library's; where it has none, the
+ *	reads, flushes or writes beyond the library's, more than 100 a second
+ *	and 8 a window, above a filesystem's own trickle; where it has none, the
  *	library's own requests taking 4 times longer than on the quiet device)
  *	the rate is halved, down to a fifth of the best throughput seen so the
  *	work still ends (straight to it when others were there from the start:

@@ -16,8 +16,9 @@ struct pa_devstat {
 	uint64_t flushes;	/* flush requests completed (0 before Linux 5.5) */
 };
 
-/* Decode one `stat` line into @s: 11 fields (before Linux 4.18), 15 (the
- * discard fields) or 17 (the flush fields).  False if it is not one. */
+/* Decode one `stat` line into @s: at least 11 fields (11 before Linux 4.18,
+ * 15 with the discard fields, 17 with the flush fields); later fields are
+ * ignored.  False if it is not such a line. */
 bool pa_devstat_parse(const char *line, struct pa_devstat *s);
 
 #endif

@@ -24,7 +24,6 @@
  */
 #include <errno.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <sys/sysmacros.h>
 #include <linux/ioprio.h>
@@ -50,10 +49,11 @@
 #define FOREIGN_MIN	8
 /* Lowest rate: a fifth of the best seen (beside a foreground, the first
  * window's, back to back at the busy shape: our requests are then in flight
- * a fifth of the time).  On the loop devices of tests/bench a quarter gave
- * 0.10-0.13x of solo throughput with a 4 KiB fdatasync foreground's p99 at
- * 1.41-1.75x; a fifth about the same progress at 1.33-1.39x; a share of an
- * opening full-speed burst fared no better (RESULTS.md). */
+ * a fifth of the time).  On the loop devices of tests/bench, in the same
+ * runs, a quarter cost a 4 KiB fdatasync foreground p99 1.57-1.75x and a
+ * fifth 1.33-1.39x, both at 0.09-0.11x of solo throughput (the host moves
+ * the rate more than the share does); a share of an opening full-speed
+ * burst fared no better (RESULTS.md). */
 #define FLOOR_SHARE	5
 #define GROW_SHARE	8		/* increase per window: peak / GROW_SHARE */
 

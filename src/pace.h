@@ -2,8 +2,9 @@
 /*
  * Pacing for PREALLOC_BACKGROUND and prealloc_options.max_rate: a byte-rate
  * pacer that every zeroing method asks before sending work, and an AIMD
- * controller that lowers the rate when our own completions slow down (the
- * device is busy with someone else's I/O) and raises it when they do not.
+ * controller that lowers the rate while the device serves someone else's
+ * I/O (its sysfs counters; without them, our own completions slowing down)
+ * and raises it while it does not.
  */
 #ifndef PREALLOC_PACE_H
 #define PREALLOC_PACE_H

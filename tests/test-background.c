@@ -231,22 +231,31 @@ static void async_cancel_undoes(void **state)
 	sem_destroy(&g.go);
 }
 
-/* Another writer on the same device, as a database's WAL would be: its
- * 4 KiB writes and fdatasync()s run between our chunks (from the progress
- * callback, so they surely fall inside the call: no timing involved).
- * Returning nonzero on an error stops the call, which the test sees. */
+struct wal {
+	int fd;
+	uint64_t next;		/* write again once this much is done */
+};
+
+/* Another writer on the same device, as a database's WAL would be: 64 4 KiB
+ * writes, each fdatasync()ed, every 16 MiB of our progress.  The progress
+ * callback runs them, so they surely fall inside the call.  The pacer
+ * counts others' requests per second, though, so the one assumption is that
+ * a write and its fdatasync() take under ~15 ms: a burst's 128 requests over
+ * its own time and one 50 ms window must exceed 100 a second.  Returning
+ * nonzero on an error stops the call, which the test sees. */
 static int other_writer(uint64_t done, uint64_t total, void *data)
 {
-	const int *wal = data;
+	struct wal *w = data;
 	char page[4096];
 
 	(void)total;
+	if (done < w->next)
+		return 0;
+	w->next = done + 16 * MiB;
 	memset(page, (int)(done >> 20), sizeof(page));
-	/* 64 syncs: the pacer ignores fewer than 100 others' requests a second,
-	 * so this is contention unless each one takes over ~10 ms. */
 	for (int i = 0; i < 64; i++)
-		if (pwrite(*wal, page, sizeof(page), (off_t)(i % 16) * 4096) != sizeof(page) ||
-		    fdatasync(*wal))
+		if (pwrite(w->fd, page, sizeof(page), (off_t)(i % 16) * 4096) != sizeof(page) ||
+		    fdatasync(w->fd))
 			return 1;	/* the call fails with -ECANCELED */
 	return 0;
 }
@@ -257,8 +266,10 @@ static void adapts_to_others(void **state)
 {
 	const uint64_t span = 128 * MiB;
 	char path[128];
-	int wal = open(tfs_path(fs, "wal", path, sizeof(path)),
-		       O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	struct wal wal = {
+		.fd = open(tfs_path(fs, "wal", path, sizeof(path)),
+			   O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644),
+	};
 	struct prealloc_options o = {
 		.size = sizeof(o), .flags = PREALLOC_BACKGROUND,
 		.progress = other_writer, .progress_data = &wal,
@@ -268,11 +279,11 @@ static void adapts_to_others(void **state)
 	int fd = make_file("adapt", shadow, span);
 
 	(void)state;
-	assert_true(wal >= 0);
+	assert_true(wal.fd >= 0);
 	assert_int_equal(prealloc_file_ex(fd, 0, span, &o, &r), 0);
 	check_done(fd, shadow, 0, span, &r);
 	assert_true(r.background & PREALLOC_BG_ADAPTED);
-	close(wal);
+	close(wal.fd);
 	unlink(path);
 	close(fd);
 	tfs_path(fs, "adapt", path, sizeof(path));
