@@ -3,8 +3,9 @@
  * Background mode and the asynchronous handle on ext4 and xfs (root; skip
  * otherwise): the promises of DESIGN.md section 2 (written per FIEMAP, data
  * kept, zeros elsewhere, size, all or nothing on cancel), the handle's
- * descriptor turning readable, and the rate cap, the one timing check:
- * bytes over a monotonic clock must not beat max_rate by more than 10%.
+ * descriptor turning readable, backing off beside another writer, and the
+ * rate cap, the one timing check: bytes over a monotonic clock must not beat
+ * max_rate by more than 10%.
  */
 #include <errno.h>
 #include <fcntl.h>
