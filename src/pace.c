@@ -73,30 +73,13 @@ static bool read_attr(uint64_t dev, const char *name, char *buf, size_t len, cha
 	return false;
 }
 
-/*
- * What the device did so far, in units of 4 KiB requests: reads and flushes
- * (we issue neither) count one each, writes by their sectors (the number of
- * requests our writes become depends on how the kernel splits them; the
- * bytes do not).
- */
-static bool parse_stat(const char *buf, uint64_t *ios, uint64_t *wbytes)
-{
-	struct pa_devstat s;
-
-	if (!pa_devstat_parse(buf, &s))
-		return false;
-	*ios = s.reads + s.flushes;
-	*wbytes = s.write_bytes;
-	return true;
-}
-
-/* The same, read now from @dir/stat. */
-static bool device_work(const char *dir, uint64_t *ios, uint64_t *wbytes)
+/* What the device did so far: @dir/stat, decoded. */
+static bool device_stat(const char *dir, struct pa_devstat *s)
 {
 	char buf[256];
 
 	return pa_sysfs_read_str(dir, "stat", buf, sizeof(buf)) == 0 &&
-	       parse_stat(buf, ios, wbytes);
+	       pa_devstat_parse(buf, s);
 }
 
 void pa_pace_init(struct pa_pace *p, uint32_t flags, uint64_t max_rate, uint64_t dev)
@@ -115,7 +98,7 @@ void pa_pace_init(struct pa_pace *p, uint32_t flags, uint64_t max_rate, uint64_t
 	if (read_attr(dev, "queue/scheduler", buf, sizeof(buf), dir, sizeof(dir)))
 		p->idle_prio = strstr(buf, "[mq-deadline]") || strstr(buf, "[bfq]");
 	if (read_attr(dev, "stat", buf, sizeof(buf), dir, sizeof(dir)) &&
-	    strlen(dir) < sizeof(p->stat) && parse_stat(buf, &p->dev_ios, &p->dev_bytes))
+	    strlen(dir) < sizeof(p->stat) && pa_devstat_parse(buf, &p->dev))
 		strcpy(p->stat, dir);
 }
 
@@ -199,20 +182,23 @@ uint64_t pa_pace_chunk(const struct pa_pace *p, uint64_t chunk)
 
 /*
  * Did others use the device during the window?  Their work is what the
- * device did beyond our writes.  Our requests in flight may have completed
- * on the device but not yet be counted by us: that much is slack.
+ * device did beyond our writes, in 4 KiB requests: reads and flushes (we
+ * issue neither) count one each, written bytes beyond ours by 4 KiB (how
+ * many requests our writes become depends on how the kernel splits them;
+ * the bytes do not).  Our requests in flight may have completed on the
+ * device but not yet be counted by us: that much is slack.
  */
 static bool others_active(struct pa_pace *p, uint64_t win_ns)
 {
-	uint64_t ios, bytes, foreign, extra;
+	struct pa_devstat now;
+	uint64_t foreign, extra, ours = p->win_bytes + p->inflight;
 
-	if (!p->stat[0] || !device_work(p->stat, &ios, &bytes))
+	if (!p->stat[0] || !device_stat(p->stat, &now))
 		return false;
-	extra = bytes - p->dev_bytes;
-	extra = extra > p->win_bytes + p->inflight ? extra - p->win_bytes - p->inflight : 0;
-	foreign = ios - p->dev_ios + extra / 4096;
-	p->dev_ios = ios;
-	p->dev_bytes = bytes;
+	extra = now.write_bytes - p->dev.write_bytes;
+	extra = extra > ours ? extra - ours : 0;
+	foreign = now.reads - p->dev.reads + now.flushes - p->dev.flushes + extra / 4096;
+	p->dev = now;
 	return foreign > FOREIGN_MIN && foreign * NS > FOREIGN_IOPS * win_ns;
 }
 
@@ -242,9 +228,9 @@ static void decide(struct pa_pace *p, bool contended, bool first)
 	uint64_t floor = PA_MAX(p->peak / FLOOR_SHARE, MIB);
 
 	if (contended) {
-		uint64_t cur = first ? 0 : p->rate ? p->rate : p->tput;
+		uint64_t cur = p->rate ? p->rate : p->tput;
 
-		p->rate = PA_MAX(cur / 2, floor);
+		p->rate = first ? floor : PA_MAX(cur / 2, floor);
 		p->applied |= PREALLOC_BG_ADAPTED;
 	} else if (p->rate) {
 		p->rate += PA_MAX(p->peak / GROW_SHARE, MIB);

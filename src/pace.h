@@ -13,6 +13,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "devstat.h"
+
 /* Background mode while nobody else uses the device: 1 MiB requests (the
  * loop device splits at 1.25 MiB), enough in flight for ~0.8x of the
  * default's speed; PA_BG_BUSY_REQUEST, one at a time, while others do. */
@@ -41,8 +43,7 @@ struct pa_pace {
 	uint64_t tput;		/* last measured throughput, bytes/s */
 	uint64_t peak;		/* highest measured throughput, bytes/s */
 	bool busy;		/* others used the device in the last window */
-	uint64_t dev_ios;	/* device's reads + flushes so far (sysfs stat) */
-	uint64_t dev_bytes;	/* device's bytes written so far */
+	struct pa_devstat dev;	/* what the device did so far (sysfs stat) */
 	char stat[96];		/* the sysfs directory of the device's stat, "" if none */
 };
 
