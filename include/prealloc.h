@@ -49,9 +49,9 @@ extern "C" {
  *	reads, flushes or writes beyond the library's, more than 100 a second
  *	and 8 a window, above a filesystem's own trickle; where it has none, the
  *	library's own requests taking 4 times longer than on the quiet device)
- *	the rate is halved, down to a fifth of the best throughput seen so the
- *	work still ends (straight to it when others were there from the start:
- *	then the first 25 ms, sent back to back, are the throughput), and
+ *	the rate is halved, down to two sevenths of the best throughput seen so
+ *	the work still ends (straight to it when others were there from the
+ *	start: then the first 25 ms, sent back to back, are the throughput), and
  *	requests shrink to 256 KiB, one at a time; while it does not, the rate
  *	climbs back, so an idle device is used at nearly full speed.
  *	&prealloc_report.background says what applied.

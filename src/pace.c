@@ -47,14 +47,17 @@
  * xfs reads a few btree blocks in the first window of an idle device). */
 #define FOREIGN_IOPS	100
 #define FOREIGN_MIN	8
-/* Lowest rate: a fifth of the best seen (beside a foreground, the first
- * window's, back to back at the busy shape: our requests are then in flight
- * a fifth of the time).  On the loop devices of tests/bench, in the same
- * runs, a quarter cost a 4 KiB fdatasync foreground p99 1.57-1.75x and a
- * fifth 1.33-1.39x, both at 0.09-0.11x of solo throughput (the host moves
- * the rate more than the share does); a share of an opening full-speed
- * burst fared no better (RESULTS.md). */
-#define FLOOR_SHARE	5
+/* Lowest rate: two sevenths of the best seen (beside a foreground, the
+ * first window's, back to back at the busy shape: our requests are then in
+ * flight about two sevenths of the time).  On the loop devices of
+ * tests/bench a 4 KiB fdatasync foreground's p99 hardly moves with our rate
+ * between 150 and 300 MiB/s (0.06-0.12x of solo): more than 1% of its
+ * writes find a request of ours in flight at every such rate, and wait for
+ * its remaining time.  The rate decides the progress instead: in the same
+ * 7 runs a fifth reached 0.08x of solo at p99 1.45x / 1.34x (ext4 / xfs),
+ * two sevenths 0.10x at 1.35x / 1.35x (RESULTS.md). */
+#define FLOOR_NUM	2
+#define FLOOR_DEN	7
 #define GROW_SHARE	8		/* increase per window: peak / GROW_SHARE */
 
 /* Read @name ("queue/scheduler", "stat", ...) of device @dev into @buf,
@@ -225,7 +228,7 @@ static bool latency_grew(struct pa_pace *p, uint64_t bytes, uint64_t lat_ns)
  * there from the start), else raise it. */
 static void decide(struct pa_pace *p, bool contended, bool first)
 {
-	uint64_t floor = PA_MAX(p->peak / FLOOR_SHARE, MIB);
+	uint64_t floor = PA_MAX(p->peak / FLOOR_DEN * FLOOR_NUM, MIB);
 
 	if (contended) {
 		uint64_t cur = p->rate ? p->rate : p->tput;
