@@ -36,6 +36,12 @@ import time
 MIB = 1 << 20
 GIB = 1 << 30
 FG_JOBS = ('sync', 'bw')
+# The targets beside the sync foreground: (label, name, key, test); 'share'
+# is throughput beside the foreground over background mode's solo throughput.
+SYNC_TARGETS = [('IOPS', 'fg IOPS >= 0.9x', 'iops', lambda v: v >= 0.9),
+                ('p99', 'fg p99 <= 1.5x', 'p99_us', lambda v: v <= 1.5),
+                ('p99.9', 'fg p99.9 <= 3x', 'p999_us', lambda v: v <= 3),
+                ('progress', 'bg >= 0.1x solo', 'share', lambda v: v >= 0.1)]
 
 
 def fio_fg(job, path, seconds, out):
@@ -164,13 +170,45 @@ def reference(run, key):
     return statistics.mean(v) if v else None
 
 
-def ratios(runs, name, key):
+def run_ratios(runs, name, key):
+    """Per run: @name's @key over the same run's undisturbed reference."""
     v = []
     for r in runs:
         s, t = r.get(name, {}), reference(r, key)
         if s.get('error') == 0 and s.get(key) and t:
             v.append(s[key] / t)
+    return v
+
+
+def ratios(runs, name, key):
+    v = run_ratios(runs, name, key)
     return statistics.median(v) if v else None
+
+
+def quartiles(v):
+    return statistics.quantiles(v, n=4, method='inclusive') if len(v) > 1 else None
+
+
+def frontier(bg):
+    """The sync foreground's cost against each contender's throughput, as a
+    share of what background mode reached alone in the same run (the
+    progress target's denominator): the frontier the targets sit on."""
+    runs, solo = bg['samples']['fg'].get('sync', []), bg['samples']['solo']
+    names = [n for n in bg['rows'].get('sync', {}) if not n.startswith('none')]
+    out = []
+    for name in names:
+        share = [x[name]['bg_mib_s'] / s['background']['bg_mib_s']
+                 for x, s in zip(runs, solo)
+                 if x.get(name, {}).get('bg_mib_s') and s.get('background', {}).get('bg_mib_s')]
+        r = bg['rows']['sync'][name]
+        row = {'name': name, 'share': statistics.median(share) if share else None,
+               'p99_q': quartiles(run_ratios(runs, name, 'p99_us')),
+               'mib_s': r['abs_bg_mib_s'], 'iops': r['iops'], 'p99_us': r['p99_us'],
+               'p999_us': r['p999_us']}
+        row['meets'] = [label for label, _, k, ok in SYNC_TARGETS
+                        if row.get(k) is not None and ok(row[k])]
+        out.append(row)
+    return sorted(out, key=lambda r: r['share'] or 0)
 
 
 def section_background(b, fs, res, log, rotated):
@@ -240,6 +278,7 @@ def section_background(b, fs, res, log, rotated):
         solo_rows[name] = {'mib_s': statistics.median(v) if v else None,
                            'x_default': statistics.median(x) if x else None}
     res['background'] = {'runs': a.bg_runs, 'seconds': a.bg_seconds, 'size': a.bg_size,
+                         'delay': a.bg_delay,
                          'rows': rows, 'solo': solo_rows,
                          'samples': {'fg': out, 'solo': solo}}
     return rows
@@ -281,18 +320,34 @@ def report_background(bg, table):
                                     _f(none.get('abs_p99_us'), '%.0f'),
                                     _f(none.get('abs_p999_us'), '%.0f')), '',
                   table(hdr, out), '']
+    if 'sync' in bg['rows'] and any('background' in s for s in bg['samples']['solo']):
+        lines += frontier_table(bg, table)
     return lines
+
+
+def frontier_table(bg, table):
+    out = []
+    for r in frontier(bg):
+        q = r['p99_q']
+        met = 'all' if len(r['meets']) == len(SYNC_TARGETS) else ', '.join(r['meets'])
+        out.append([r['name'], _f(r['mib_s'], '%.0f'), _f(r['share']), _f(r['iops']),
+                    _f(r['p99_us']), '%.2f-%.2f' % (q[0], q[2]) if q else '-',
+                    _f(r['p999_us']), met or 'none'])
+    return ['#### Frontier: the sync foreground\'s cost by background throughput', '',
+            'Each contender\'s throughput beside the foreground as a share of background '
+            'mode\'s solo throughput in the same run (median of per-run ratios), by share; '
+            'p99 IQR is over the per-run ratios; "meets" lists the four sync targets the '
+            'row would meet in background mode\'s place.', '',
+            table(['contender', 'bg MiB/s', '× background solo', 'fg IOPS ×', 'fg p99 ×',
+                   'p99 IQR', 'fg p99.9 ×', 'meets'], out), '']
 
 
 def targets_background(fstype, bg):
     rows = bg['rows'].get('sync', {})
-    b = rows.get('background', {})
-    checks = [('fg IOPS >= 0.9x', b.get('iops'), lambda v: v >= 0.9),
-              ('fg p99 <= 1.5x', b.get('p99_us'), lambda v: v <= 1.5),
-              ('fg p99.9 <= 3x', b.get('p999_us'), lambda v: v <= 3),
-              ('bg >= 0.1x solo', b.get('bg_x_solo'), lambda v: v >= 0.1),
-              ('idle: background >= 0.8x default', bg['solo'].get('background', {})
-               .get('x_default'), lambda v: v >= 0.8)]
+    b = dict(rows.get('background', {}), share=rows.get('background', {}).get('bg_x_solo'))
+    checks = [(name, b.get(k), ok) for _, name, k, ok in SYNC_TARGETS]
+    checks.append(('idle: background >= 0.8x default', bg['solo'].get('background', {})
+                   .get('x_default'), lambda v: v >= 0.8))
     out = ['- %s, background beside the fdatasync foreground: %s: %s %s' % (
         fstype, name, _f(v), 'PASS' if v is not None and ok(v) else 'MISS')
         for name, v, ok in checks]

@@ -589,7 +589,8 @@ def report(a, results):
             g = fs['background']
             lines += ['### Preallocating %s beside a foreground (%g s fio runs, contender '
                       'from %g s; median of %d alternating runs)' % (
-                          fmt_size(g['size']), g['seconds'], a.bg_delay, g['runs']), '']
+                          fmt_size(g['size']), g['seconds'], g.get('delay', a.bg_delay),
+                          g['runs']), '']
             lines += background.report_background(g, table)
         t = targets(fs)
         if 'background' in fs:
@@ -655,7 +656,7 @@ def parse_args():
     p.add_argument('--bg-solo-seconds', type=float, default=3,
                    help='window of a contender alone')
     p.add_argument('--bg-delay', type=float, default=1, help='contender start, s into it')
-    p.add_argument('--bg-rates', default='64M,256M,250M-256K-1,384M-256K-1',
+    p.add_argument('--bg-rates', default='64M,256M,150M-256K-1,250M-256K-1,300M-256K-1',
                    help='prealloc --rate contenders R or R-REQ-QD')
     p.add_argument('--bg-fio-rates', default='250M-256K',
                    help='fio --rate contenders R-REQ (e.g. 256M-256K): the frontier')
@@ -667,6 +668,7 @@ def parse_args():
                    help='skip fio --rate beside background')
     p.add_argument('--json', default='bench.json', help='write all results here')
     p.add_argument('--md', help='also write the markdown report here')
+    p.add_argument('--report-from', metavar='JSON', help='only print the report of a saved run')
     a = p.parse_args()
     a.bench = os.path.abspath(a.bench)
     a.tool = os.path.abspath(a.tool)
@@ -763,6 +765,11 @@ def save(a, results, md):
 
 def main():
     a = parse_args()
+    if a.report_from:
+        # The report again from a saved --json (e.g. after changing it).
+        with open(a.report_from) as fj:
+            print(report(a, json.load(fj)))
+        return
     results = start(a, 'run-bench')
     signal.signal(signal.SIGHUP, lambda *_: sys.exit(129))
     b = Bench(a)
