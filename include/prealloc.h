@@ -49,11 +49,13 @@ extern "C" {
  *	reads, flushes or writes beyond the library's, more than 100 a second
  *	and 8 a window, above a filesystem's own trickle; where it has none, the
  *	library's own requests taking 4 times longer than on the quiet device)
- *	the rate is halved, down to two sevenths of the best throughput seen so
- *	the work still ends (straight to it when others were there from the
- *	start: then the first 25 ms, sent back to back, are the throughput), and
- *	requests shrink to 256 KiB, one at a time; while it does not, the rate
- *	climbs back, so an idle device is used at nearly full speed.
+ *	requests shrink to 256 KiB, one at a time, and the rate falls to a
+ *	floor that keeps the work moving: two sevenths of what such requests
+ *	did when sent back to back for 25 ms beside that I/O (learnt when it
+ *	first appears; where the device has no counters, of the best throughput
+ *	seen); when it returns after a quiet spell the rate is halved every 50
+ *	ms down to that floor; while it is absent the rate climbs back, so an
+ *	idle device is used at nearly full speed.
  *	&prealloc_report.background says what applied.
  */
 enum prealloc_flags {

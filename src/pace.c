@@ -9,8 +9,9 @@
  *
  * In background mode the rate adapts (AIMD, as TCP does): every window the
  * pacer asks whether someone else is using the device, and halves the rate
- * if so, down to a floor that keeps the work moving; otherwise it raises the
- * rate by a fraction of the best throughput seen, until pacing stops
+ * if so, down to a floor that keeps the work moving (a share of what our
+ * busy shape does beside them, learnt when they appear); otherwise it raises
+ * the rate by a fraction of the best throughput seen, until pacing stops
  * limiting, so an idle device is used at nearly full speed.  While others
  * are active, requests are also smaller and sent one at a time.
  *
@@ -37,9 +38,10 @@
 #define MIB		(1ull << 20)
 #define NS		1000000000ull
 #define WINDOW_NS	(50ull * 1000000)	/* one decision per window */
-/* The first window sends back to back at the busy shape, to learn the rate
- * the floor is a share of; beside a foreground those are the costly ms. */
-#define FIRST_WINDOW_NS	(WINDOW_NS / 2)
+/* A window that learns the rate the floor is a share of (the first, and the
+ * first after others appear) sends back to back at the busy shape; beside a
+ * foreground those are the costly ms. */
+#define MEASURE_NS	(WINDOW_NS / 2)
 #define WARMUP		4		/* full requests timed before the latency counts */
 #define LAT_FACTOR	4		/* latency growth that means contention */
 /* Others' requests we ignore: up to FOREIGN_IOPS a second (the filesystem's
@@ -47,15 +49,15 @@
  * xfs reads a few btree blocks in the first window of an idle device). */
 #define FOREIGN_IOPS	100
 #define FOREIGN_MIN	8
-/* Lowest rate: two sevenths of the best seen (beside a foreground, the
- * first window's, back to back at the busy shape: our requests are then in
- * flight about two sevenths of the time).  On the loop devices of
- * tests/bench a 4 KiB fdatasync foreground's p99 hardly moves with our rate
- * between 150 and 300 MiB/s (0.06-0.12x of solo): more than 1% of its
- * writes find a request of ours in flight at every such rate, and wait for
- * its remaining time.  The rate decides the progress instead: in the same
- * 7 runs a fifth reached 0.08x of solo at p99 1.45x / 1.34x (ext4 / xfs),
- * two sevenths 0.10x at 1.35x / 1.35x (RESULTS.md). */
+/* Lowest rate: two sevenths of what the busy shape did back to back beside
+ * others (our requests are then in flight about two sevenths of the time).
+ * On the loop devices of tests/bench, between 150 and 300 MiB/s (0.06-0.12x
+ * of solo), a 4 KiB fdatasync foreground's p99 rose less with our rate than
+ * it moved between runs: more than 1% of its writes find a request of ours
+ * in flight at every such rate and wait for its remaining time.  The rate
+ * decides the progress: in the same 7 runs a fifth reached 0.08x of solo at
+ * p99 1.45x / 1.34x (ext4 / xfs) and IOPS 0.98x / 0.97x, two sevenths 0.10x
+ * at 1.35x / 1.35x and 0.98x / 0.92x (RESULTS.md). */
 #define FLOOR_NUM	2
 #define FLOOR_DEN	7
 #define GROW_SHARE	8		/* increase per window: peak / GROW_SHARE */
@@ -97,7 +99,7 @@ void pa_pace_init(struct pa_pace *p, uint32_t flags, uint64_t max_rate, uint64_t
 		return;
 	/* Cautious until the first window shows nobody else is there: a
 	 * foreground already running never sees a full-speed burst. */
-	p->busy = true;
+	p->busy = p->measuring = true;
 	if (read_attr(dev, "queue/scheduler", buf, sizeof(buf), dir, sizeof(dir)))
 		p->idle_prio = strstr(buf, "[mq-deadline]") || strstr(buf, "[bfq]");
 	if (read_attr(dev, "stat", buf, sizeof(buf), dir, sizeof(dir)) &&
@@ -223,29 +225,48 @@ static bool latency_grew(struct pa_pace *p, uint64_t bytes, uint64_t lat_ns)
 	return false;
 }
 
-/* One decision per window: halve the rate when others were active (never
- * below the floor, so the work still ends; straight to it when they were
- * there from the start), else raise it. */
-static void decide(struct pa_pace *p, bool contended, bool first)
+/* The lowest rate beside others, so the work still ends: a share of what
+ * the busy shape did back to back beside them (where the device has no
+ * counters, of the best seen). */
+static uint64_t floor_rate(const struct pa_pace *p)
 {
-	uint64_t floor = PA_MAX(p->peak / FLOOR_DEN * FLOOR_NUM, MIB);
+	return PA_MAX((p->anchor ? p->anchor : p->peak) / FLOOR_DEN * FLOOR_NUM, MIB);
+}
 
-	if (contended) {
-		uint64_t cur = p->rate ? p->rate : p->tput;
+/* One decision per window.  When others appear and the busy shape's speed
+ * beside them is unknown, the next window sends it back to back to learn
+ * it (a share of the idle shape's best would be most of the device), then
+ * the rate goes straight to the floor; later contention halves it, down to
+ * the floor; without others it climbs back. */
+static void decide(struct pa_pace *p, bool contended)
+{
+	bool measured = p->measuring;
+	uint64_t cur = p->rate ? p->rate : p->tput;
 
-		p->rate = first ? floor : PA_MAX(cur / 2, floor);
-		p->applied |= PREALLOC_BG_ADAPTED;
-	} else if (p->rate) {
-		p->rate += PA_MAX(p->peak / GROW_SHARE, MIB);
-		if (p->rate > 2 * p->peak)
-			p->rate = 0;	/* no longer limiting */
+	p->measuring = false;
+	if (!contended) {
+		if (p->rate) {
+			p->rate += PA_MAX(p->peak / GROW_SHARE, MIB);
+			if (p->rate > 2 * p->peak)
+				p->rate = 0;	/* no longer limiting */
+		}
+		return;
 	}
+	p->applied |= PREALLOC_BG_ADAPTED;
+	if (measured && p->busy) {
+		p->anchor = p->tput;
+	} else if (p->busy && !p->anchor) {
+		p->rate = 0;
+		p->measuring = true;
+		return;
+	}
+	p->rate = measured ? floor_rate(p) : PA_MAX(cur / 2, floor_rate(p));
 }
 
 void pa_pace_done(struct pa_pace *p, uint64_t bytes, uint64_t lat_ns)
 {
 	uint64_t now, win;
-	bool slow, first;
+	bool slow;
 
 	p->inflight -= PA_MIN(p->inflight, bytes);
 	if (!p->adaptive)
@@ -256,8 +277,7 @@ void pa_pace_done(struct pa_pace *p, uint64_t bytes, uint64_t lat_ns)
 		p->win_ns = now;
 	p->win_bytes += bytes;
 	win = now - p->win_ns;
-	first = !p->peak;
-	if (win < (first ? FIRST_WINDOW_NS : WINDOW_NS))
+	if (win < (p->measuring ? MEASURE_NS : WINDOW_NS))
 		return;
 	p->tput = (uint64_t)((double)p->win_bytes * NS / (double)win);
 	/* The best seen alone; the first window if others were there from the start. */
@@ -265,7 +285,7 @@ void pa_pace_done(struct pa_pace *p, uint64_t bytes, uint64_t lat_ns)
 		p->peak = PA_MAX(p->peak, p->tput);
 	p->busy = others_active(p, win);
 	/* The latency is the only signal where the device has no counters. */
-	decide(p, p->busy || (slow && !p->stat[0]), first);
+	decide(p, p->busy || (slow && !p->stat[0]));
 	p->win_ns = now;
 	p->win_bytes = 0;
 }

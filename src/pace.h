@@ -42,6 +42,8 @@ struct pa_pace {
 	uint64_t win_ns, win_bytes;	/* measurement window: start, our bytes */
 	uint64_t tput;		/* last measured throughput, bytes/s */
 	uint64_t peak;		/* highest measured throughput, bytes/s */
+	uint64_t anchor;	/* busy shape, back to back beside others; 0 = unknown */
+	bool measuring;		/* this window learns it: busy shape, unpaced */
 	bool busy;		/* others used the device in the last window */
 	struct pa_devstat dev;	/* what the device did so far (sysfs stat) */
 	char stat[96];		/* the sysfs directory of the device's stat, "" if none */
