@@ -199,14 +199,19 @@ def frontier(bg):
     for name in names:
         share = [x[name]['bg_mib_s'] / s['background']['bg_mib_s']
                  for x, s in zip(runs, solo)
-                 if x.get(name, {}).get('bg_mib_s') and s.get('background', {}).get('bg_mib_s')]
+                 if x.get(name, {}).get('bg_mib_s') is not None and
+                 s.get('background', {}).get('bg_mib_s')]
+        done = [x[name].get('bg_finished') for x in runs if name in x]
         r = bg['rows']['sync'][name]
+        # One that finished before the foreground did hurt it only part of
+        # the time its figures average over: not a point of the frontier.
         row = {'name': name, 'share': statistics.median(share) if share else None,
+               'early': done.count(True) > len(done) / 2,
                'p99_q': quartiles(run_ratios(runs, name, 'p99_us')),
                'mib_s': r['abs_bg_mib_s'], 'iops': r['iops'], 'p99_us': r['p99_us'],
                'p999_us': r['p999_us']}
-        row['meets'] = [label for label, _, k, ok in SYNC_TARGETS
-                        if row.get(k) is not None and ok(row[k])]
+        row['meets'] = [] if row['early'] else [label for label, _, k, ok in SYNC_TARGETS
+                                                if row.get(k) is not None and ok(row[k])]
         out.append(row)
     return sorted(out, key=lambda r: r['share'] or 0)
 
@@ -332,19 +337,21 @@ def frontier_table(bg, table):
         met = 'all' if len(r['meets']) == len(SYNC_TARGETS) else ', '.join(r['meets'])
         out.append([r['name'], _f(r['mib_s'], '%.0f'), _f(r['share']), _f(r['iops']),
                     _f(r['p99_us']), '%.2f-%.2f' % (q[0], q[2]) if q else '-',
-                    _f(r['p999_us']), met or 'none'])
+                    _f(r['p999_us']), '(finished early)' if r['early'] else met or 'none'])
     return ['#### Frontier: the sync foreground\'s cost by background throughput', '',
             'Each contender\'s throughput beside the foreground as a share of background '
             'mode\'s solo throughput in the same run (median of per-run ratios), by share; '
             'p99 IQR is over the per-run ratios; "meets" lists the four sync targets the '
-            'row would meet in background mode\'s place.', '',
+            'row would meet in background mode\'s place ("finished early": done before '
+            'the foreground in most runs, so its figures average over time it was not '
+            'there).', '',
             table(['contender', 'bg MiB/s', '× background solo', 'fg IOPS ×', 'fg p99 ×',
                    'p99 IQR', 'fg p99.9 ×', 'meets'], out), '']
 
 
 def targets_background(fstype, bg):
-    rows = bg['rows'].get('sync', {})
-    b = dict(rows.get('background', {}), share=rows.get('background', {}).get('bg_x_solo'))
+    b = bg['rows'].get('sync', {}).get('background', {})
+    b = dict(b, share=b.get('bg_x_solo'))
     checks = [(name, b.get(k), ok) for _, name, k, ok in SYNC_TARGETS]
     checks.append(('idle: background >= 0.8x default', bg['solo'].get('background', {})
                    .get('x_default'), lambda v: v >= 0.8))

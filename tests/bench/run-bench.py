@@ -620,7 +620,7 @@ def report(a, results):
 
 # ---- main ------------------------------------------------------------------
 
-def parse_args():
+def parse_args(argv=None):
     here = os.path.dirname(os.path.abspath(__file__))
     p = argparse.ArgumentParser(description=__doc__.split('\n')[0])
     p.add_argument('--bench', default=os.path.join(here, '../../build-bench/tests/bench/prealloc-bench'),
@@ -669,7 +669,7 @@ def parse_args():
     p.add_argument('--json', default='bench.json', help='write all results here')
     p.add_argument('--md', help='also write the markdown report here')
     p.add_argument('--report-from', metavar='JSON', help='only print the report of a saved run')
-    a = p.parse_args()
+    a = p.parse_args(argv)
     a.bench = os.path.abspath(a.bench)
     a.tool = os.path.abspath(a.tool)
     a.bg_size = parse_size(a.bg_size)
@@ -766,9 +766,15 @@ def save(a, results, md):
 def main():
     a = parse_args()
     if a.report_from:
-        # The report again from a saved --json (e.g. after changing it).
+        # The report again from a saved --json (e.g. after changing it),
+        # with the options that run was given.
         with open(a.report_from) as fj:
-            print(report(a, json.load(fj)))
+            results = json.load(fj)
+        md = report(parse_args(shlex.split(results['command'])[1:]), results)
+        print(md)
+        if a.md:
+            with open(a.md, 'w') as fm:
+                fm.write(md.rstrip('\n') + '\n')
         return
     results = start(a, 'run-bench')
     signal.signal(signal.SIGHUP, lambda *_: sys.exit(129))
