@@ -283,7 +283,6 @@ def section_background(b, fs, res, log, rotated):
         solo_rows[name] = {'mib_s': statistics.median(v) if v else None,
                            'x_default': statistics.median(x) if x else None}
     res['background'] = {'runs': a.bg_runs, 'seconds': a.bg_seconds, 'size': a.bg_size,
-                         'delay': a.bg_delay,
                          'rows': rows, 'solo': solo_rows,
                          'samples': {'fg': out, 'solo': solo}}
     return rows

@@ -589,8 +589,7 @@ def report(a, results):
             g = fs['background']
             lines += ['### Preallocating %s beside a foreground (%g s fio runs, contender '
                       'from %g s; median of %d alternating runs)' % (
-                          fmt_size(g['size']), g['seconds'], g.get('delay', a.bg_delay),
-                          g['runs']), '']
+                          fmt_size(g['size']), g['seconds'], a.bg_delay, g['runs']), '']
             lines += background.report_background(g, table)
         t = targets(fs)
         if 'background' in fs:
@@ -753,14 +752,19 @@ def filesystems(a, size):
                 yield fs
 
 
-def save(a, results, md):
-    """Raw results to --json, the report to stdout and --md."""
-    with open(a.json, 'w') as fj:
-        json.dump(results, fj, indent=1, default=str)
+def show(a, md):
+    """The report to stdout and --md."""
     print(md)
     if a.md:
         with open(a.md, 'w') as fm:
             fm.write(md.rstrip('\n') + '\n')
+
+
+def save(a, results, md):
+    """Raw results to --json, the report as show() does."""
+    with open(a.json, 'w') as fj:
+        json.dump(results, fj, indent=1, default=str)
+    show(a, md)
 
 
 def main():
@@ -770,11 +774,7 @@ def main():
         # with the options that run was given.
         with open(a.report_from) as fj:
             results = json.load(fj)
-        md = report(parse_args(shlex.split(results['command'])[1:]), results)
-        print(md)
-        if a.md:
-            with open(a.md, 'w') as fm:
-                fm.write(md.rstrip('\n') + '\n')
+        show(a, report(parse_args(shlex.split(results['command'])[1:]), results))
         return
     results = start(a, 'run-bench')
     signal.signal(signal.SIGHUP, lambda *_: sys.exit(129))
