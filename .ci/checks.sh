@@ -6,6 +6,7 @@
 #   fuzz      the libFuzzer targets (clang) for CHECKS_FUZZ_SECONDS each,
 #             seeded with their fixture corpus
 #   tsan      ThreadSanitizer build running tests/test-threads,
+#             tests/test-overlap (fewer calls),
 #             tests/test-background (the async handle's thread) and
 #             tests/test-pool (the pool's worker)
 # Build directories: build-rel, build-asan, build-tsan, build-fuzz-clang.
@@ -132,15 +133,15 @@ run_tsan() {
 	local tsan_run=()
 
 	setup build-tsan -Dwerror=true -Db_sanitize=thread -Db_lundef=false || return 1
-	ninja -C build-tsan tests/test-threads tests/test-background tests/test-pool >/dev/null || return 1
+	ninja -C build-tsan tests/test-threads tests/test-overlap tests/test-background tests/test-pool >/dev/null || return 1
 	# TSan's shadow layout needs the classic address space on kernels with
 	# high mmap randomization.
 	if command -v setarch >/dev/null; then
 		tsan_run=(setarch "$(uname -m)" -R)
 	fi
 	local t rc
-	for t in test-threads test-background test-pool; do
-		"${tsan_run[@]}" "build-tsan/tests/$t"
+	for t in test-threads test-overlap test-background test-pool; do
+		PREALLOC_OVERLAP_CALLS=40 "${tsan_run[@]}" "build-tsan/tests/$t"
 		rc=$?
 		# 77 = skipped (not root / no loop devices).
 		[[ $rc == 0 || $rc == 77 ]] || return 1

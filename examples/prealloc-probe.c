@@ -215,7 +215,11 @@ static void print_text(const char *path, const struct prealloc_probe *p)
 		printf("%s\n  because %s\n", reserve ? " (after reserving with fallocate)" : "",
 		       prealloc_probe_plan_reason(p));
 	} else {
+		const char *why_not = prealloc_probe_plan_reason(p);
+
 		printf("plan: none (%s)\n", strerror(-m));
+		if (why_not)
+			printf("  because %s\n", why_not);
 	}
 	printf("facts:\n");
 	facts_text(p, 0, target_fact, 2);

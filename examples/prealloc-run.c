@@ -158,6 +158,11 @@ static void signatures(int fd, char *buf, size_t len)
 static const char *after_failure(const struct run_args *a, const struct prealloc_report *r,
 				 char *buf, size_t len)
 {
+	if (r->undo_error) {
+		snprintf(buf, len, "undoing it failed too (%s): the file may not be as it was; "
+			 "check its size and allocation", strerror(-r->undo_error));
+		return buf;
+	}
 	if (!(a->o.flags & PREALLOC_ZERO_DATA) || !r->bytes_zeroed)
 		return "the file is as it was";
 	snprintf(buf, len, "size and allocation are as they were, but %" PRIu64 " bytes of the "
@@ -187,6 +192,10 @@ static void explain(const char *path, int fd, int err, const struct run_args *a,
 	} else if (r->failed_step == PREALLOC_STEP_SPACE_CHECK && err == ENOSPC) {
 		cli_fail(path, err, "out of space: %s do not fit; nothing was changed",
 			 cli_human_size(a->length, sz, sizeof(sz)));
+	} else if (err == EOPNOTSUPP && (a->o.flags & PREALLOC_KEEP_SIZE) &&
+		   (r->failed_step == PREALLOC_STEP_REQUEST || r->failed_step == PREALLOC_STEP_RESERVE)) {
+		cli_fail(path, err, "--keep-size beyond end of file needs space reserved there, and "
+			 "this file cannot hold blocks beyond its end (no fallocate()); nothing was changed");
 	} else if (err == EOPNOTSUPP && a->o.method) {
 		cli_fail(path, err, "method %s is not possible here", prealloc_method_name(a->o.method));
 	} else if (err == ECANCELED) {
@@ -243,6 +252,8 @@ static void print_json(const char *path, const struct run_args *a,
 		json_object_object_add(o, "failed_method", r->failed_method ?
 				       json_object_new_string(prealloc_method_name(r->failed_method)) :
 				       NULL);
+		json_object_object_add(o, "undo_error", r->undo_error ?
+				       json_object_new_string(strerror(-r->undo_error)) : NULL);
 	}
 	json_object_object_add(o, "method", json_object_new_string(method_or_none(r->method)));
 	for (unsigned int m = 1; m < PREALLOC_METHOD_SLOTS; m++) {

@@ -11,8 +11,9 @@
  * Conventions: every function returns 0 (or a non-negative value) on success
  * and a negative errno value on failure; nothing is printed; output parameters
  * are left untouched on failure unless stated otherwise.  All functions are
- * thread-safe.  Callers must not write into a range while it is being
- * preallocated (the same contract as any zeroing call).
+ * thread-safe; concurrent calls on one file are ordered where they could meet
+ * (see prealloc_file()).  Callers must not write into a range while it is
+ * being preallocated (the same contract as any zeroing call).
  */
 #ifndef LIBPREALLOC_H
 #define LIBPREALLOC_H
@@ -157,7 +158,9 @@ enum prealloc_background {
  * @total: bytes the call will handle in all
  * @data: the caller's pointer from &struct prealloc_options
  *
- * Called from the calling thread between chunks of work.  Return 0 to go on,
+ * Called from the calling thread between chunks of work, and now and then
+ * with @done 0 while the call waits for another on the same bytes (@total
+ * is then the range's length).  Return 0 to go on,
  * anything else to cancel: the call then stops, undoes its work as any failed
  * call does (see prealloc_file()) and returns -ECANCELED.
  */
@@ -248,6 +251,11 @@ struct prealloc_options {
  * @background: &enum prealloc_background bits: the pacing that applied.
  * @__pad2: zero.
  * @bytes_per_sec: achieved rate: @bytes_zeroed per second of @elapsed_ns.
+ * @undo_error: 0, unless the call failed and undoing it failed too: then
+ *	the first error the undo met (-EIO after a filesystem shutdown, say),
+ *	and the file may not be as it was (size, allocation; with
+ *	%PREALLOC_ZERO_DATA see prealloc_file()).  Since: 0.3
+ * @__pad3: zero.
  *
  * New fields are appended at the end; a caller compiled against an older
  * header passes a smaller @size and never sees them.
@@ -270,6 +278,8 @@ struct prealloc_report {
 	uint32_t background;
 	uint32_t __pad2;
 	uint64_t bytes_per_sec;
+	int32_t undo_error;
+	uint32_t __pad3;
 };
 
 /**
@@ -352,6 +362,21 @@ struct prealloc_census {
  * block device leaves the part already zeroed zeroed: there is nothing to
  * restore.
  *
+ * Concurrent calls of one process on one file (from any threads, contexts
+ * or async handles, through any descriptors) run one after the other where
+ * they could meet, and in parallel elsewhere.  They meet when their ranges,
+ * widened to whole pages and filesystem blocks, overlap, or when both reach
+ * past end of file (each may move the size, and undo it).  A waiting call
+ * calls its progress callback now and then with done 0, so it can be
+ * cancelled while it waits.  A call made from a progress callback on bytes
+ * its own running call holds fails with -EDEADLK instead of waiting for
+ * itself.  Calls from different processes are not ordered: overlapping them
+ * is the caller's to prevent, as is writing into a range being preallocated.
+ *
+ * The undo is durable (it ends with fsync(), unless %PREALLOC_NO_SYNC), and
+ * when any step of it fails &prealloc_report.undo_error says so: then the
+ * file may not be as it was (after a filesystem shutdown, say).
+ *
  * The descriptor's file offset and status flags are not changed.  The call
  * works on its own duplicate of @fd taken on entry, so closing or dup2()ing
  * over @fd meanwhile does not redirect it.  Writes go through descriptors
@@ -369,8 +394,11 @@ struct prealloc_census {
  * without %PREALLOC_ZERO_DATA), -EFBIG (@offset + @len too large), -ENOSPC
  * (does not fit; checked before anything is written), -EBUSY (block device in
  * use), -EEXIST (block device carries a signature and %PREALLOC_FORCE is not
- * set), -ECANCELED (progress callback asked to stop), or what the kernel
- * returned (-EIO, -EDQUOT, -EPERM, -EISDIR, -ESPIPE, -ENODEV, ...).
+ * set), -ECANCELED (progress callback asked to stop), -EDEADLK (called from
+ * a progress callback on bytes its running call holds), -EOPNOTSUPP
+ * (%PREALLOC_KEEP_SIZE beyond end of file where nothing can be reserved
+ * there: ext2/ext3, ext4 files without extents; nothing is changed), or
+ * what the kernel returned (-EIO, -EDQUOT, -EPERM, -EISDIR, -ESPIPE, -ENODEV, ...).
  *
  * Since: 0.2
  */
@@ -774,7 +802,8 @@ int prealloc_probe_zeroing_offloaded(const struct prealloc_probe *probe,
  *
  * Returns: an &enum prealloc_method, or -ENOENT (@index past the last
  * method), -ENODATA (the probe was made without a request), -EOPNOTSUPP (a
- * forced method that cannot apply to this target), -EINVAL (@probe NULL).
+ * forced method that cannot apply to this target, or a request that cannot
+ * be met here: prealloc_probe_plan_reason() says why), -EINVAL (@probe NULL).
  *
  * Since: 0.2
  */
@@ -784,8 +813,10 @@ int prealloc_probe_plan(const struct prealloc_probe *probe, unsigned int index);
  * prealloc_probe_plan_reason() - why the plan is what it is
  * @probe: &struct prealloc_probe
  *
- * Returns: one sentence, valid until the probe is freed; NULL when there is
- * no plan (no request, or @probe NULL).
+ * Returns: one sentence, valid until the probe is freed; also why a request
+ * cannot be met here when prealloc_probe_plan() says -EOPNOTSUPP; NULL when
+ * there is no plan and no such reason (no request, a forced method that
+ * cannot apply, or @probe NULL).
  *
  * Since: 0.2
  */

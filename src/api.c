@@ -8,6 +8,7 @@
 
 #include "engine.h"
 #include "internal.h"
+#include "rangelock.h"
 
 #define PREALLOC_FLAGS_ALL (PREALLOC_KEEP_SIZE | PREALLOC_ZERO_DATA | \
 			    PREALLOC_NO_SYNC | PREALLOC_FORCE | PREALLOC_BACKGROUND)
@@ -149,10 +150,51 @@ static void open_wfd(struct pa_call *c, int fl)
 	}
 }
 
+/* The bytes of @st's file a call on [off, off + len) may touch, in whole
+ * pages and blocks (src/rangelock.h). */
+static void lock_span(const struct stat *st, uint64_t off, uint64_t len, struct pa_range_lock *l)
+{
+	uint64_t g = PA_MAX((uint64_t)sysconf(_SC_PAGESIZE), (uint64_t)st->st_blksize);
+
+	*l = (struct pa_range_lock){ .dev = st->st_dev, .ino = st->st_ino };
+	pa_range_lock_span(off, off + len, (uint64_t)st->st_size, g, &l->lo, &l->hi);
+}
+
+/*
+ * Hold the bytes of a regular file the call may touch against this
+ * process's other calls, then look at the target.  The size may have moved
+ * while we waited (a neighbour extended the file): look again once held,
+ * and hold more if the call now reaches past end of file.
+ */
+static int open_locked(struct pa_call *c, uint64_t off, uint64_t len)
+{
+	struct pa_range_lock want;
+	struct stat st;
+	int ret;
+
+	if (fstat(c->fd, &st) < 0)
+		return -errno;
+	while (S_ISREG(st.st_mode)) {
+		lock_span(&st, off, len, &want);
+		if (c->lock.held && c->lock.lo <= want.lo && want.hi <= c->lock.hi)
+			break;
+		pa_range_unlock(&c->lock);
+		c->lock = want;
+		ret = pa_range_lock(&c->lock, c->opts.progress, c->opts.progress_data, len);
+		if (ret)
+			return ret;
+		if (fstat(c->fd, &st) < 0)
+			return -errno;
+	}
+	return pa_target_open(c->opts.ctx, c->fd, off, len, c->opts.flags, c->opts.method,
+			      &c->target);
+}
+
 static void call_end(struct pa_call *c, struct prealloc_report *report, uint64_t t0)
 {
 	unsigned int best = PREALLOC_METHOD_AUTO;
 
+	pa_range_unlock(&c->lock);
 	if (c->wfd >= 0 && c->wfd != c->fd)
 		close(c->wfd);
 	if (c->dfd >= 0)
@@ -196,8 +238,7 @@ PA_EXPORT int prealloc_file_ex(int fd, uint64_t offset, uint64_t len,
 	if (c.fd < 0)
 		return c.fd;
 	pa_step(&c, PREALLOC_STEP_TARGET, 0);
-	ret = pa_target_open(c.opts.ctx, c.fd, offset, len, c.opts.flags, c.opts.method,
-			     &c.target);
+	ret = open_locked(&c, offset, len);
 	if (!ret)
 		open_wfd(&c, fl);
 	if (!ret)

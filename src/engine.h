@@ -20,6 +20,7 @@
 #include "caps.h"
 #include "pace.h"
 #include "plan.h"
+#include "rangelock.h"
 #include "reopen.h"
 
 /* What is known about an open target before planning (src/target.c). */
@@ -74,6 +75,7 @@ struct pa_call {
 	uint64_t done;			/* progress */
 	uint64_t total;
 	struct pa_pace pace;		/* background mode and max_rate (src/pace.c) */
+	struct pa_range_lock lock;	/* the bytes of a file the call may touch */
 };
 
 /* Copy and check the caller's size-prefixed options (unknown flags, method);

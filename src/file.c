@@ -274,11 +274,16 @@ static int check_forced(struct file_job *j, const struct pa_plan *plan)
 
 static int run_plan(struct file_job *j, const struct pa_plan *plan)
 {
-	/* Keep-size beyond EOF is reserved whatever writes the rest. */
-	if (plan->reserve || (keep_size(j) && j->end > j->old_size)) {
+	bool beyond = keep_size(j) && j->end > j->old_size;
+
+	/* Keep-size beyond EOF is reserved whatever writes the rest.  A
+	 * filesystem that refuses (nothing is changed yet) cannot keep the
+	 * promise: say so rather than succeed having reserved nothing.
+	 * Inline data is the one exception the header names. */
+	if (plan->reserve || beyond) {
 		int ret = reserve(j);
 
-		if (ret && !pa_refused(ret))
+		if (ret && (!pa_refused(ret) || (beyond && !j->inline_data)))
 			return ret;
 	}
 	return pa_run_plan(j->c, plan, run_method, j);
@@ -408,7 +413,8 @@ int pa_file_prealloc(struct pa_call *c, uint64_t off, uint64_t len)
 	    PA_RETRY_EINTR(fdatasync(c->fd)) < 0)
 		ret = -errno;
 	if (ret && j.touched)
-		pa_undo_run(&j.undo, &j.segs, c->fd);
+		c->rep.undo_error = pa_undo_run(&j.undo, &j.segs, c->fd,
+						!(c->opts.flags & PREALLOC_NO_SYNC));
 	else if (!ret)
 		fill_report(&j);
 out:

@@ -55,6 +55,14 @@ int pa_plan(const struct pa_plan_input *in, struct pa_plan *p)
 	bool wz;
 
 	*p = (struct pa_plan){ 0 };
+	/* Keep-size promises the space beyond EOF reserved: never succeed
+	 * having reserved nothing. */
+	if (in->target == PA_TARGET_FILE && in->no_fallocate &&
+	    (in->flags & PREALLOC_KEEP_SIZE) && !in->range_in_eof) {
+		p->reason = "keep-size beyond end of file: this file cannot hold blocks beyond "
+			    "end of file (no fallocate(): ext2/ext3 or an ext4 file without extents)";
+		return -EOPNOTSUPP;
+	}
 	if (in->forced != PREALLOC_METHOD_AUTO)
 		return plan_forced(in, p);
 

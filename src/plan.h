@@ -22,6 +22,7 @@ struct pa_plan_input {
 	bool cow;			/* copy-on-write file: overwrites never go in place */
 	bool cow_unknown;		/* overlayfs whose upper layer cannot be judged */
 	bool inline_data;		/* ext4 inline data: buffered writes, never fallocate() */
+	bool no_fallocate;		/* ext2/3 file: nothing can be reserved beyond EOF */
 	bool mem_backed;		/* tmpfs/ramfs/hugetlbfs: no device below */
 	bool no_write;			/* hugetlbfs: no write(), fallocate() zeroes pages */
 	int write_zeroes_unmap;		/* enum pa_tristate from the capabilities record */
@@ -45,7 +46,8 @@ struct pa_plan {
 /* May FALLOC_FL_WRITE_ZEROES be tried for @in, and if not, why not (*@why)? */
 bool pa_plan_write_zeroes(const struct pa_plan_input *in, const char **why);
 
-/* Returns 0, or -EOPNOTSUPP when a forced method cannot apply to this target. */
+/* Returns 0, or -EOPNOTSUPP when a forced method cannot apply to this
+ * target or the request cannot be met here at all (*@out->reason says). */
 int pa_plan(const struct pa_plan_input *in, struct pa_plan *out);
 
 #endif

@@ -321,6 +321,8 @@ static void plan_facts(struct prealloc_probe *p, uint64_t off, uint64_t len)
 	if (p->plan_err) {
 		null(f, "plan", "method");
 		str(f, "plan", "error", strerror(-p->plan_err));
+		if (p->plan.reason)
+			str(f, "plan", "reason", p->plan.reason);
 		return;
 	}
 	for (unsigned int i = 1; i < p->plan.n && used < sizeof(p->fallbacks); i++)
@@ -470,7 +472,7 @@ PA_EXPORT int prealloc_probe_plan(const struct prealloc_probe *p, unsigned int i
 
 PA_EXPORT const char *prealloc_probe_plan_reason(const struct prealloc_probe *p)
 {
-	return p && !p->plan_err ? p->plan.reason : NULL;
+	return p ? p->plan.reason : NULL;
 }
 
 static int get(const struct fact *x, const char **ret_name, uint64_t *ret_number,

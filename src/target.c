@@ -56,13 +56,17 @@ static bool is_cow(int fd, uint64_t fs_type)
 	return ioctl(fd, FS_IOC_GETFLAGS, &attr) < 0 || !(attr & FS_NOCOW_FL);
 }
 
-/* ext4 inline data: the inode holds the bytes. */
-static bool is_inline(int fd, uint64_t fs_type)
+/* What the ext2/3/4 inode flags tell the planner: inline data (the inode
+ * holds the bytes), or no extents (ext2/ext3 and indirect-block ext4
+ * files have no fallocate(), so nothing can be held beyond EOF). */
+static void ext_flags(int fd, uint64_t fs_type, struct pa_plan_input *in)
 {
 	int attr = 0;
 
-	return fs_type == EXT4_SUPER_MAGIC && ioctl(fd, FS_IOC_GETFLAGS, &attr) == 0 &&
-	       (attr & FS_INLINE_DATA_FL);
+	if (fs_type != EXT4_SUPER_MAGIC || ioctl(fd, FS_IOC_GETFLAGS, &attr) < 0)
+		return;
+	in->inline_data = attr & FS_INLINE_DATA_FL;
+	in->no_fallocate = !(attr & (FS_INLINE_DATA_FL | FS_EXTENT_FL));
 }
 
 /* Mirror vfs_fallocate()'s errors for what it cannot work on. */
@@ -118,7 +122,7 @@ int pa_target_open(struct prealloc_ctx *ctx, int fd, uint64_t off, uint64_t len,
 		in->mem_backed = t->fs_type == TMPFS_MAGIC || t->fs_type == RAMFS_MAGIC ||
 				 t->fs_type == HUGETLBFS_MAGIC;
 		in->no_write = t->fs_type == HUGETLBFS_MAGIC;
-		in->inline_data = is_inline(fd, t->fs_type);
+		ext_flags(fd, t->fs_type, in);
 		in->range_in_eof = off + len <= (uint64_t)t->st.st_size;
 	}
 	t->dev = S_ISBLK(t->st.st_mode) ? t->st.st_rdev : t->st.st_dev;

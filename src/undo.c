@@ -45,15 +45,24 @@ void pa_undo_free(struct pa_undo *u)
 	pa_extlist_free(&u->beyond);
 }
 
+/* Keep the first error the undo meets: the report says the file may not
+ * be as it was. */
+static void note(int *err, int ret)
+{
+	if (ret < 0 && !*err)
+		*err = -errno;
+}
+
 /* Reserve again what the file had beyond EOF (a truncate freed it). */
-static void reserve_again(const struct pa_undo *u, int fd, uint64_t from)
+static void reserve_again(const struct pa_undo *u, int fd, uint64_t from, int *err)
 {
 	for (size_t i = 0; i < u->beyond.n; i++) {
 		uint64_t s = PA_MAX(u->beyond.v[i].start, from);
 		uint64_t e = u->beyond.v[i].start + u->beyond.v[i].len;
 
 		if (s < e)
-			PA_RETRY_EINTR(fallocate(fd, FALLOC_FL_KEEP_SIZE, (off_t)s, (off_t)(e - s)));
+			note(err, PA_RETRY_EINTR(fallocate(fd, FALLOC_FL_KEEP_SIZE, (off_t)s,
+							   (off_t)(e - s))));
 	}
 }
 
@@ -82,31 +91,35 @@ static bool reads_zero(int fd, uint64_t start, uint64_t end)
  * bytes there between the check and the punch would lose them: the window
  * is two syscalls, and only on a failed call that had grown the file.)
  */
-static void release_eof_block(const struct pa_undo *u, int fd)
+static void release_eof_block(const struct pa_undo *u, int fd, int *err)
 {
 	uint64_t blk = PA_ROUND_DOWN(u->old_size, u->bs);
 
 	if (allocated(fd, blk, u->old_size) && reads_zero(fd, blk, u->old_size))
-		PA_RETRY_EINTR(fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
-					 (off_t)blk, (off_t)u->bs));
+		note(err, PA_RETRY_EINTR(fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
+						   (off_t)blk, (off_t)u->bs)));
 }
 
-void pa_undo_run(const struct pa_undo *u, const struct pa_seglist *segs, int fd)
+int pa_undo_run(const struct pa_undo *u, const struct pa_seglist *segs, int fd, bool sync)
 {
 	const int punch = FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE;
 	uint64_t size, lo, hi, eof_blk;
 	bool cut = false, left = false;
 	struct stat st;
+	int err = 0;
 
 	if (fstat(fd, &st) < 0)
-		return;
+		return -errno;
 	size = (uint64_t)st.st_size;
 	/* Nobody else may write into the range, so a size inside it, above
 	 * the old one, was set by this call. */
-	if (u->may_resize && size > u->old_size && size <= u->end &&
-	    PA_RETRY_EINTR(ftruncate(fd, (off_t)u->old_size)) == 0) {
-		size = u->old_size;
-		cut = true;
+	if (u->may_resize && size > u->old_size && size <= u->end) {
+		int ret = PA_RETRY_EINTR(ftruncate(fd, (off_t)u->old_size));
+
+		note(&err, ret);
+		cut = ret == 0;
+		if (cut)
+			size = u->old_size;
 	}
 	eof_blk = PA_ROUND_UP(size, u->bs);
 	/* A block the range shares with bytes outside it is released only if
@@ -130,16 +143,24 @@ void pa_undo_run(const struct pa_undo *u, const struct pa_seglist *segs, int fd)
 			pe = PA_MIN(pe, eof_blk);
 		if (!pa_seg_fresh(s) || ps >= pe)
 			continue;
-		PA_RETRY_EINTR(fallocate(fd, punch, (off_t)ps, (off_t)(pe - ps)));
+		note(&err, PA_RETRY_EINTR(fallocate(fd, punch, (off_t)ps, (off_t)(pe - ps))));
 		if (pe > eof_blk && allocated(fd, PA_MAX(ps, eof_blk), pe))
 			left = true;
 	}
 	/* Same-size truncate: frees every block beyond EOF, ours included. */
-	if (left && fstat(fd, &st) == 0 && (uint64_t)st.st_size == size &&
-	    PA_RETRY_EINTR(ftruncate(fd, (off_t)size)) == 0)
-		cut = true;
+	if (left && fstat(fd, &st) == 0 && (uint64_t)st.st_size == size) {
+		int ret = PA_RETRY_EINTR(ftruncate(fd, (off_t)size));
+
+		note(&err, ret);
+		cut |= ret == 0;
+	}
 	if (cut)
-		reserve_again(u, fd, eof_blk);
+		reserve_again(u, fd, eof_blk, &err);
 	if (u->eof_hole && size == u->old_size)
-		release_eof_block(u, fd);
+		release_eof_block(u, fd, &err);
+	/* The call's changes may be durable already (the journal commits
+	 * fallocate()); so must their undoing be, before "as it was" holds. */
+	if (sync)
+		note(&err, PA_RETRY_EINTR(fsync(fd)));
+	return err;
 }

@@ -30,9 +30,11 @@ int pa_undo_record(struct pa_undo *u, int fd, uint64_t off, uint64_t end,
 /*
  * Undo on @fd: @segs is the range's classification taken before the call;
  * its holes and unallocated EOF segments are the blocks the call may have
- * allocated.  Best effort: errors are ignored, there is nothing left to try.
+ * allocated.  Every step is tried whatever failed before it; with @sync the
+ * result is made durable.  0, or the first error met: then the file may not
+ * be as it was.
  */
-void pa_undo_run(const struct pa_undo *u, const struct pa_seglist *segs, int fd);
+int pa_undo_run(const struct pa_undo *u, const struct pa_seglist *segs, int fd, bool sync);
 
 void pa_undo_free(struct pa_undo *u);
 

@@ -58,6 +58,7 @@ AT(struct prealloc_report, failed_method, 180);
 AT(struct prealloc_report, bytes_unknown, 184);
 AT(struct prealloc_report, background, 192);
 AT(struct prealloc_report, bytes_per_sec, 200);
+AT(struct prealloc_report, undo_error, 208);
 AT(struct prealloc_census, size, 0);
 AT(struct prealloc_census, fiemap, 4);
 AT(struct prealloc_census, written_bytes, 8);

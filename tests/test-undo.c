@@ -227,39 +227,49 @@ static void other_writer_survives(void **st)
 	}
 }
 
-/* A sibling call on another range, run while this one is under way (from
- * its progress callback), keeps its size and written state. */
-static int sibling_then_cancel(uint64_t done, uint64_t total, void *data)
+/*
+ * Calls from a call's own progress callback: one on bytes of the file the
+ * running call cannot touch goes ahead; one that would meet it (here: both
+ * reach past end of file) is refused with -EDEADLK instead of waiting for
+ * itself.  The running call is then cancelled and undone as usual.
+ */
+struct nested {
+	int fd;
+	int ret[2];
+};
+
+static int nested_then_cancel(uint64_t done, uint64_t total, void *data)
 {
-	int *fd = data;
+	struct nested *n = data;
 
 	(void)done;
 	(void)total;
-	assert_int_equal(prealloc_file(*fd, 2 * MiB, 1 * MiB, 0), 0);
+	n->ret[0] = prealloc_file(n->fd, 0, 4096, 0);
+	n->ret[1] = prealloc_file(n->fd, 2 * MiB, 1 * MiB, 0);
 	return 1;
 }
 
-static void sibling_survives(void **st)
+static void nested_calls(void **st)
 {
-	int fd = open_file(&fs, "sibling");
-	struct prealloc_options o = { .size = sizeof(o), .progress = sibling_then_cancel,
-				      .progress_data = &fd };
+	struct nested n = { .fd = open_file(&fs, "nested") };
+	struct prealloc_options o = { .size = sizeof(o), .progress = nested_then_cancel,
+				      .progress_data = &n };
 	struct prealloc_census c = { .size = sizeof(c) };
 	struct stat sb;
 
 	(void)st;
-	assert_int_equal(tc_write_pattern(fd, NULL, 1, 0, 5000), 0);
-	assert_int_equal(prealloc_file_ex(fd, 8192, 1 * MiB, &o, NULL), -ECANCELED);
-	assert_int_equal(fstat(fd, &sb), 0);
-	assert_int_equal((uint64_t)sb.st_size, 3 * MiB);
-	assert_int_equal(prealloc_verify(fd, 2 * MiB, 1 * MiB, &c), 0);
+	assert_int_equal(tc_write_pattern(n.fd, NULL, 1, 0, 5000), 0);
+	assert_int_equal(prealloc_file_ex(n.fd, 8192, 1 * MiB, &o, NULL), -ECANCELED);
+	assert_int_equal(n.ret[0], 0);
+	assert_int_equal(n.ret[1], -EDEADLK);
+	assert_int_equal(fstat(n.fd, &sb), 0);
+	assert_int_equal((uint64_t)sb.st_size, 5000);
+	assert_int_equal(prealloc_verify(n.fd, 0, 4096, &c), 0);
 	if (strcmp(fs_type, "btrfs"))
-		assert_int_equal(c.written_bytes, 1 * MiB);
-	else
-		assert_int_equal(c.written_bytes + c.unwritten_bytes, 1 * MiB);
-	assert_int_equal(allocated(fd, 8192, 1 * MiB), 0);
-	check_pattern(fd, 1, 0, 200);
-	close(fd);
+		assert_int_equal(c.written_bytes, 4096);
+	assert_int_equal(allocated(n.fd, 8192, FAR_END), 0);
+	check_pattern(n.fd, 1, 0, 200);
+	close(n.fd);
 }
 
 /* A hole at the old end of file stays a hole: btrfs fills the rest of the
@@ -503,25 +513,52 @@ static void near_full_ext4(void **st)
 
 /* --- report truths ------------------------------------------------------- */
 
-/* Indirect-block ext4 (ext2-style) has no fallocate: keep-size beyond EOF
- * reserves nothing, and the report must not say it did. */
-static void keep_size_without_fallocate(void **st)
+/*
+ * ext2 and indirect-block ext4 files have no fallocate(), so nothing can be
+ * held beyond EOF: keep-size beyond EOF is refused before anything changes
+ * (the report names the request, the probe says why), whatever the method;
+ * keep-size inside EOF and growing calls are written as usual.
+ */
+static void keep_size_refused(const char *type, const char *mkfs)
 {
+	struct prealloc_options o = { .size = sizeof(o), .flags = PREALLOC_KEEP_SIZE };
 	struct prealloc_report r = { .size = sizeof(r) };
+	struct prealloc_census c = { .size = sizeof(c) };
+	struct prealloc_probe *p;
+	struct state s;
 	struct tfs t;
 	int fd;
 
-	(void)st;
-	assert_int_equal(tfs_create(&t, "ext4", 64, "-b 4096 -O ^extent,^64bit"), 0);
+	if (!tfs_supported(type))
+		return;
+	assert_int_equal(tfs_create(&t, type, 64, mkfs), 0);
 	fd = open_file(&t, "f");
 	assert_int_equal(tc_write_pattern(fd, NULL, 1, 0, 5000), 0);
-	assert_int_equal(prealloc_file_ex(fd, 0, 1 * MiB, &(struct prealloc_options){
-		.size = sizeof(struct prealloc_options), .flags = PREALLOC_KEEP_SIZE }, &r), 0);
-	assert_int_equal(r.bytes_reserved, 0);
-	assert_int_equal(r.written, 0);
-	assert_int_equal(allocated(fd, 8192, 1 * MiB - 8192), 0);
+	for (unsigned int m = PREALLOC_METHOD_AUTO; m <= PREALLOC_METHOD_BUFFERED; m += 4) {
+		take(fd, &s);
+		o.method = m;
+		assert_int_equal(prealloc_file_ex(fd, 0, 1 * MiB, &o, &r), -EOPNOTSUPP);
+		assert_int_equal(r.failed_step, PREALLOC_STEP_REQUEST);
+		same(fd, &s, "refused keep-size");
+	}
+	assert_int_equal(prealloc_probe_new(fd, 0, 1 * MiB, &o, &p), 0);
+	assert_int_equal(prealloc_probe_plan(p, 0), -EOPNOTSUPP);
+	assert_non_null(strstr(prealloc_probe_plan_reason(p), "beyond end of file"));
+	prealloc_probe_free(p);
+	assert_int_equal(prealloc_file(fd, 0, 4096, PREALLOC_KEEP_SIZE), 0);
+	assert_int_equal(prealloc_file(fd, 0, 1 * MiB, 0), 0);
+	assert_int_equal(prealloc_verify(fd, 0, 1 * MiB, &c), 0);
+	assert_int_equal(c.written_bytes, 1 * MiB);
+	check_pattern(fd, 1, 0, 200);
 	close(fd);
 	tfs_destroy(&t);
+}
+
+static void keep_size_without_fallocate(void **st)
+{
+	(void)st;
+	keep_size_refused("ext2", "-b 4096");
+	keep_size_refused("ext4", "-b 4096 -O ^extent,^64bit");
 }
 
 /* Zero-data over reflinked data rewrites it: unshared and written (xfs). */
@@ -596,6 +633,48 @@ static void tool_says_data_zeroed(void **st)
 	assert_int_equal((uint64_t)sb.st_size, 4 * MiB);
 	close(fd);
 	tfs_destroy(&t);
+}
+
+/* Shut the filesystem down without flushing its log, then cancel: the undo
+ * cannot run, and the report must not let anyone think the file is as it
+ * was. */
+#define PA_FS_IOC_SHUTDOWN _IOR('X', 125, uint32_t)
+#define PA_SHUTDOWN_NOLOGFLUSH 2u
+
+static int shutdown_then_cancel(uint64_t done, uint64_t total, void *data)
+{
+	uint32_t how = PA_SHUTDOWN_NOLOGFLUSH;
+
+	(void)done;
+	(void)total;
+	assert_int_equal(ioctl(*(int *)data, PA_FS_IOC_SHUTDOWN, &how), 0);
+	return 1;
+}
+
+static void undo_after_shutdown(void **st)
+{
+	static const char *const types[] = { "ext4", "xfs" };
+
+	(void)st;
+	for (size_t i = 0; i < sizeof(types) / sizeof(types[0]); i++) {
+		struct prealloc_report r = { .size = sizeof(r) };
+		struct tfs t;
+		int fd;
+		struct prealloc_options o = { .size = sizeof(o), .progress = shutdown_then_cancel,
+					      .progress_data = &fd, .request_bytes = 64 * KiB };
+
+		if (!tfs_supported(types[i]))
+			continue;
+		assert_int_equal(tfs_create(&t, types[i], 320, NULL), 0);
+		fd = open_file(&t, "f");
+		assert_int_equal(tc_write_pattern(fd, NULL, 1, 0, 5000), 0);
+		assert_int_equal(fsync(fd), 0);
+		assert_int_equal(prealloc_file_ex(fd, 8192, 4 * MiB, &o, &r), -ECANCELED);
+		assert_true(r.undo_error < 0);
+		print_message("%s: undo after shutdown: %s\n", types[i], strerror(-r.undo_error));
+		close(fd);
+		tfs_destroy(&t);
+	}
 }
 
 /* tmpfs: what a call reports, verify says; verify beyond EOF is not "written". */
@@ -725,7 +804,7 @@ int main(void)
 	const struct CMUnitTest per_fs[] = {
 		cmocka_unit_test(reservation_survives),
 		cmocka_unit_test(other_writer_survives),
-		cmocka_unit_test(sibling_survives),
+		cmocka_unit_test(nested_calls),
 		cmocka_unit_test(old_last_block_released),
 		cmocka_unit_test(swapfile_does_not_grow),
 		cmocka_unit_test(zero_data_counts),
@@ -741,6 +820,7 @@ int main(void)
 		cmocka_unit_test(keep_size_without_fallocate),
 		cmocka_unit_test(tmpfs_run_verify_agree),
 		cmocka_unit_test(tool_says_data_zeroed),
+		cmocka_unit_test(undo_after_shutdown),
 		cmocka_unit_test(inline_data_remount),
 		cmocka_unit_test(overlay_over_btrfs),
 	};

@@ -115,7 +115,7 @@ int tfs_create(struct tfs *t, const char *type, uint64_t size_mb, const char *mk
 		if (ret)
 			return ret;
 		snprintf(cmd, sizeof(cmd), "mkfs.%s %s %s %s >/dev/null 2>&1", type,
-			 strcmp(type, "ext4") == 0 ? "-q -F" : "-q -f",
+			 strncmp(type, "ext", 3) == 0 ? "-q -F" : "-q -f",
 			 mkfs_opts ? mkfs_opts : "", t->dev);
 		ret = run(cmd);
 		if (ret)
