@@ -141,7 +141,7 @@ run_tsan() {
 	fi
 	local t rc
 	for t in test-threads test-overlap test-background test-pool; do
-		PREALLOC_OVERLAP_CALLS=40 "${tsan_run[@]}" "build-tsan/tests/$t"
+		PREALLOC_OVERLAP_CALLS=20 "${tsan_run[@]}" "build-tsan/tests/$t"
 		rc=$?
 		# 77 = skipped (not root / no loop devices).
 		[[ $rc == 0 || $rc == 77 ]] || return 1
