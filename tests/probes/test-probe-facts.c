@@ -1,0 +1,193 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Every device fact, in order, with its type and value, of a probe over the
+ * captured NVMe and SCSI trees with the device commands answered from
+ * fixture bytes, and without them: compared with tests/probes/expected/facts-*.out, so a change
+ * of a fact's name, type, value or place shows as a diff.  The device number
+ * of the test file is masked.  PREALLOC_REGEN=1 rewrites the expected files.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <cmocka.h>
+
+#include "config.h"
+#include "fixture.h"
+#include "prealloc.h"
+#include "registry.h"
+#include "tfs.h"
+
+static char tmpdir[] = "/var/tmp/probe-facts-XXXXXX";
+static int fd = -1;
+
+#define sh(...) assert_int_equal(tfs_sh(__VA_ARGS__), 0)
+
+/* NVMe Identify from nvme/<ctx>-<what>.bin. */
+static int fake_identify(void *ctx, int fd_, enum pa_nvme_identify what, uint32_t *nsid,
+			 void *buf)
+{
+	static const char *const suffix[] = { "id-ns", "id-ctrl", "nvm-id-ctrl" };
+	char name[256];
+	size_t len;
+	void *b;
+
+	(void)fd_;
+	snprintf(name, sizeof(name), "nvme/%s-%s.bin", (const char *)ctx, suffix[what]);
+	b = fixture_load(name, &len);
+	if (!b)
+		return -ENOENT;
+	memcpy(buf, b, len < PA_NVME_IDENTIFY_SIZE ? len : PA_NVME_IDENTIFY_SIZE);
+	free(b);
+	if (nsid)
+		*nsid = 1;
+	return 0;
+}
+
+/* SCSI: the VPD pages come from the tree; READ CAPACITY(16) from @ctx. */
+static int no_vpd(void *ctx, int fd_, int page, void *buf, size_t len)
+{
+	(void)ctx; (void)fd_; (void)page; (void)buf; (void)len;
+	return -EOPNOTSUPP;
+}
+
+static int fake_rc16(void *ctx, int fd_, void *buf, size_t len)
+{
+	size_t l;
+	void *b = fixture_load(ctx, &l);
+
+	(void)fd_;
+	if (!b)
+		return -ENOENT;
+	memcpy(buf, b, l < len ? l : len);
+	free(b);
+	return (int)(l < len ? l : len);
+}
+
+/* One line per device fact: "name type value". */
+static void dump(FILE *out, const struct prealloc_probe *p)
+{
+	static const char *const types[] = { "null", "bool", "number", "bytes", "flags", "string" };
+	int ndev = prealloc_probe_device_count(p);
+
+	for (int d = 0; d < ndev; d++) {
+		const char *name, *s;
+		uint64_t v;
+		int t;
+
+		fprintf(out, "device %d\n", d);
+		for (unsigned int i = 0;
+		     (t = prealloc_probe_device_fact(p, (unsigned int)d, i, &name, &v, &s)) >= 0; i++) {
+			if (!strcmp(name, "dev"))
+				fprintf(out, "%s %s MAJ:MIN\n", name, types[t]);
+			else if (t == PREALLOC_FACT_STRING)
+				fprintf(out, "%s %s %s\n", name, types[t], s);
+			else
+				fprintf(out, "%s %s %llu\n", name, types[t], (unsigned long long)v);
+		}
+	}
+}
+
+/* Probe under @root and compare (or rewrite) expected/@name. */
+static void check(const char *root, const char *name)
+{
+	const char *dir = getenv("PROBE_EXPECTED");
+	struct prealloc_ctx *ctx = NULL;
+	struct prealloc_options o = { .size = sizeof(o) };
+	struct prealloc_probe *p = NULL;
+	char got[256];
+	FILE *f;
+
+	assert_non_null(dir);
+	assert_int_equal(prealloc_ctx_new(root, 0, &ctx), 0);
+	o.ctx = ctx;
+	assert_int_equal(prealloc_probe_new(fd, 0, 1 << 20, &o, &p), 0);
+	snprintf(got, sizeof(got), "%s/%s", tmpdir, name);
+	f = fopen(got, "w");
+	assert_non_null(f);
+	dump(f, p);
+	assert_int_equal(fclose(f), 0);
+	prealloc_probe_free(p);
+	prealloc_ctx_unref(ctx);
+	if (getenv("PREALLOC_REGEN"))
+		sh("cp '%s' '%s/%s'", got, dir, name);
+	else
+		sh("diff -u '%s/%s' '%s' >&2", dir, name, got);
+}
+
+static void nvme_facts(void **state)
+{
+	struct pa_nvme_io io = { fake_identify, (void *)"nvme-loop-over-scsi-debug-6.18" };
+	char root[160];
+	struct stat st;
+
+	(void)state;
+	if (!HAVE_LIBNVME)
+		skip();
+	assert_int_equal(fstat(fd, &st), 0);
+	snprintf(root, sizeof(root), "%s/nvme/sys", tmpdir);
+	sh("sh '%s/make-tree.sh' %u:%u '%s/nvme' >/dev/null", getenv("PROBE_SCRIPTS"),
+	   major(st.st_dev), minor(st.st_dev), tmpdir);
+	pa_probe_set_io(PA_TRANSPORT_NVME, &io);
+	check(root, "facts-nvme.out");
+	pa_probe_set_io(PA_TRANSPORT_NVME, NULL);
+	/* No device node to ask: the unknown parts and the reason. */
+	check(root, "facts-nvme-unknown.out");
+}
+
+static void scsi_facts(void **state)
+{
+	struct pa_scsi_io io = { no_vpd, fake_rc16, (void *)"scsi/scsi-debug-lbprz1-6.18-readcap16.bin" };
+	char root[160];
+	struct stat st;
+
+	(void)state;
+	assert_int_equal(fstat(fd, &st), 0);
+	snprintf(root, sizeof(root), "%s/scsi/sys", tmpdir);
+	sh("mkdir -p '%s/scsi' && tar -C '%s/scsi' -xJf '%s/sysfs/scsi-debug-lbprz1-6.18.tar.xz' && "
+	   "cd '%s/dev/block' && t=$(readlink 8:0) && rm -f %u:%u && ln -s \"$t\" %u:%u", tmpdir,
+	   tmpdir, getenv("PROBE_FIXTURES"), root, major(st.st_dev), minor(st.st_dev),
+	   major(st.st_dev), minor(st.st_dev));
+	pa_probe_set_io(PA_TRANSPORT_SCSI, &io);
+	check(root, "facts-scsi.out");
+	pa_probe_set_io(PA_TRANSPORT_SCSI, NULL);
+	check(root, "facts-scsi-unknown.out");
+}
+
+static int setup(void **state)
+{
+	char file[128];
+
+	(void)state;
+	if (!getenv("PROBE_SCRIPTS") || !getenv("PROBE_FIXTURES") || !mkdtemp(tmpdir))
+		return -1;
+	snprintf(file, sizeof(file), "%s/f", tmpdir);
+	fd = open(file, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	return fd < 0 ? -1 : 0;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	if (fd >= 0)
+		close(fd);
+	return tfs_rmtree(tmpdir);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(nvme_facts),
+		cmocka_unit_test(scsi_facts),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
