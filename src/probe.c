@@ -136,84 +136,24 @@ static void queue_facts(struct facts *f, const struct pa_device *d)
 	}
 }
 
-static void nvme_facts(struct facts *f, const struct pa_nvme_info *n)
+/* pa_fact_fn: one fact of a transport's table into the list @arg. */
+static void table_fact(void *arg, const char *prefix, const char *name, int type, uint64_t v,
+		       const char *s)
 {
-	const char *g = "nvme";
+	struct fact *x = add(arg, prefix, name, (uint8_t)type);
 
-	if (n->have_ns) {
-		num(f, g, "nsid", PREALLOC_FACT_NUMBER, n->nsid);
-		num(f, g, "dlfeat", PREALLOC_FACT_FLAGS, n->ns.dlfeat);
-		num(f, g, "read_back", PREALLOC_FACT_NUMBER, n->ns.read_back);
-		num(f, g, "deac", PREALLOC_FACT_BOOL, n->ns.deac);
-		num(f, g, "guard_crc", PREALLOC_FACT_BOOL, n->ns.guard_crc);
-		num(f, g, "noiob", PREALLOC_FACT_NUMBER, n->ns.noiob);
-		num(f, g, "npwg", PREALLOC_FACT_NUMBER, n->ns.npwg);
-		num(f, g, "npdg", PREALLOC_FACT_NUMBER, n->ns.npdg);
-		num(f, g, "npda", PREALLOC_FACT_NUMBER, n->ns.npda);
-		num(f, g, "lba_size", PREALLOC_FACT_BYTES, n->ns.lba_size);
-		num(f, g, "unmap_zeroes", PREALLOC_FACT_BOOL, pa_nvme_unmap_zeroes(&n->ns));
-	} else {
-		null(f, g, "dlfeat");
+	if (x) {
+		x->num = v;
+		x->str = s;
 	}
-	if (n->have_ctrl) {
-		num(f, g, "vid", PREALLOC_FACT_FLAGS, n->ctrl.vid);
-		str(f, g, "model", n->ctrl.model);
-		num(f, g, "mdts", PREALLOC_FACT_NUMBER, n->ctrl.mdts);
-		num(f, g, "oncs", PREALLOC_FACT_FLAGS, n->ctrl.oncs);
-		num(f, g, "dsm", PREALLOC_FACT_BOOL, n->ctrl.dsm);
-		num(f, g, "write_zeroes", PREALLOC_FACT_BOOL, n->ctrl.write_zeroes);
-		num(f, g, "wz_dealloc_limit", PREALLOC_FACT_BOOL, n->ctrl.wz_dealloc_limit);
-		num(f, g, "ns_zeroes", PREALLOC_FACT_BOOL, n->ctrl.ns_zeroes);
-	} else {
-		null(f, g, "oncs");
-	}
-	if (n->have_nvm) {
-		num(f, g, "wzsl", PREALLOC_FACT_NUMBER, n->nvm.wzsl);
-		num(f, g, "wzdsl", PREALLOC_FACT_NUMBER, n->nvm.wzdsl);
-	} else {
-		null(f, g, "wzsl");
-	}
-	str(f, g, "unknown", nonempty(n->reason));
 }
 
-static void scsi_facts(struct facts *f, const struct pa_scsi_info *s)
+static void transport_facts(struct facts *f, const struct pa_device *d)
 {
-	str(f, "scsi", "source", nonempty(s->source));
-	if (s->have_bl) {
-		const char *g = "scsi.block_limits";
+	const struct pa_prober *p = pa_prober_of(d->transport);
 
-		num(f, g, "wsnz", PREALLOC_FACT_BOOL, s->bl.wsnz);
-		num(f, g, "max_write_same_len", PREALLOC_FACT_NUMBER, s->bl.max_write_same_len);
-		num(f, g, "max_unmap_lba_count", PREALLOC_FACT_NUMBER, s->bl.max_unmap_lba_count);
-		num(f, g, "max_unmap_desc_count", PREALLOC_FACT_NUMBER, s->bl.max_unmap_desc_count);
-		num(f, g, "opt_unmap_granularity", PREALLOC_FACT_NUMBER, s->bl.opt_unmap_granularity);
-	} else {
-		null(f, "scsi", "block_limits");
-	}
-	if (s->have_lbp) {
-		const char *g = "scsi.lbp";
-
-		num(f, g, "lbpu", PREALLOC_FACT_BOOL, s->lbp.lbpu);
-		num(f, g, "lbpws", PREALLOC_FACT_BOOL, s->lbp.lbpws);
-		num(f, g, "lbpws10", PREALLOC_FACT_BOOL, s->lbp.lbpws10);
-		num(f, g, "lbprz", PREALLOC_FACT_NUMBER, s->lbp.lbprz);
-		num(f, g, "anc_sup", PREALLOC_FACT_BOOL, s->lbp.anc_sup);
-		str(f, g, "provisioning", pa_scsi_prov_name(s->lbp.prov_type));
-	} else {
-		null(f, "scsi", "lbp");
-	}
-	if (s->have_rc16) {
-		const char *g = "scsi.read_capacity_16";
-
-		num(f, g, "lbpme", PREALLOC_FACT_BOOL, s->rc16.lbpme);
-		num(f, g, "lbprz", PREALLOC_FACT_BOOL, s->rc16.lbprz);
-		num(f, g, "block_len", PREALLOC_FACT_BYTES, s->rc16.block_len);
-	} else {
-		null(f, "scsi", "read_capacity_16");
-	}
-	str(f, "scsi", "zeroing_mode", pa_scsi_zeroing_name(s->zeroing_mode));
-	str(f, "scsi", "kernel_zeroing_mode", nonempty(s->kernel_zeroing_mode));
-	str(f, "scsi", "unknown", nonempty(s->reason));
+	if (p)
+		pa_facts_emit(p->facts, p->nfacts, d, table_fact, f);
 }
 
 static void device_facts(struct facts *f, const struct pa_caps *c, const struct pa_device *d)
@@ -238,10 +178,7 @@ static void device_facts(struct facts *f, const struct pa_caps *c, const struct 
 		str(f, NULL, "md_level", d->md_level);
 	str(f, NULL, "transport", pa_transport_name(d->transport));
 	queue_facts(f, d);
-	if (d->transport == PA_TRANSPORT_NVME)
-		nvme_facts(f, &d->nvme);
-	if (d->transport == PA_TRANSPORT_SCSI)
-		scsi_facts(f, &d->scsi);
+	transport_facts(f, d);
 }
 
 /* ---- the verdict ---- */

@@ -127,6 +127,13 @@ static void old_kernel_unknown(void **state)
 	assert_int_equal(verdict(d, n, &kwz, ev), PA_UNKNOWN);
 	assert_false(kwz);
 	assert_non_null(strstr(ev, "kernel older than 6.17"));
+	/* The transport's hint (struct pa_prober.hint) says what the device would do. */
+	d[0].transport = PA_TRANSPORT_NVME;
+	d[0].nvme.have_ns = true;
+	d[0].nvme.ns.dlfeat = 0x01;
+	d[0].nvme.unmap_zeroes = false;
+	assert_int_equal(verdict(d, n, &kwz, ev), PA_UNKNOWN);
+	assert_non_null(strstr(ev, "6.17; nvme0n1: DLFEAT 0x01 would not allow it"));
 }
 
 /* NVMe seam: fixture bytes named "nvme/<ctx>-<what>.bin", or an errno. */
