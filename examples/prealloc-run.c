@@ -225,9 +225,6 @@ static void print_text(const char *path, const struct run_args *a, const struct 
 	       "not fully written", (double)r->elapsed_ns / 1e9);
 }
 
-/* enum prealloc_background, bit by bit. */
-static const char *const bg_names[] = { "paced", "idle-ioprio", "adapted" };
-
 static void print_json(const char *path, const struct run_args *a,
 		       const struct prealloc_report *r, int err)
 {
@@ -263,9 +260,13 @@ static void print_json(const char *path, const struct run_args *a,
 	json_object_object_add(o, "cow", json_object_new_boolean(r->cow));
 	json_object_object_add(o, "seconds", json_object_new_double((double)r->elapsed_ns / 1e9));
 	json_object_object_add(o, "bytes_per_sec", json_object_new_uint64(r->bytes_per_sec));
-	for (unsigned int i = 0; i < sizeof(bg_names) / sizeof(bg_names[0]); i++)
-		if (r->background & (1u << i))
-			json_object_array_add(bg, json_object_new_string(bg_names[i]));
+	for (unsigned int i = 0; i < 32; i++) {
+		/* Names from the library: a bit added there shows up here. */
+		const char *name = prealloc_background_name(r->background & (1u << i));
+
+		if (name)
+			json_object_array_add(bg, json_object_new_string(name));
+	}
 	json_object_object_add(o, "background", bg);
 	cli_json_print(o);
 }
