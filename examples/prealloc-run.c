@@ -78,33 +78,54 @@ static int draw_bar(uint64_t done, uint64_t total, void *data)
 struct run_args {
 	uint64_t offset, length;	/* length 0: --length not given */
 	bool json, progress;
+	bool seen[128];			/* short options given */
 	struct prealloc_options o;
 };
 
+static const struct option lopts[] = {
+	{ "offset", required_argument, NULL, 'o' },
+	{ "length", required_argument, NULL, 'l' },
+	{ "keep-size", no_argument, NULL, 'k' },
+	{ "zero-data", no_argument, NULL, 'z' },
+	{ "force", no_argument, NULL, 'f' },
+	{ "no-sync", no_argument, NULL, 'n' },
+	{ "method", required_argument, NULL, 'm' },
+	{ "queue-depth", required_argument, NULL, 'q' },
+	{ "request-size", required_argument, NULL, 'r' },
+	{ "background", no_argument, NULL, 'b' },
+	{ "rate", required_argument, NULL, 'R' },
+	{ "progress", no_argument, NULL, 'p' },
+	{ "json", no_argument, NULL, 'j' },
+	{ "help", no_argument, NULL, 'h' },
+	{ 0 }
+};
+
+/* Options that do not apply, refused rather than ignored. */
+static const struct cli_rule rules[] = {
+	{ 'k', CLI_ON_BLKDEV, "does not apply to a block device: its size is fixed" },
+	{ 'f', CLI_ON_FILE, "applies to block devices only: it overrides their signature check" },
+	{ 'q', CLI_NOT_URING, "tunes the uring method only, and --method forces another" },
+	{ 'r', CLI_NOT_URING, "tunes the uring method only, and --method forces another" },
+};
+
+static int check_run(const struct run_args *a, const char *path)
+{
+	unsigned int situation = cli_target_kind(path);
+
+	if (a->o.method && a->o.method != PREALLOC_METHOD_URING)
+		situation |= CLI_NOT_URING;
+	return cli_check_rules("run", lopts, rules, sizeof(rules) / sizeof(rules[0]), a->seen,
+			       situation);
+}
+
 static int parse_run(int argc, char **argv, struct run_args *a)
 {
-	static const struct option lopts[] = {
-		{ "offset", required_argument, NULL, 'o' },
-		{ "length", required_argument, NULL, 'l' },
-		{ "keep-size", no_argument, NULL, 'k' },
-		{ "zero-data", no_argument, NULL, 'z' },
-		{ "force", no_argument, NULL, 'f' },
-		{ "no-sync", no_argument, NULL, 'n' },
-		{ "method", required_argument, NULL, 'm' },
-		{ "queue-depth", required_argument, NULL, 'q' },
-		{ "request-size", required_argument, NULL, 'r' },
-		{ "background", no_argument, NULL, 'b' },
-		{ "rate", required_argument, NULL, 'R' },
-		{ "progress", no_argument, NULL, 'p' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 }
-	};
 	uint64_t qd = 0;
 	int c, err = 0;
 
 	a->o.size = sizeof(a->o);
 	while (!err && (c = getopt_long(argc, argv, "o:l:kzfnm:q:r:bR:pjh", lopts, NULL)) != -1) {
+		a->seen[c & 127] = true;
 		switch (c) {
 		case 'o': err = cli_size_arg("run", "offset", optarg, 0, UINT64_MAX, &a->offset); break;
 		case 'l': err = cli_size_arg("run", "length", optarg, 1, UINT64_MAX, &a->length); break;
@@ -135,7 +156,7 @@ static int parse_run(int argc, char **argv, struct run_args *a)
 		return cli_usage_error("run", "--length is required");
 	if (optind != argc - 1)
 		return cli_usage_error("run", "expected one PATH");
-	return 0;
+	return check_run(a, argv[optind]);
 }
 
 /* --- messages ---------------------------------------------------------- */
