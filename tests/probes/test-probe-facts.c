@@ -4,12 +4,14 @@
  * captured NVMe and SCSI trees with the device commands answered from
  * fixture bytes, and without them: compared with tests/probes/expected/facts-*.out, so a change
  * of a fact's name, type, value or place shows as a diff.  The device number
- * of the test file is masked.  PREALLOC_REGEN=1 rewrites the expected files.
+ * of the test file is masked.  After an intended change, rewrite them with
+ *   meson test -C build test-probe-facts --test-args=--regen
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -28,6 +30,7 @@
 
 static char tmpdir[] = "/var/tmp/probe-facts-XXXXXX";
 static int fd = -1;
+static bool regen;
 
 #define sh(...) assert_int_equal(tfs_sh(__VA_ARGS__), 0)
 
@@ -117,7 +120,7 @@ static void check(const char *root, const char *name)
 	assert_int_equal(fclose(f), 0);
 	prealloc_probe_free(p);
 	prealloc_ctx_unref(ctx);
-	if (getenv("PREALLOC_REGEN"))
+	if (regen)
 		sh("cp '%s' '%s/%s'", got, dir, name);
 	else
 		sh("diff -u '%s/%s' '%s' >&2", dir, name, got);
@@ -182,12 +185,13 @@ static int teardown(void **state)
 	return tfs_rmtree(tmpdir);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(nvme_facts),
 		cmocka_unit_test(scsi_facts),
 	};
 
+	regen = argc > 1 && !strcmp(argv[1], "--regen");
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
