@@ -23,9 +23,8 @@
 #include <cmocka.h>
 
 #include "config.h"
-#include "fixture.h"
+#include "fake-io.h"
 #include "prealloc.h"
-#include "registry.h"
 #include "tfs.h"
 
 static char tmpdir[] = "/var/tmp/probe-facts-XXXXXX";
@@ -33,47 +32,6 @@ static int fd = -1;
 static bool regen;
 
 #define sh(...) assert_int_equal(tfs_sh(__VA_ARGS__), 0)
-
-/* NVMe Identify from nvme/<ctx>-<what>.bin. */
-static int fake_identify(void *ctx, int fd_, enum pa_nvme_identify what, uint32_t *nsid,
-			 void *buf)
-{
-	static const char *const suffix[] = { "id-ns", "id-ctrl", "nvm-id-ctrl" };
-	char name[256];
-	size_t len;
-	void *b;
-
-	(void)fd_;
-	snprintf(name, sizeof(name), "nvme/%s-%s.bin", (const char *)ctx, suffix[what]);
-	b = fixture_load(name, &len);
-	if (!b)
-		return -ENOENT;
-	memcpy(buf, b, len < PA_NVME_IDENTIFY_SIZE ? len : PA_NVME_IDENTIFY_SIZE);
-	free(b);
-	if (nsid)
-		*nsid = 1;
-	return 0;
-}
-
-/* SCSI: the VPD pages come from the tree; READ CAPACITY(16) from @ctx. */
-static int no_vpd(void *ctx, int fd_, int page, void *buf, size_t len)
-{
-	(void)ctx; (void)fd_; (void)page; (void)buf; (void)len;
-	return -EOPNOTSUPP;
-}
-
-static int fake_rc16(void *ctx, int fd_, void *buf, size_t len)
-{
-	size_t l;
-	void *b = fixture_load(ctx, &l);
-
-	(void)fd_;
-	if (!b)
-		return -ENOENT;
-	memcpy(buf, b, l < len ? l : len);
-	free(b);
-	return (int)(l < len ? l : len);
-}
 
 /* One line per device fact: "name type value". */
 static void dump(FILE *out, const struct prealloc_probe *p)
@@ -148,7 +106,7 @@ static void nvme_facts(void **state)
 
 static void scsi_facts(void **state)
 {
-	struct pa_scsi_io io = { no_vpd, fake_rc16, (void *)"scsi/scsi-debug-lbprz1-6.18-readcap16.bin" };
+	struct pa_scsi_io io = { fake_vpd, fake_rc16, (void *)"scsi/scsi-debug-lbprz1-6.18-readcap16.bin" };
 	char root[160];
 	struct stat st;
 
