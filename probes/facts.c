@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Reading facts out of struct pa_device by their tables (see facts.h). */
+/* Reading facts out of a struct by their tables (see facts.h). */
 #include <limits.h>
 #include <stdbool.h>
 #include <string.h>
@@ -22,11 +22,11 @@ static uint64_t read_uint(const void *p, size_t size)
 	}
 }
 
-/* The type of @def's value in @d, with *@num or *@str set. */
-static int read_fact(const struct pa_fact_def *def, const struct pa_device *d, uint64_t *num,
+/* The type of @def's value in @base, with *@num or *@str set. */
+static int read_fact(const struct pa_fact_def *def, const void *base, uint64_t *num,
 		     const char **str)
 {
-	const char *p = (const char *)d + def->offset;
+	const char *p = (const char *)base + def->offset;
 
 	*num = 0;
 	*str = NULL;
@@ -52,30 +52,31 @@ static int read_fact(const struct pa_fact_def *def, const struct pa_device *d, u
 	return *str ? PREALLOC_FACT_STRING : PREALLOC_FACT_NULL;
 }
 
-static bool learnt(const struct pa_fact_group *g, const struct pa_device *d)
+static bool learnt(const struct pa_fact_group *g, const void *base)
 {
 	bool b;
 
 	if (g->when == PA_FACTS_ALWAYS)
 		return true;
-	memcpy(&b, (const char *)d + g->when, sizeof(b));
+	memcpy(&b, (const char *)base + g->when, sizeof(b));
 	return b;
 }
 
-void pa_facts_emit(const struct pa_fact_group *groups, size_t n, const struct pa_device *d,
+void pa_facts_emit(const struct pa_fact_group *groups, size_t n, const void *base,
 		   pa_fact_fn *fn, void *arg)
 {
 	for (size_t i = 0; i < n; i++) {
 		const struct pa_fact_group *g = &groups[i];
-		const char *s;
-		uint64_t v;
+		bool known = learnt(g, base);
+		const char *s = NULL;
+		uint64_t v = 0;
 
-		if (!learnt(g, d)) {
+		if (!known && g->unknown) {
 			fn(arg, NULL, g->unknown, PREALLOC_FACT_NULL, 0, NULL);
 			continue;
 		}
 		for (size_t k = 0; k < g->n; k++) {
-			int t = read_fact(&g->facts[k], d, &v, &s);
+			int t = known ? read_fact(&g->facts[k], base, &v, &s) : PREALLOC_FACT_NULL;
 
 			fn(arg, g->prefix, g->facts[k].name, t, v, s);
 		}

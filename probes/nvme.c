@@ -104,7 +104,8 @@ static bool nvme_hint(const struct pa_device *d, char *buf, size_t len)
 	return true;
 }
 
-#define N(name, type, member) PA_FACT_NUM(name, PREALLOC_FACT_##type, nvme.member)
+#define N(name, type, member) \
+	PA_FACT_NUM(struct pa_device, name, PREALLOC_FACT_##type, nvme.member)
 
 static const struct pa_fact_def ns_facts[] = {
 	N("nsid", NUMBER, nsid),
@@ -122,7 +123,7 @@ static const struct pa_fact_def ns_facts[] = {
 
 static const struct pa_fact_def ctrl_facts[] = {
 	N("vid", FLAGS, ctrl.vid),
-	PA_FACT_CHARS("model", nvme.ctrl.model),
+	PA_FACT_CHARS(struct pa_device, "model", nvme.ctrl.model),
 	N("mdts", NUMBER, ctrl.mdts),
 	N("oncs", FLAGS, ctrl.oncs),
 	N("dsm", BOOL, ctrl.dsm),
@@ -137,7 +138,7 @@ static const struct pa_fact_def nvm_facts[] = {
 };
 
 static const struct pa_fact_def why_facts[] = {
-	PA_FACT_TEXT("unknown", nvme.reason),
+	PA_FACT_TEXT(struct pa_device, "unknown", nvme.reason),
 };
 
 #define LEARNT(flag) (long)offsetof(struct pa_device, nvme.flag)

@@ -154,10 +154,11 @@ static bool scsi_hint(const struct pa_device *d, char *buf, size_t len)
 	return true;
 }
 
-#define N(name, type, member) PA_FACT_NUM(name, PREALLOC_FACT_##type, scsi.member)
+#define N(name, type, member) \
+	PA_FACT_NUM(struct pa_device, name, PREALLOC_FACT_##type, scsi.member)
 
 static const struct pa_fact_def source_facts[] = {
-	PA_FACT_TEXT("source", scsi.source),
+	PA_FACT_TEXT(struct pa_device, "source", scsi.source),
 };
 
 static const struct pa_fact_def bl_facts[] = {
@@ -174,7 +175,7 @@ static const struct pa_fact_def lbp_facts[] = {
 	N("lbpws10", BOOL, lbp.lbpws10),
 	N("lbprz", NUMBER, lbp.lbprz),
 	N("anc_sup", BOOL, lbp.anc_sup),
-	PA_FACT_LABEL("provisioning", scsi.lbp.prov_type, pa_scsi_prov_name),
+	PA_FACT_LABEL(struct pa_device, "provisioning", scsi.lbp.prov_type, pa_scsi_prov_name),
 };
 
 static const struct pa_fact_def rc16_facts[] = {
@@ -184,9 +185,9 @@ static const struct pa_fact_def rc16_facts[] = {
 };
 
 static const struct pa_fact_def mode_facts[] = {
-	PA_FACT_LABEL("zeroing_mode", scsi.zeroing_mode, pa_scsi_zeroing_name),
-	PA_FACT_TEXT("kernel_zeroing_mode", scsi.kernel_zeroing_mode),
-	PA_FACT_TEXT("unknown", scsi.reason),
+	PA_FACT_LABEL(struct pa_device, "zeroing_mode", scsi.zeroing_mode, pa_scsi_zeroing_name),
+	PA_FACT_TEXT(struct pa_device, "kernel_zeroing_mode", scsi.kernel_zeroing_mode),
+	PA_FACT_TEXT(struct pa_device, "unknown", scsi.reason),
 };
 
 #define LEARNT(flag) (long)offsetof(struct pa_device, scsi.flag)

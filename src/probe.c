@@ -7,6 +7,7 @@
  * what prealloc_file_ex() would do, never a second opinion.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <fcntl.h>
 #include <unistd.h>
 #include <stdarg.h>
@@ -20,6 +21,7 @@
 #include "chain.h"
 #include "context.h"
 #include "engine.h"
+#include "facts.h"
 #include "internal.h"
 #include "registry.h"
 #include "statx.h"
@@ -222,29 +224,36 @@ static void answer_fact(struct facts *f, const char *name, int answer)
 		num(f, NULL, name, PREALLOC_FACT_BOOL, answer == PREALLOC_YES);
 }
 
+#define LIMIT(name, type, member) \
+	PA_FACT_NUM(struct pa_statx_limits, name, PREALLOC_FACT_##type, member)
+
+static const struct pa_fact_def dio_facts[] = {
+	LIMIT("offset_align", BYTES, dio_offset_align),
+	LIMIT("mem_align", BYTES, dio_mem_align),
+};
+
+static const struct pa_fact_def atomic_facts[] = {
+	LIMIT("unit_min", BYTES, atomic_unit_min),
+	LIMIT("unit_max", BYTES, atomic_unit_max),
+	LIMIT("segments_max", NUMBER, atomic_segments_max),
+	LIMIT("unit_max_opt", BYTES, atomic_unit_max_opt),
+};
+
+/* statx's answers; each fact null when the kernel did not answer. */
+static const struct pa_fact_group limits_groups[] = {
+	{ "dio", (long)offsetof(struct pa_statx_limits, have_dio), NULL, dio_facts,
+	  PA_ARRAY_SIZE(dio_facts) },
+	{ "atomic_write", (long)offsetof(struct pa_statx_limits, have_atomic), NULL, atomic_facts,
+	  PA_ARRAY_SIZE(atomic_facts) },
+};
+
 static void limits_facts(struct facts *f, int fd)
 {
 	struct pa_statx_limits l;
-	bool ok = pa_statx_limits(fd, &l) == 0;
 
-	if (ok && l.have_dio) {
-		num(f, "dio", "offset_align", PREALLOC_FACT_BYTES, l.dio_offset_align);
-		num(f, "dio", "mem_align", PREALLOC_FACT_BYTES, l.dio_mem_align);
-	} else {
-		null(f, "dio", "offset_align");
-		null(f, "dio", "mem_align");
-	}
-	if (ok && l.have_atomic) {
-		num(f, "atomic_write", "unit_min", PREALLOC_FACT_BYTES, l.atomic_unit_min);
-		num(f, "atomic_write", "unit_max", PREALLOC_FACT_BYTES, l.atomic_unit_max);
-		num(f, "atomic_write", "segments_max", PREALLOC_FACT_NUMBER, l.atomic_segments_max);
-		num(f, "atomic_write", "unit_max_opt", PREALLOC_FACT_BYTES, l.atomic_unit_max_opt);
-	} else {
-		null(f, "atomic_write", "unit_min");
-		null(f, "atomic_write", "unit_max");
-		null(f, "atomic_write", "segments_max");
-		null(f, "atomic_write", "unit_max_opt");
-	}
+	if (pa_statx_limits(fd, &l) < 0)
+		l = (struct pa_statx_limits){ 0 };	/* unknown */
+	pa_facts_emit(limits_groups, PA_ARRAY_SIZE(limits_groups), &l, table_fact, f);
 }
 
 static void plan_facts(struct prealloc_probe *p, uint64_t off, uint64_t len)

@@ -4,7 +4,8 @@
  * captured NVMe and SCSI trees with the device commands answered from
  * fixture bytes, and without them: compared with tests/probes/expected/facts-*.out, so a change
  * of a fact's name, type, value or place shows as a diff.  The device number
- * of the test file is masked.  After an intended change, rewrite them with
+ * of the test file is masked.  Also the table reader (probes/facts.c) on a
+ * struct of its own.  After an intended change, rewrite the files with
  *   meson test -C build test-probe-facts --test-args=--regen
  */
 #include <errno.h>
@@ -24,6 +25,7 @@
 
 #include "config.h"
 #include "fake-io.h"
+#include "facts.h"
 #include "prealloc.h"
 #include "tfs.h"
 
@@ -123,6 +125,67 @@ static void scsi_facts(void **state)
 	check(root, "facts-scsi-unknown.out");
 }
 
+/* The table reader itself, on a struct of its own: each field kind, a group
+ * not learnt with one standing null fact, and one with each fact null. */
+struct sample {
+	bool have_a, have_b;
+	uint16_t u16;
+	bool flag;
+	int mode;
+	uint8_t kind;
+	char text[8], chars[8];
+};
+
+static const char *sample_label(int v)
+{
+	return v == 1 ? "one" : NULL;
+}
+
+#define S_NUM(n, t, m) PA_FACT_NUM(struct sample, n, PREALLOC_FACT_##t, m)
+
+static const struct pa_fact_def sample_a[] = {
+	S_NUM("u16", NUMBER, u16),
+	S_NUM("flag", BOOL, flag),
+	PA_FACT_LABEL(struct sample, "mode", mode, sample_label),
+	PA_FACT_LABEL(struct sample, "kind", kind, sample_label),
+	PA_FACT_TEXT(struct sample, "text", text),
+	PA_FACT_CHARS(struct sample, "chars", chars),
+};
+
+static const struct pa_fact_def sample_b[] = {
+	S_NUM("x", BYTES, u16),
+	S_NUM("y", BYTES, u16),
+};
+
+static const struct pa_fact_group sample_groups[] = {
+	{ "a", (long)offsetof(struct sample, have_a), "a", sample_a, 6 },
+	{ "b", (long)offsetof(struct sample, have_b), "b", sample_b, 2 },
+	{ "c", (long)offsetof(struct sample, have_b), NULL, sample_b, 2 },
+	{ "d", PA_FACTS_ALWAYS, NULL, sample_b, 1 },
+};
+
+static void sample_fact(void *arg, const char *prefix, const char *name, int type,
+			uint64_t num, const char *str)
+{
+	char *out = arg;
+	size_t n = strlen(out);
+
+	snprintf(out + n, 512 - n, "%s%s%s=%d:%llu:%s ", prefix ? prefix : "", prefix ? "." : "",
+		 name, type, (unsigned long long)num, str ? str : "-");
+}
+
+static void table_reader(void **state)
+{
+	struct sample x = { .have_a = true, .u16 = 513, .flag = true, .mode = -1, .kind = 1,
+			    .text = "", .chars = "" };
+	char out[512] = "";
+
+	(void)state;
+	pa_facts_emit(sample_groups, 4, &x, sample_fact, out);
+	assert_string_equal(out, "a.u16=2:513:- a.flag=1:1:- a.mode=0:0:- a.kind=5:0:one "
+			    "a.text=0:0:- a.chars=5:0: b=0:0:- c.x=0:0:- c.y=0:0:- d.x=3:513:- ");
+}
+
 static int setup(void **state)
 {
 	char file[128];
@@ -146,6 +209,7 @@ static int teardown(void **state)
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(table_reader),
 		cmocka_unit_test(nvme_facts),
 		cmocka_unit_test(scsi_facts),
 	};
