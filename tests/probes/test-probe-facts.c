@@ -2,8 +2,9 @@
 /*
  * Every device fact, in order, with its type and value, of a probe over the
  * captured NVMe and SCSI trees with the device commands answered from
- * fixture bytes, and without them: compared with tests/probes/expected/facts-*.out, so a change
- * of a fact's name, type, value or place shows as a diff.  The device number
+ * fixture bytes, and without them: compared with
+ * tests/probes/expected/facts-*.out, so a change of a fact's name, type,
+ * value or place shows as a diff.  The device number
  * of the test file is masked.  Also the table reader (probes/facts.c) on a
  * struct of its own.  After an intended change, rewrite the files with
  *   meson test -C build test-probe-facts --test-args=--regen
