@@ -50,7 +50,8 @@ static const struct golden cases[] = {
 	{ "pool-max-rate-inspect", "prealloc pool --segment-size 1M --max-rate 1M wal" },
 };
 
-static const char *expected_dir, *tool_dir;
+static const char *expected_dir;
+static char tool_dir[256];
 static char work[96];		/* the harness's files, beside the cases' */
 
 /* Run case @g in @dir; its masked output lands in @got.  0 or -1. */
@@ -96,7 +97,7 @@ int main(int argc, char **argv)
 	expected_dir = getenv("GOLDEN_EXPECTED");
 	if (!tool || !scripts || !expected_dir || !(slash = strrchr(tool, '/')))
 		return 1;
-	tool_dir = strndup(tool, (size_t)(slash - tool));
+	snprintf(tool_dir, sizeof(tool_dir), "%.*s", (int)(slash - tool), tool);
 	tfs_enter();
 	if (!tfs_supported("ext4"))
 		return TFS_SKIP;
