@@ -15,7 +15,7 @@
 
 /* How a fact's field is stored. */
 enum pa_field {
-	PA_FIELD_NUM,		/* unsigned (or bool) of .size bytes */
+	PA_FIELD_NUM,		/* unsigned (or bool) of .size bytes: 1, 2, 4 or 8 */
 	PA_FIELD_CHARS,		/* char array: the string, "" included */
 	PA_FIELD_TEXT,		/* char array: the string, or null when "" */
 	PA_FIELD_LABEL,		/* a number shown as .label(value); null when that is NULL */

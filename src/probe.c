@@ -138,7 +138,7 @@ static void queue_facts(struct facts *f, const struct pa_device *d)
 	}
 }
 
-/* pa_fact_fn: one fact of a transport's table into the list @arg. */
+/* pa_fact_fn: one fact of a table (a transport's, statx's) into the list @arg. */
 static void table_fact(void *arg, const char *prefix, const char *name, int type, uint64_t v,
 		       const char *s)
 {
