@@ -4,7 +4,9 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdio_ext.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include <prealloc.h>
 
@@ -43,6 +45,52 @@ int cli_usage_error(const char *cmd, const char *fmt, ...)
 int cli_exit_code(int err)
 {
 	return err == EOPNOTSUPP ? EXIT_NOTSUPP : EXIT_OPERATIONAL;
+}
+
+int cli_close_stdout(int ret)
+{
+	bool failed = ferror(stdout) != 0, pending = __fpending(stdout) != 0;
+	int err;
+
+	errno = 0;
+	err = fclose(stdout) ? errno : 0;
+	/* EBADF with nothing to write: stdout was closed, and not used. */
+	if (err == EPIPE || (!failed && (!err || (err == EBADF && !pending))))
+		return ret;
+	if (err)
+		fprintf(stderr, "prealloc: write error: %s\n", strerror(err));
+	else
+		fputs("prealloc: write error\n", stderr);
+	return ret ? ret : EXIT_OPERATIONAL;
+}
+
+static const char *long_name(const struct option *lopts, int opt)
+{
+	for (; lopts->name; lopts++)
+		if (lopts->val == opt)
+			return lopts->name;
+	return "?";
+}
+
+int cli_check_rules(const char *cmd, const struct option *lopts, const struct cli_rule *rules,
+		    size_t n, const bool seen[128], unsigned int situation)
+{
+	for (size_t i = 0; i < n; i++) {
+		const struct cli_rule *r = &rules[i];
+
+		if (seen[r->opt & 127] && (situation & r->when) == r->when)
+			return cli_usage_error(cmd, "--%s %s", long_name(lopts, r->opt), r->why);
+	}
+	return 0;
+}
+
+unsigned int cli_target_kind(const char *path)
+{
+	struct stat st;
+
+	if (stat(path, &st) < 0)
+		return errno == ENOENT ? CLI_ON_FILE : 0;
+	return S_ISREG(st.st_mode) ? CLI_ON_FILE : S_ISBLK(st.st_mode) ? CLI_ON_BLKDEV : 0;
 }
 
 int cli_parse_size(const char *s, uint64_t *ret)

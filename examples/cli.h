@@ -3,6 +3,8 @@
 #ifndef PREALLOC_CLI_H
 #define PREALLOC_CLI_H
 
+#include <getopt.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -30,6 +32,41 @@ int cli_usage_error(const char *cmd, const char *fmt, ...)
 
 /* EXIT_NOTSUPP for EOPNOTSUPP, EXIT_OPERATIONAL otherwise (@err > 0). */
 int cli_exit_code(int err);
+
+/*
+ * util-linux's close_stdout habit: close stdout and turn a write error
+ * that printf() could not report (a full disk, EIO) into "prealloc: write
+ * error: reason" and EXIT_OPERATIONAL, unless @ret is a failure already.
+ * A closed pipe (EPIPE) is not an error.  Returns the exit code.
+ */
+int cli_close_stdout(int ret);
+
+/* What a command knows when it checks its options (enum of bits). */
+enum cli_situation {
+	CLI_ON_FILE = 1u << 0,		/* PATH is a regular file, or will be created */
+	CLI_ON_BLKDEV = 1u << 1,	/* PATH is a block device */
+	CLI_NOT_URING = 1u << 2,	/* --method forces a method other than uring */
+	CLI_INSPECT_ONLY = 1u << 3,	/* nothing will be made (pool without --count) */
+};
+
+/* Short option @opt does not apply when the situation has every bit of @when. */
+struct cli_rule {
+	int opt;
+	unsigned int when;
+	const char *why;		/* follows "--long-name " in the message */
+};
+
+/*
+ * Refuse options that do not apply instead of ignoring them: 0, or
+ * EXIT_USAGE after "--NAME @why" for the first of @rules (@n) broken by an
+ * option in @seen (indexed by short option) in @situation.  Long names come
+ * from @lopts.
+ */
+int cli_check_rules(const char *cmd, const struct option *lopts, const struct cli_rule *rules,
+		    size_t n, const bool seen[128], unsigned int situation);
+
+/* CLI_ON_FILE (also for a missing PATH) or CLI_ON_BLKDEV for @path, else 0. */
+unsigned int cli_target_kind(const char *path);
 
 /*
  * Parse a size like fallocate(1): a decimal number with an optional suffix,

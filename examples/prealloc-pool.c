@@ -74,10 +74,16 @@ static int parse(int argc, char **argv, struct prealloc_pool_config *c, bool *js
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
+	static const struct cli_rule rules[] = {
+		{ 'f', CLI_INSPECT_ONLY, "applies only with --count: inspecting makes no segments" },
+		{ 'r', CLI_INSPECT_ONLY, "applies only with --count: inspecting makes no segments" },
+	};
+	bool seen[128] = { false };
 	uint64_t count = 0;
 	int opt, err = 0;
 
 	while (!err && (opt = getopt_long(argc, argv, "s:c:f:r:jh", lopts, NULL)) != -1) {
+		seen[opt & 127] = true;
 		switch (opt) {
 		case 's':
 			err = cli_size_arg("pool", "segment size", optarg, 1, UINT64_MAX,
@@ -102,7 +108,8 @@ static int parse(int argc, char **argv, struct prealloc_pool_config *c, bool *js
 		return cli_usage_error("pool", "--segment-size is required");
 	if (optind != argc - 1)
 		return cli_usage_error("pool", "expected one DIR");
-	return 0;
+	return cli_check_rules("pool", lopts, rules, sizeof(rules) / sizeof(rules[0]), seen,
+			       c->target ? 0 : CLI_INSPECT_ONLY);
 }
 
 int cmd_pool(int argc, char **argv)

@@ -234,26 +234,34 @@ static void print_text(const char *path, const struct prealloc_probe *p)
 struct probe_args {
 	uint64_t offset, length;
 	bool have_offset, json;
+	bool seen[128];			/* short options given */
 	struct prealloc_options o;
+};
+
+static const struct option lopts[] = {
+	{ "offset", required_argument, NULL, 'o' },
+	{ "length", required_argument, NULL, 'l' },
+	{ "keep-size", no_argument, NULL, 'k' },
+	{ "zero-data", no_argument, NULL, 'z' },
+	{ "method", required_argument, NULL, 'm' },
+	{ "json", no_argument, NULL, 'j' },
+	{ "help", no_argument, NULL, 'h' },
+	{ 0 }
+};
+
+/* Options that do not apply to the target, refused rather than ignored. */
+static const struct cli_rule rules[] = {
+	{ 'k', CLI_ON_BLKDEV, "does not apply to a block device: its size is fixed" },
 };
 
 static int parse_probe(int argc, char **argv, struct probe_args *a)
 {
-	static const struct option lopts[] = {
-		{ "offset", required_argument, NULL, 'o' },
-		{ "length", required_argument, NULL, 'l' },
-		{ "keep-size", no_argument, NULL, 'k' },
-		{ "zero-data", no_argument, NULL, 'z' },
-		{ "method", required_argument, NULL, 'm' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 }
-	};
 	int c, err = 0;
 
 	a->o.size = sizeof(a->o);
 	a->length = DEFAULT_LEN;
 	while (!err && (c = getopt_long(argc, argv, "o:l:kzm:jh", lopts, NULL)) != -1) {
+		a->seen[c & 127] = true;
 		switch (c) {
 		case 'o':
 			err = cli_size_arg("probe", "offset", optarg, 0, UINT64_MAX, &a->offset);
@@ -300,6 +308,12 @@ int cmd_probe(int argc, char **argv)
 		cli_fail(path, errno, "cannot open");
 		close(fd);
 		return EXIT_OPERATIONAL;
+	}
+	r = cli_check_rules("probe", lopts, rules, sizeof(rules) / sizeof(rules[0]), a.seen,
+			    S_ISBLK(st.st_mode) ? CLI_ON_BLKDEV : 0);
+	if (r) {
+		close(fd);
+		return r;
 	}
 	if (S_ISBLK(st.st_mode))
 		a.o.flags |= PREALLOC_ZERO_DATA;	/* block devices are only ever zeroed */

@@ -78,33 +78,54 @@ static int draw_bar(uint64_t done, uint64_t total, void *data)
 struct run_args {
 	uint64_t offset, length;	/* length 0: --length not given */
 	bool json, progress;
+	bool seen[128];			/* short options given */
 	struct prealloc_options o;
 };
 
+static const struct option lopts[] = {
+	{ "offset", required_argument, NULL, 'o' },
+	{ "length", required_argument, NULL, 'l' },
+	{ "keep-size", no_argument, NULL, 'k' },
+	{ "zero-data", no_argument, NULL, 'z' },
+	{ "force", no_argument, NULL, 'f' },
+	{ "no-sync", no_argument, NULL, 'n' },
+	{ "method", required_argument, NULL, 'm' },
+	{ "queue-depth", required_argument, NULL, 'q' },
+	{ "request-size", required_argument, NULL, 'r' },
+	{ "background", no_argument, NULL, 'b' },
+	{ "rate", required_argument, NULL, 'R' },
+	{ "progress", no_argument, NULL, 'p' },
+	{ "json", no_argument, NULL, 'j' },
+	{ "help", no_argument, NULL, 'h' },
+	{ 0 }
+};
+
+/* Options that do not apply, refused rather than ignored. */
+static const struct cli_rule rules[] = {
+	{ 'k', CLI_ON_BLKDEV, "does not apply to a block device: its size is fixed" },
+	{ 'f', CLI_ON_FILE, "applies to block devices only: it overrides their signature check" },
+	{ 'q', CLI_NOT_URING, "tunes the uring method only, and --method forces another" },
+	{ 'r', CLI_NOT_URING, "tunes the uring method only, and --method forces another" },
+};
+
+static int check_run(const struct run_args *a, const char *path)
+{
+	unsigned int situation = cli_target_kind(path);
+
+	if (a->o.method && a->o.method != PREALLOC_METHOD_URING)
+		situation |= CLI_NOT_URING;
+	return cli_check_rules("run", lopts, rules, sizeof(rules) / sizeof(rules[0]), a->seen,
+			       situation);
+}
+
 static int parse_run(int argc, char **argv, struct run_args *a)
 {
-	static const struct option lopts[] = {
-		{ "offset", required_argument, NULL, 'o' },
-		{ "length", required_argument, NULL, 'l' },
-		{ "keep-size", no_argument, NULL, 'k' },
-		{ "zero-data", no_argument, NULL, 'z' },
-		{ "force", no_argument, NULL, 'f' },
-		{ "no-sync", no_argument, NULL, 'n' },
-		{ "method", required_argument, NULL, 'm' },
-		{ "queue-depth", required_argument, NULL, 'q' },
-		{ "request-size", required_argument, NULL, 'r' },
-		{ "background", no_argument, NULL, 'b' },
-		{ "rate", required_argument, NULL, 'R' },
-		{ "progress", no_argument, NULL, 'p' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 }
-	};
 	uint64_t qd = 0;
 	int c, err = 0;
 
 	a->o.size = sizeof(a->o);
 	while (!err && (c = getopt_long(argc, argv, "o:l:kzfnm:q:r:bR:pjh", lopts, NULL)) != -1) {
+		a->seen[c & 127] = true;
 		switch (c) {
 		case 'o': err = cli_size_arg("run", "offset", optarg, 0, UINT64_MAX, &a->offset); break;
 		case 'l': err = cli_size_arg("run", "length", optarg, 1, UINT64_MAX, &a->length); break;
@@ -135,7 +156,7 @@ static int parse_run(int argc, char **argv, struct run_args *a)
 		return cli_usage_error("run", "--length is required");
 	if (optind != argc - 1)
 		return cli_usage_error("run", "expected one PATH");
-	return 0;
+	return check_run(a, argv[optind]);
 }
 
 /* --- messages ---------------------------------------------------------- */
@@ -234,9 +255,6 @@ static void print_text(const char *path, const struct run_args *a, const struct 
 	       "not fully written", (double)r->elapsed_ns / 1e9);
 }
 
-/* enum prealloc_background, bit by bit. */
-static const char *const bg_names[] = { "paced", "idle-ioprio", "adapted" };
-
 static void print_json(const char *path, const struct run_args *a,
 		       const struct prealloc_report *r, int err)
 {
@@ -274,9 +292,13 @@ static void print_json(const char *path, const struct run_args *a,
 	json_object_object_add(o, "cow", json_object_new_boolean(r->cow));
 	json_object_object_add(o, "seconds", json_object_new_double((double)r->elapsed_ns / 1e9));
 	json_object_object_add(o, "bytes_per_sec", json_object_new_uint64(r->bytes_per_sec));
-	for (unsigned int i = 0; i < sizeof(bg_names) / sizeof(bg_names[0]); i++)
-		if (r->background & (1u << i))
-			json_object_array_add(bg, json_object_new_string(bg_names[i]));
+	for (unsigned int i = 0; i < 32; i++) {
+		/* Names from the library: a bit added there shows up here. */
+		const char *name = prealloc_background_name(r->background & (1u << i));
+
+		if (name)
+			json_object_array_add(bg, json_object_new_string(name));
+	}
 	json_object_object_add(o, "background", bg);
 	cli_json_print(o);
 }

@@ -42,14 +42,14 @@ int main(int argc, char **argv)
 		return cli_usage_error(NULL, "no command given");
 	if (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "-V") == 0) {
 		printf("prealloc %s\n", prealloc_version());
-		return 0;
+		return cli_close_stdout(0);
 	}
 	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
 		usage();
-		return 0;
+		return cli_close_stdout(0);
 	}
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		if (strcmp(argv[1], commands[i].name) == 0)
-			return commands[i].run(argc - 1, argv + 1);
+			return cli_close_stdout(commands[i].run(argc - 1, argv + 1));
 	return cli_usage_error(NULL, "unknown command '%s'", argv[1]);
 }

@@ -595,6 +595,17 @@ int prealloc_method_from_name(const char *name);
 const char *prealloc_step_name(enum prealloc_step step);
 
 /**
+ * prealloc_background_name() - short name of a pacing mechanism, for messages
+ * @bit: one bit of &enum prealloc_background
+ *
+ * Returns: "paced", "idle-ioprio" or "adapted"; NULL for an unknown bit or
+ * for a value that is not a single bit.
+ *
+ * Since: 0.3
+ */
+const char *prealloc_background_name(enum prealloc_background bit);
+
+/**
  * prealloc_version() - version of the library in use at run time
  *
  * Returns: a string such as "0.1.0".

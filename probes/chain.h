@@ -80,8 +80,10 @@ struct pa_device {
 	char md_level[16];		/* md: md/level */
 	char backing_file[256];		/* loop: loop/backing_file ("" if none) */
 	int loop_dio;			/* loop: loop/dio, -1 unknown */
-	struct pa_nvme_info nvme;	/* transport == PA_TRANSPORT_NVME */
-	struct pa_scsi_info scsi;	/* transport == PA_TRANSPORT_SCSI */
+	union {				/* filled by the transport's prober */
+		struct pa_nvme_info nvme;	/* PA_TRANSPORT_NVME */
+		struct pa_scsi_info scsi;	/* PA_TRANSPORT_SCSI */
+	};
 };
 
 /* Most devices one chain may hold; deeper or wider stacks are cut (-E2BIG). */

@@ -10,8 +10,10 @@
 #include <unistd.h>
 
 #include "config.h"
+#include "facts.h"
 #include "nvme.h"
 #include "registry.h"
+#include "util.h"
 
 #if HAVE_LIBNVME
 #include <libnvme.h>
@@ -73,6 +75,7 @@ static void nvme_probe(const char *sysdir, struct pa_device *d, int fd)
 	if (r == 0)
 		r = pa_nvme_decode_id_ns(buf, sizeof(buf), &ret->ns);
 	ret->have_ns = pa_probe_step_ok(why, wl, "Identify Namespace", r);
+	ret->unmap_zeroes = ret->have_ns && pa_nvme_unmap_zeroes(&ret->ns);
 
 	r = io->identify(io->ctx, fd, PA_NVME_ID_CTRL, NULL, buf);
 	if (r == 0)
@@ -91,9 +94,69 @@ static bool nvme_match(const char *sysdir, const char *name)
 	return !strncmp(name, "nvme", 4);
 }
 
+/* struct pa_prober.hint: what DLFEAT says when the kernel cannot tell. */
+static bool nvme_hint(const struct pa_device *d, char *buf, size_t len)
+{
+	if (!d->nvme.have_ns)
+		return false;
+	snprintf(buf, len, "; %s: DLFEAT 0x%02x %s", d->name, d->nvme.ns.dlfeat,
+		 d->nvme.unmap_zeroes ? "would allow it" : "would not allow it");
+	return true;
+}
+
+#define N(name, type, member) \
+	PA_FACT_NUM(struct pa_device, name, PREALLOC_FACT_##type, nvme.member)
+
+static const struct pa_fact_def ns_facts[] = {
+	N("nsid", NUMBER, nsid),
+	N("dlfeat", FLAGS, ns.dlfeat),
+	N("read_back", NUMBER, ns.read_back),
+	N("deac", BOOL, ns.deac),
+	N("guard_crc", BOOL, ns.guard_crc),
+	N("noiob", NUMBER, ns.noiob),
+	N("npwg", NUMBER, ns.npwg),
+	N("npdg", NUMBER, ns.npdg),
+	N("npda", NUMBER, ns.npda),
+	N("lba_size", BYTES, ns.lba_size),
+	N("unmap_zeroes", BOOL, unmap_zeroes),
+};
+
+static const struct pa_fact_def ctrl_facts[] = {
+	N("vid", FLAGS, ctrl.vid),
+	PA_FACT_CHARS(struct pa_device, "model", nvme.ctrl.model),
+	N("mdts", NUMBER, ctrl.mdts),
+	N("oncs", FLAGS, ctrl.oncs),
+	N("dsm", BOOL, ctrl.dsm),
+	N("write_zeroes", BOOL, ctrl.write_zeroes),
+	N("wz_dealloc_limit", BOOL, ctrl.wz_dealloc_limit),
+	N("ns_zeroes", BOOL, ctrl.ns_zeroes),
+};
+
+static const struct pa_fact_def nvm_facts[] = {
+	N("wzsl", NUMBER, nvm.wzsl),
+	N("wzdsl", NUMBER, nvm.wzdsl),
+};
+
+static const struct pa_fact_def why_facts[] = {
+	PA_FACT_TEXT(struct pa_device, "unknown", nvme.reason),
+};
+
+#define LEARNT(flag) (long)offsetof(struct pa_device, nvme.flag)
+
+/* One group per Identify, each a single null fact when it failed. */
+static const struct pa_fact_group nvme_facts[] = {
+	{ "nvme", LEARNT(have_ns), "nvme.dlfeat", ns_facts, PA_ARRAY_SIZE(ns_facts) },
+	{ "nvme", LEARNT(have_ctrl), "nvme.oncs", ctrl_facts, PA_ARRAY_SIZE(ctrl_facts) },
+	{ "nvme", LEARNT(have_nvm), "nvme.wzsl", nvm_facts, PA_ARRAY_SIZE(nvm_facts) },
+	{ "nvme", PA_FACTS_ALWAYS, NULL, why_facts, PA_ARRAY_SIZE(why_facts) },
+};
+
 const struct pa_prober pa_nvme_prober = {
 	.name = "nvme",
 	.transport = PA_TRANSPORT_NVME,
 	.match = nvme_match,
 	.probe = nvme_probe,
+	.hint = nvme_hint,
+	.facts = nvme_facts,
+	.nfacts = PA_ARRAY_SIZE(nvme_facts),
 };

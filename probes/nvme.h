@@ -66,6 +66,7 @@ struct pa_nvme_info {
 	bool have_ns, have_ctrl, have_nvm;
 	uint32_t nsid;
 	struct pa_nvme_ns ns;
+	bool unmap_zeroes;	/* pa_nvme_unmap_zeroes(&ns), when have_ns */
 	struct pa_nvme_ctrl ctrl;
 	struct pa_nvme_nvm_ctrl nvm;
 	char reason[96];	/* why something is unknown, "" if all known */

@@ -18,7 +18,7 @@ static const struct pa_prober *const probers[] = {
 	&pa_scsi_prober,
 };
 
-static const struct pa_prober *prober_of(int transport)
+const struct pa_prober *pa_prober_of(int transport)
 {
 	for (size_t i = 0; i < PA_ARRAY_SIZE(probers); i++)
 		if ((int)probers[i]->transport == transport)
@@ -36,7 +36,7 @@ enum pa_transport pa_transport_detect(const char *sysdir, const char *name)
 
 const char *pa_transport_name(int transport)
 {
-	const struct pa_prober *p = prober_of(transport);
+	const struct pa_prober *p = pa_prober_of(transport);
 
 	return p ? p->name : NULL;
 }
@@ -47,7 +47,7 @@ void pa_chain_probe_transports(const char *root, bool real_root,
 	char dir[PATH_MAX], node[64];
 
 	for (size_t i = 0; i < n; i++) {
-		const struct pa_prober *p = prober_of(devs[i].transport);
+		const struct pa_prober *p = pa_prober_of(devs[i].transport);
 		int fd;
 
 		if (!p || pa_sysfs_dev_dir(root, devs[i].dev, dir) < 0)

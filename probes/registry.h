@@ -2,8 +2,11 @@
 /*
  * The transport probes as a registry (probes/registry.c), after libblkid's
  * topology prober table: one const entry per transport, each defined in the
- * transport's own file, iterated in order by the chain walk (detection) and
- * by the capabilities builder (pa_chain_probe_transports).
+ * transport's own file with everything the rest of the library asks of a
+ * transport (detection, probing, the verdict's hint, the facts the public
+ * probe lists), iterated in order by the chain walk (detection) and by the
+ * capabilities builder (pa_chain_probe_transports).  A new transport is its
+ * file, its member of struct pa_device's union and its line in probers[].
  */
 #ifndef PREALLOC_REGISTRY_H
 #define PREALLOC_REGISTRY_H
@@ -13,6 +16,7 @@
 #include <sys/types.h>
 
 #include "chain.h"
+#include "facts.h"
 
 struct pa_prober {
 	const char *name;		/* "nvme", "scsi" */
@@ -25,10 +29,19 @@ struct pa_prober {
 	 * captured tree, -EACCES unprivileged.  Never fails: what cannot be
 	 * learnt is recorded as unknown with its reason. */
 	void (*probe)(const char *sysdir, struct pa_device *d, int fd);
+	/* The verdict's hint when the kernel cannot tell ("; nvme0n1: DLFEAT
+	 * 0x09 would allow it"), from what probe() learnt: false when none. */
+	bool (*hint)(const struct pa_device *d, char *buf, size_t len);
+	/* The facts probe() learnt, in the order the public probe lists them. */
+	const struct pa_fact_group *facts;
+	size_t nfacts;
 };
 
 extern const struct pa_prober pa_nvme_prober;	/* probes/nvme.c */
 extern const struct pa_prober pa_scsi_prober;	/* probes/scsi.c */
+
+/* The prober of @transport, or NULL (PA_TRANSPORT_NONE, unknown values). */
+const struct pa_prober *pa_prober_of(int transport);
 
 /* The transport of the disk at @sysdir: the first prober that matches, or
  * PA_TRANSPORT_NONE. */

@@ -12,9 +12,11 @@
 #include <unistd.h>
 
 #include "config.h"
+#include "facts.h"
 #include "registry.h"
 #include "scsi.h"
 #include "sysfs_read.h"
+#include "util.h"
 
 #if HAVE_SGUTILS
 #include <scsi/sg_lib.h>
@@ -142,9 +144,71 @@ static bool scsi_match(const char *sysdir, const char *name)
 	       pa_sysfs_exists(sysdir, "device/vpd_pg0");
 }
 
+/* struct pa_prober.hint: the zeroing mode sd would pick, when the kernel cannot tell. */
+static bool scsi_hint(const struct pa_device *d, char *buf, size_t len)
+{
+	if (d->scsi.zeroing_mode < 0)
+		return false;
+	snprintf(buf, len, "; %s: predicted zeroing_mode %s", d->name,
+		 pa_scsi_zeroing_name(d->scsi.zeroing_mode));
+	return true;
+}
+
+#define N(name, type, member) \
+	PA_FACT_NUM(struct pa_device, name, PREALLOC_FACT_##type, scsi.member)
+
+static const struct pa_fact_def source_facts[] = {
+	PA_FACT_TEXT(struct pa_device, "source", scsi.source),
+};
+
+static const struct pa_fact_def bl_facts[] = {
+	N("wsnz", BOOL, bl.wsnz),
+	N("max_write_same_len", NUMBER, bl.max_write_same_len),
+	N("max_unmap_lba_count", NUMBER, bl.max_unmap_lba_count),
+	N("max_unmap_desc_count", NUMBER, bl.max_unmap_desc_count),
+	N("opt_unmap_granularity", NUMBER, bl.opt_unmap_granularity),
+};
+
+static const struct pa_fact_def lbp_facts[] = {
+	N("lbpu", BOOL, lbp.lbpu),
+	N("lbpws", BOOL, lbp.lbpws),
+	N("lbpws10", BOOL, lbp.lbpws10),
+	N("lbprz", NUMBER, lbp.lbprz),
+	N("anc_sup", BOOL, lbp.anc_sup),
+	PA_FACT_LABEL(struct pa_device, "provisioning", scsi.lbp.prov_type, pa_scsi_prov_name),
+};
+
+static const struct pa_fact_def rc16_facts[] = {
+	N("lbpme", BOOL, rc16.lbpme),
+	N("lbprz", BOOL, rc16.lbprz),
+	N("block_len", BYTES, rc16.block_len),
+};
+
+static const struct pa_fact_def mode_facts[] = {
+	PA_FACT_LABEL(struct pa_device, "zeroing_mode", scsi.zeroing_mode, pa_scsi_zeroing_name),
+	PA_FACT_TEXT(struct pa_device, "kernel_zeroing_mode", scsi.kernel_zeroing_mode),
+	PA_FACT_TEXT(struct pa_device, "unknown", scsi.reason),
+};
+
+#define LEARNT(flag) (long)offsetof(struct pa_device, scsi.flag)
+
+/* One group per page or command, each a single null fact when it failed. */
+static const struct pa_fact_group scsi_facts[] = {
+	{ "scsi", PA_FACTS_ALWAYS, NULL, source_facts, PA_ARRAY_SIZE(source_facts) },
+	{ "scsi.block_limits", LEARNT(have_bl), "scsi.block_limits", bl_facts,
+	  PA_ARRAY_SIZE(bl_facts) },
+	{ "scsi.lbp", LEARNT(have_lbp), "scsi.lbp", lbp_facts, PA_ARRAY_SIZE(lbp_facts) },
+	{ "scsi.read_capacity_16", LEARNT(have_rc16), "scsi.read_capacity_16", rc16_facts,
+	  PA_ARRAY_SIZE(rc16_facts) },
+	{ "scsi", PA_FACTS_ALWAYS, NULL, mode_facts, PA_ARRAY_SIZE(mode_facts) },
+};
+
 const struct pa_prober pa_scsi_prober = {
 	.name = "scsi",
 	.transport = PA_TRANSPORT_SCSI,
 	.match = scsi_match,
 	.probe = scsi_probe,
+	.hint = scsi_hint,
+	.facts = scsi_facts,
+	.nfacts = PA_ARRAY_SIZE(scsi_facts),
 };

@@ -61,7 +61,7 @@ int pa_scsi_zeroing_mode(const struct pa_scsi_lbp *lbp, const struct pa_scsi_blo
 /* "write", "writesame", "writesame_16_unmap", "writesame_10_unmap". */
 const char *pa_scsi_zeroing_name(int mode);
 /* "full", "resource", "thin", or NULL for a reserved value. */
-const char *pa_scsi_prov_name(uint8_t type);
+const char *pa_scsi_prov_name(int type);
 
 struct pa_scsi_info {
 	bool have_bl, have_lbp, have_rc16;

@@ -147,9 +147,9 @@ const char *pa_scsi_zeroing_name(int mode)
 	return names[mode];
 }
 
-const char *pa_scsi_prov_name(uint8_t type)
+const char *pa_scsi_prov_name(int type)
 {
 	static const char *const names[] = { "full", "resource", "thin" };
 
-	return type < 3 ? names[type] : NULL;
+	return type >= 0 && type < 3 ? names[type] : NULL;
 }

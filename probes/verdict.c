@@ -8,6 +8,7 @@
 #include <stdio.h>
 
 #include "chain.h"
+#include "registry.h"
 
 /* A device whose queue is its own (partitions repeat their disk's). */
 static bool has_own_queue(const struct pa_device *d)
@@ -15,22 +16,14 @@ static bool has_own_queue(const struct pa_device *d)
 	return d->role != PA_ROLE_PARTITION;
 }
 
-/* Hint from the transport when the kernel cannot tell us. */
+/* Hint from the transport when the kernel cannot tell us: the first one. */
 static void device_hint(const struct pa_device *devs, size_t n, char *buf, size_t len)
 {
 	for (size_t i = 0; i < n; i++) {
-		const struct pa_device *d = &devs[i];
+		const struct pa_prober *p = pa_prober_of(devs[i].transport);
 
-		if (d->transport == PA_TRANSPORT_NVME && d->nvme.have_ns) {
-			snprintf(buf, len, "; %s: DLFEAT 0x%02x %s", d->name, d->nvme.ns.dlfeat,
-				 pa_nvme_unmap_zeroes(&d->nvme.ns) ? "would allow it" : "would not allow it");
+		if (p && p->hint(&devs[i], buf, len))
 			return;
-		}
-		if (d->transport == PA_TRANSPORT_SCSI && d->scsi.zeroing_mode >= 0) {
-			snprintf(buf, len, "; %s: predicted zeroing_mode %s", d->name,
-				 pa_scsi_zeroing_name(d->scsi.zeroing_mode));
-			return;
-		}
 	}
 	buf[0] = 0;
 }

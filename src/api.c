@@ -55,6 +55,18 @@ PA_EXPORT const char *prealloc_step_name(enum prealloc_step step)
 	return (unsigned int)step < PA_ARRAY_SIZE(step_names) ? step_names[step] : NULL;
 }
 
+static const char *const background_names[] = { "paced", "idle-ioprio", "adapted" };
+
+PA_EXPORT const char *prealloc_background_name(enum prealloc_background bit)
+{
+	unsigned int b = (unsigned int)bit;
+
+	if (!b || (b & (b - 1)))
+		return NULL;
+	b = (unsigned int)__builtin_ctz(b);
+	return b < PA_ARRAY_SIZE(background_names) ? background_names[b] : NULL;
+}
+
 PA_EXPORT const char *prealloc_version(void)
 {
 	return PREALLOC_VERSION_STRING;

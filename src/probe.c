@@ -7,6 +7,7 @@
  * what prealloc_file_ex() would do, never a second opinion.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <fcntl.h>
 #include <unistd.h>
 #include <stdarg.h>
@@ -20,6 +21,7 @@
 #include "chain.h"
 #include "context.h"
 #include "engine.h"
+#include "facts.h"
 #include "internal.h"
 #include "registry.h"
 #include "statx.h"
@@ -136,84 +138,24 @@ static void queue_facts(struct facts *f, const struct pa_device *d)
 	}
 }
 
-static void nvme_facts(struct facts *f, const struct pa_nvme_info *n)
+/* pa_fact_fn: one fact of a table (a transport's, statx's) into the list @arg. */
+static void table_fact(void *arg, const char *prefix, const char *name, int type, uint64_t v,
+		       const char *s)
 {
-	const char *g = "nvme";
+	struct fact *x = add(arg, prefix, name, (uint8_t)type);
 
-	if (n->have_ns) {
-		num(f, g, "nsid", PREALLOC_FACT_NUMBER, n->nsid);
-		num(f, g, "dlfeat", PREALLOC_FACT_FLAGS, n->ns.dlfeat);
-		num(f, g, "read_back", PREALLOC_FACT_NUMBER, n->ns.read_back);
-		num(f, g, "deac", PREALLOC_FACT_BOOL, n->ns.deac);
-		num(f, g, "guard_crc", PREALLOC_FACT_BOOL, n->ns.guard_crc);
-		num(f, g, "noiob", PREALLOC_FACT_NUMBER, n->ns.noiob);
-		num(f, g, "npwg", PREALLOC_FACT_NUMBER, n->ns.npwg);
-		num(f, g, "npdg", PREALLOC_FACT_NUMBER, n->ns.npdg);
-		num(f, g, "npda", PREALLOC_FACT_NUMBER, n->ns.npda);
-		num(f, g, "lba_size", PREALLOC_FACT_BYTES, n->ns.lba_size);
-		num(f, g, "unmap_zeroes", PREALLOC_FACT_BOOL, pa_nvme_unmap_zeroes(&n->ns));
-	} else {
-		null(f, g, "dlfeat");
+	if (x) {
+		x->num = v;
+		x->str = s;
 	}
-	if (n->have_ctrl) {
-		num(f, g, "vid", PREALLOC_FACT_FLAGS, n->ctrl.vid);
-		str(f, g, "model", n->ctrl.model);
-		num(f, g, "mdts", PREALLOC_FACT_NUMBER, n->ctrl.mdts);
-		num(f, g, "oncs", PREALLOC_FACT_FLAGS, n->ctrl.oncs);
-		num(f, g, "dsm", PREALLOC_FACT_BOOL, n->ctrl.dsm);
-		num(f, g, "write_zeroes", PREALLOC_FACT_BOOL, n->ctrl.write_zeroes);
-		num(f, g, "wz_dealloc_limit", PREALLOC_FACT_BOOL, n->ctrl.wz_dealloc_limit);
-		num(f, g, "ns_zeroes", PREALLOC_FACT_BOOL, n->ctrl.ns_zeroes);
-	} else {
-		null(f, g, "oncs");
-	}
-	if (n->have_nvm) {
-		num(f, g, "wzsl", PREALLOC_FACT_NUMBER, n->nvm.wzsl);
-		num(f, g, "wzdsl", PREALLOC_FACT_NUMBER, n->nvm.wzdsl);
-	} else {
-		null(f, g, "wzsl");
-	}
-	str(f, g, "unknown", nonempty(n->reason));
 }
 
-static void scsi_facts(struct facts *f, const struct pa_scsi_info *s)
+static void transport_facts(struct facts *f, const struct pa_device *d)
 {
-	str(f, "scsi", "source", nonempty(s->source));
-	if (s->have_bl) {
-		const char *g = "scsi.block_limits";
+	const struct pa_prober *p = pa_prober_of(d->transport);
 
-		num(f, g, "wsnz", PREALLOC_FACT_BOOL, s->bl.wsnz);
-		num(f, g, "max_write_same_len", PREALLOC_FACT_NUMBER, s->bl.max_write_same_len);
-		num(f, g, "max_unmap_lba_count", PREALLOC_FACT_NUMBER, s->bl.max_unmap_lba_count);
-		num(f, g, "max_unmap_desc_count", PREALLOC_FACT_NUMBER, s->bl.max_unmap_desc_count);
-		num(f, g, "opt_unmap_granularity", PREALLOC_FACT_NUMBER, s->bl.opt_unmap_granularity);
-	} else {
-		null(f, "scsi", "block_limits");
-	}
-	if (s->have_lbp) {
-		const char *g = "scsi.lbp";
-
-		num(f, g, "lbpu", PREALLOC_FACT_BOOL, s->lbp.lbpu);
-		num(f, g, "lbpws", PREALLOC_FACT_BOOL, s->lbp.lbpws);
-		num(f, g, "lbpws10", PREALLOC_FACT_BOOL, s->lbp.lbpws10);
-		num(f, g, "lbprz", PREALLOC_FACT_NUMBER, s->lbp.lbprz);
-		num(f, g, "anc_sup", PREALLOC_FACT_BOOL, s->lbp.anc_sup);
-		str(f, g, "provisioning", pa_scsi_prov_name(s->lbp.prov_type));
-	} else {
-		null(f, "scsi", "lbp");
-	}
-	if (s->have_rc16) {
-		const char *g = "scsi.read_capacity_16";
-
-		num(f, g, "lbpme", PREALLOC_FACT_BOOL, s->rc16.lbpme);
-		num(f, g, "lbprz", PREALLOC_FACT_BOOL, s->rc16.lbprz);
-		num(f, g, "block_len", PREALLOC_FACT_BYTES, s->rc16.block_len);
-	} else {
-		null(f, "scsi", "read_capacity_16");
-	}
-	str(f, "scsi", "zeroing_mode", pa_scsi_zeroing_name(s->zeroing_mode));
-	str(f, "scsi", "kernel_zeroing_mode", nonempty(s->kernel_zeroing_mode));
-	str(f, "scsi", "unknown", nonempty(s->reason));
+	if (p)
+		pa_facts_emit(p->facts, p->nfacts, d, table_fact, f);
 }
 
 static void device_facts(struct facts *f, const struct pa_caps *c, const struct pa_device *d)
@@ -238,10 +180,7 @@ static void device_facts(struct facts *f, const struct pa_caps *c, const struct 
 		str(f, NULL, "md_level", d->md_level);
 	str(f, NULL, "transport", pa_transport_name(d->transport));
 	queue_facts(f, d);
-	if (d->transport == PA_TRANSPORT_NVME)
-		nvme_facts(f, &d->nvme);
-	if (d->transport == PA_TRANSPORT_SCSI)
-		scsi_facts(f, &d->scsi);
+	transport_facts(f, d);
 }
 
 /* ---- the verdict ---- */
@@ -285,29 +224,36 @@ static void answer_fact(struct facts *f, const char *name, int answer)
 		num(f, NULL, name, PREALLOC_FACT_BOOL, answer == PREALLOC_YES);
 }
 
+#define LIMIT(name, type, member) \
+	PA_FACT_NUM(struct pa_statx_limits, name, PREALLOC_FACT_##type, member)
+
+static const struct pa_fact_def dio_facts[] = {
+	LIMIT("offset_align", BYTES, dio_offset_align),
+	LIMIT("mem_align", BYTES, dio_mem_align),
+};
+
+static const struct pa_fact_def atomic_facts[] = {
+	LIMIT("unit_min", BYTES, atomic_unit_min),
+	LIMIT("unit_max", BYTES, atomic_unit_max),
+	LIMIT("segments_max", NUMBER, atomic_segments_max),
+	LIMIT("unit_max_opt", BYTES, atomic_unit_max_opt),
+};
+
+/* statx's answers; each fact null when the kernel did not answer. */
+static const struct pa_fact_group limits_groups[] = {
+	{ "dio", (long)offsetof(struct pa_statx_limits, have_dio), NULL, dio_facts,
+	  PA_ARRAY_SIZE(dio_facts) },
+	{ "atomic_write", (long)offsetof(struct pa_statx_limits, have_atomic), NULL, atomic_facts,
+	  PA_ARRAY_SIZE(atomic_facts) },
+};
+
 static void limits_facts(struct facts *f, int fd)
 {
 	struct pa_statx_limits l;
-	bool ok = pa_statx_limits(fd, &l) == 0;
 
-	if (ok && l.have_dio) {
-		num(f, "dio", "offset_align", PREALLOC_FACT_BYTES, l.dio_offset_align);
-		num(f, "dio", "mem_align", PREALLOC_FACT_BYTES, l.dio_mem_align);
-	} else {
-		null(f, "dio", "offset_align");
-		null(f, "dio", "mem_align");
-	}
-	if (ok && l.have_atomic) {
-		num(f, "atomic_write", "unit_min", PREALLOC_FACT_BYTES, l.atomic_unit_min);
-		num(f, "atomic_write", "unit_max", PREALLOC_FACT_BYTES, l.atomic_unit_max);
-		num(f, "atomic_write", "segments_max", PREALLOC_FACT_NUMBER, l.atomic_segments_max);
-		num(f, "atomic_write", "unit_max_opt", PREALLOC_FACT_BYTES, l.atomic_unit_max_opt);
-	} else {
-		null(f, "atomic_write", "unit_min");
-		null(f, "atomic_write", "unit_max");
-		null(f, "atomic_write", "segments_max");
-		null(f, "atomic_write", "unit_max_opt");
-	}
+	if (pa_statx_limits(fd, &l) < 0)
+		l = (struct pa_statx_limits){ 0 };	/* unknown */
+	pa_facts_emit(limits_groups, PA_ARRAY_SIZE(limits_groups), &l, table_fact, f);
 }
 
 static void plan_facts(struct prealloc_probe *p, uint64_t off, uint64_t len)

@@ -242,6 +242,12 @@ static void names_and_version(void **state)
 	assert_null(prealloc_method_name(PREALLOC_METHOD_SLOTS));
 	assert_int_equal(prealloc_method_from_name("dd"), -EINVAL);
 	assert_int_equal(prealloc_method_from_name(NULL), -EINVAL);
+	assert_string_equal(prealloc_background_name(PREALLOC_BG_PACED), "paced");
+	assert_string_equal(prealloc_background_name(PREALLOC_BG_IDLE_PRIO), "idle-ioprio");
+	assert_string_equal(prealloc_background_name(PREALLOC_BG_ADAPTED), "adapted");
+	assert_null(prealloc_background_name(0));
+	assert_null(prealloc_background_name(PREALLOC_BG_PACED | PREALLOC_BG_ADAPTED));
+	assert_null(prealloc_background_name(PREALLOC_BG_ADAPTED << 1));
 	snprintf(want, sizeof(want), "%d.%d.", PREALLOC_VERSION_MAJOR, PREALLOC_VERSION_MINOR);
 	assert_memory_equal(prealloc_version(), want, strlen(want));
 }

@@ -309,6 +309,49 @@ static void version_and_help(void **state)
 /* probe --json on this machine's loop device: the chain, the queue limits
  * (with the 6.17 unmap and 6.11 atomic-write ones), signatures, the verdict
  * and the fact that decided it. */
+/* Options that do not apply are refused (exit 2, with the reason), never
+ * ignored, and before anything is created or written. */
+static void options_that_do_not_apply(void **state)
+{
+	struct tfs t = { 0 };
+	char nf[160];
+
+	(void)state;
+	snprintf(nf, sizeof(nf), "%s/nf", dir);
+	assert_int_equal(run_tool("run --force --length 1M %s", nf), 2);
+	assert_non_null(strstr(err, "prealloc: --force applies to block devices only"));
+	assert_int_equal(access(nf, F_OK), -1);
+	assert_int_equal(run_tool("run --method buffered --queue-depth 4 --length 1M %s", nf), 2);
+	assert_non_null(strstr(err, "prealloc: --queue-depth tunes the uring method only"));
+	assert_int_equal(run_tool("run --method uring --request-size 1M --length 64K %s", nf), 0);
+	assert_int_equal(unlink(nf), 0);
+	assert_int_equal(run_tool("pool --segment-size 1M --max-rate 1M %s", dir), 2);
+	assert_non_null(strstr(err, "prealloc: --max-rate applies only with --count"));
+	if (geteuid() != 0 || tfs_loop(&t, 16, false) < 0)
+		skip();
+	assert_int_equal(tfs_sh("printf SIGN | dd of=%s conv=notrunc status=none", t.dev), 0);
+	assert_int_equal(run_tool("run --keep-size --zero-data --length 1M %s", t.dev), 2);
+	assert_non_null(strstr(err, "prealloc: --keep-size does not apply to a block device"));
+	assert_int_equal(tfs_sh("head -c 4 %s | grep -q SIGN", t.dev), 0);
+	assert_int_equal(run_tool("probe --keep-size %s", t.dev), 2);
+	tfs_destroy(&t);
+}
+
+/* util-linux's close_stdout: output that could not be written is a failure. */
+static void stdout_write_error(void **state)
+{
+	char cmd[512], ef[160], of[160];
+
+	(void)state;
+	out_paths(of, ef, sizeof(of));
+	snprintf(cmd, sizeof(cmd), "'%s' probe --json '%s' >/dev/full 2>'%s'", tool, tool, ef);
+	assert_int_equal(WEXITSTATUS(system(cmd)), 1);
+	slurp(ef, err, sizeof(err));
+	assert_string_equal(err, "prealloc: write error: No space left on device\n");
+	snprintf(cmd, sizeof(cmd), "'%s' --version >/dev/full 2>/dev/null", tool);
+	assert_int_equal(WEXITSTATUS(system(cmd)), 1);
+}
+
 static void probe_loop_device(void **state)
 {
 	struct tfs t = { 0 };
@@ -402,6 +445,8 @@ int main(void)
 		cmocka_unit_test(subcommand_help),
 		cmocka_unit_test(probe_file),
 		cmocka_unit_test(probe_loop_device),
+		cmocka_unit_test(options_that_do_not_apply),
+		cmocka_unit_test(stdout_write_error),
 		cmocka_unit_test(probe_captured_nvme),
 	};
 

@@ -20,7 +20,7 @@
 #include "caps.h"
 #include "config.h"
 #include "chain.h"
-#include "fixture.h"
+#include "fake-io.h"
 #include "plan.h"
 #include "registry.h"
 #include "tfs.h"
@@ -127,29 +127,13 @@ static void old_kernel_unknown(void **state)
 	assert_int_equal(verdict(d, n, &kwz, ev), PA_UNKNOWN);
 	assert_false(kwz);
 	assert_non_null(strstr(ev, "kernel older than 6.17"));
-}
-
-/* NVMe seam: fixture bytes named "nvme/<ctx>-<what>.bin", or an errno. */
-static int fake_identify(void *ctx, int fd, enum pa_nvme_identify what, uint32_t *nsid,
-			 void *buf)
-{
-	static const char *const suffix[] = { "id-ns", "id-ctrl", "nvm-id-ctrl" };
-	char name[256];
-	size_t len;
-	void *b;
-
-	(void)fd;
-	if (!strncmp(ctx, "errno:", 6))
-		return -atoi((const char *)ctx + 6);
-	snprintf(name, sizeof(name), "nvme/%s-%s.bin", (const char *)ctx, suffix[what]);
-	b = fixture_load(name, &len);
-	if (!b)
-		return -ENOENT;
-	memcpy(buf, b, len < PA_NVME_IDENTIFY_SIZE ? len : PA_NVME_IDENTIFY_SIZE);
-	free(b);
-	if (nsid)
-		*nsid = 1;
-	return 0;
+	/* The transport's hint (struct pa_prober.hint) says what the device would do. */
+	d[0].transport = PA_TRANSPORT_NVME;
+	d[0].nvme.have_ns = true;
+	d[0].nvme.ns.dlfeat = 0x01;
+	d[0].nvme.unmap_zeroes = false;
+	assert_int_equal(verdict(d, n, &kwz, ev), PA_UNKNOWN);
+	assert_non_null(strstr(ev, "6.17; nvme0n1: DLFEAT 0x01 would not allow it"));
 }
 
 static void nvme_loop_yes(void **state)
@@ -185,26 +169,6 @@ static void nvme_loop_yes(void **state)
 	pa_chain_probe_transports(root, false, d, (size_t)n);
 	assert_false(d[0].nvme.have_ns);
 	assert_non_null(strstr(d[0].nvme.reason, "no device node"));
-}
-
-static int fake_rc16(void *ctx, int fd, void *buf, size_t len)
-{
-	size_t l;
-	void *b = fixture_load(ctx, &l);
-
-	(void)fd;
-	if (!b)
-		return -ENOENT;
-	l = l < len ? l : len;
-	memcpy(buf, b, l);
-	free(b);
-	return (int)l;
-}
-
-static int fake_vpd(void *ctx, int fd, int page, void *buf, size_t len)
-{
-	(void)ctx; (void)fd; (void)page; (void)buf; (void)len;
-	return -EACCES;
 }
 
 static void scsi_sysfs_vpd(void **state)

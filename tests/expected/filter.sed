@@ -1,0 +1,11 @@
+# Masks what changes from run to run in the prealloc tool's output before it
+# is compared with tests/expected/*.out (sed -E; see tests/test-cli-golden.c).
+# Elapsed times and rates.
+s/[0-9]+\.[0-9]+ s$/N.NNN s/
+s/"seconds":[-+.e0-9]+/"seconds":N/g
+s/"bytes_per_sec":[0-9]+/"bytes_per_sec":N/g
+# Device numbers and loop device names (the test's own loop devices).
+s/\b[0-9]+:[0-9]+\b/MAJ:MIN/g
+s/loop[0-9]+/loopN/g
+# JSON: one member per line, so that a difference is one line of the diff.
+s/,"/,\n"/g
