@@ -54,6 +54,18 @@ PA_EXPORT const char *prealloc_step_name(enum prealloc_step step)
 	return (unsigned int)step < PA_ARRAY_SIZE(step_names) ? step_names[step] : NULL;
 }
 
+static const char *const action_names[] = {
+	[PREALLOC_ACTION_RESERVE] = "reserve",
+	[PREALLOC_ACTION_ZERO] = "zero",
+	[PREALLOC_ACTION_WRITE_EDGES] = "write-edges",
+	[PREALLOC_ACTION_SYNC] = "sync",
+};
+
+PA_EXPORT const char *prealloc_action_name(enum prealloc_action action)
+{
+	return (unsigned int)action < PA_ARRAY_SIZE(action_names) ? action_names[action] : NULL;
+}
+
 PA_EXPORT const char *prealloc_version(void)
 {
 	return PREALLOC_VERSION_STRING;

@@ -21,6 +21,7 @@
 #include "context.h"
 #include "engine.h"
 #include "internal.h"
+#include "probe_plan.h"
 #include "registry.h"
 #include "statx.h"
 
@@ -46,6 +47,8 @@ struct prealloc_probe {
 	bool request;
 	struct pa_plan plan;
 	int plan_err;			/* -ENODATA without a request */
+	struct pa_steps steps;		/* what the call would run first */
+	int steps_err;
 	int offloaded;			/* enum prealloc_answer */
 	const char *decided_by;
 	char why[160];			/* decided_by when the probe composes it */
@@ -273,6 +276,13 @@ static void decide_offload(struct prealloc_probe *p)
 		p->offloaded = in->write_zeroes_unmap == PA_YES ? PREALLOC_YES : PREALLOC_UNKNOWN;
 		p->decided_by = c->evidence;
 	}
+	/* The planner's rules decide too: the answer is the plan's. */
+	if (p->request && (p->plan_err || p->plan.methods[0] != PREALLOC_METHOD_WRITE_ZEROES) &&
+	    (in->inline_data || in->forced != PREALLOC_METHOD_AUTO)) {
+		p->offloaded = PREALLOC_NO;
+		p->decided_by = p->plan_err ? "the forced method cannot apply to this target" :
+			p->plan.reason;
+	}
 }
 
 /* ---- target facts ---- */
@@ -420,6 +430,8 @@ PA_EXPORT int prealloc_probe_new(int fd, uint64_t offset, uint64_t len,
 	if (r < 0)
 		goto fail;
 	p->plan_err = p->request ? pa_plan(&p->t.in, &p->plan) : -ENODATA;
+	p->steps_err = p->plan_err ? p->plan_err :
+		       pa_probe_steps(&p->t, fd, &p->plan, offset, len, &p->steps);
 	decide_offload(p);
 	r = alloc_facts(&p->target);
 	if (!r)
@@ -442,6 +454,7 @@ PA_EXPORT void prealloc_probe_free(struct prealloc_probe *p)
 		free(p->dev[i].v);
 	free(p->dev);
 	free(p->target.v);
+	pa_steps_free(&p->steps);
 	pa_target_close(&p->t);
 	prealloc_ctx_unref(p->ctx);
 	free(p);
@@ -471,6 +484,30 @@ PA_EXPORT int prealloc_probe_plan(const struct prealloc_probe *p, unsigned int i
 PA_EXPORT const char *prealloc_probe_plan_reason(const struct prealloc_probe *p)
 {
 	return p && !p->plan_err ? p->plan.reason : NULL;
+}
+
+PA_EXPORT int prealloc_probe_step(const struct prealloc_probe *p, unsigned int index,
+				  uint32_t *ret_action, uint32_t *ret_method,
+				  uint64_t *ret_offset, uint64_t *ret_length)
+{
+	const struct pa_step *s;
+
+	if (!p)
+		return -EINVAL;
+	if (p->steps_err)
+		return p->steps_err;
+	if (index >= p->steps.n)
+		return -ENOENT;
+	s = &p->steps.v[index];
+	if (ret_action)
+		*ret_action = s->action;
+	if (ret_method)
+		*ret_method = s->method;
+	if (ret_offset)
+		*ret_offset = s->start;
+	if (ret_length)
+		*ret_length = s->len;
+	return 0;
 }
 
 static int get(const struct fact *x, const char **ret_name, uint64_t *ret_number,
