@@ -1,0 +1,184 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The probe shows what the call does: for every filesystem, method, flag
+ * and request shape (small, unaligned, over data, holes and end of file),
+ * the steps prealloc_probe_step() lists cover, method by method, exactly
+ * the bytes prealloc_file_ex() then reports in bytes_by_method, and the
+ * call fails where the probe says it will.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "prealloc.h"
+#include "tfs.h"
+
+#define K 1024ull
+#define M (1024ull * 1024)
+
+/* Data at [0, 64K) and [1M, 1M + 10000) (the end of file), a hole between. */
+#define EOF_AT (M + 10000)
+
+struct req {
+	uint64_t off, len;
+};
+
+static const struct req reqs[] = {
+	{ 0, 1 },			/* one byte of data */
+	{ 100, 5000 },			/* small, unaligned, over data */
+	{ 4 * K, 8 * K },		/* inside the data, aligned */
+	{ 70 * K, 8 * K },		/* a small hole */
+	{ 60000, 2 * M },		/* data, hole, data, end of file */
+	{ EOF_AT, 3 * M + 123 },	/* from the end of file */
+	{ 5 * M + 1, M },		/* beyond it, leaving a gap */
+};
+
+static const uint32_t methods[] = {
+	PREALLOC_METHOD_AUTO, PREALLOC_METHOD_WRITE_ZEROES, PREALLOC_METHOD_ZEROOUT,
+	PREALLOC_METHOD_URING, PREALLOC_METHOD_BUFFERED, PREALLOC_METHOD_ALLOCATE,
+};
+
+static const uint32_t flag_sets[] = { 0, PREALLOC_ZERO_DATA, PREALLOC_KEEP_SIZE };
+
+static int layout(const struct tfs *t)
+{
+	static char buf[64 * 1024];
+	char path[256];
+	int fd;
+
+	tfs_path(t, "f", path, sizeof(path));
+	unlink(path);
+	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	assert_true(fd >= 0);
+	memset(buf, 0x5a, sizeof(buf));
+	assert_int_equal(pwrite(fd, buf, sizeof(buf), 0), (ssize_t)sizeof(buf));
+	assert_int_equal(pwrite(fd, buf, 10000, M), 10000);
+	assert_int_equal(fsync(fd), 0);
+	return fd;
+}
+
+/* The probe's bytes per method (zero and edge steps), its sync, or its error. */
+static int probe(int fd, const struct req *q, const struct prealloc_options *o, uint64_t *bytes,
+		 bool *sync)
+{
+	struct prealloc_probe *p;
+	uint32_t action, method;
+	uint64_t off, len;
+	int ret;
+
+	assert_int_equal(prealloc_probe_new(fd, q->off, q->len, o, &p), 0);
+	memset(bytes, 0, PREALLOC_METHOD_SLOTS * sizeof(*bytes));
+	*sync = false;
+	for (unsigned int i = 0; (ret = prealloc_probe_step(p, i, &action, &method, &off, &len)) == 0;
+	     i++) {
+		assert_non_null(prealloc_action_name(action));
+		assert_true(off >= q->off && off + len <= q->off + q->len);
+		if (action == PREALLOC_ACTION_ZERO || action == PREALLOC_ACTION_WRITE_EDGES)
+			bytes[method] += len;
+		*sync |= action == PREALLOC_ACTION_SYNC;
+	}
+	prealloc_probe_free(p);
+	return ret == -ENOENT ? 0 : ret;
+}
+
+static uint32_t most(const uint64_t *bytes)
+{
+	uint32_t best = PREALLOC_METHOD_AUTO;
+
+	for (uint32_t m = 1; m < PREALLOC_METHOD_SLOTS; m++)
+		if (bytes[m] > bytes[best])
+			best = m;
+	return best;
+}
+
+/* One request: probe, run, compare.  1 when compared, 0 when the kernel
+ * refused the method while running (what the probe cannot know). */
+static int check(const struct tfs *t, const struct req *q, uint32_t flags, uint32_t method)
+{
+	struct prealloc_options o = { .size = sizeof(o), .flags = flags, .method = method };
+	struct prealloc_report r = { .size = sizeof(r) };
+	uint64_t bytes[PREALLOC_METHOD_SLOTS];
+	int fd = layout(t), want, got;
+	bool sync;
+
+	want = probe(fd, q, &o, bytes, &sync);
+	got = prealloc_file_ex(fd, q->off, q->len, &o, &r);
+	close(fd);
+	print_message("%s [%llu, +%llu) flags %#x %s: probe %d, run %d\n", t->type,
+		      (unsigned long long)q->off, (unsigned long long)q->len, flags,
+		      prealloc_method_name(method), want, got);
+	if (want == 0 && got == -EOPNOTSUPP && r.failed_step == PREALLOC_STEP_ZERO &&
+	    method != PREALLOC_METHOD_AUTO)
+		return 0;
+	assert_int_equal(got, want);
+	if (got)
+		return 1;
+	assert_int_equal(r.refused, 0);
+	assert_true(sync == !(flags & PREALLOC_NO_SYNC));
+	for (uint32_t m = 1; m < PREALLOC_METHOD_SLOTS; m++)
+		assert_int_equal(r.bytes_by_method[m], bytes[m]);
+	assert_int_equal(r.method, most(bytes));
+	return 1;
+}
+
+static void probe_equals_run(const char *type, unsigned int mb)
+{
+	struct tfs t = { 0 };
+	unsigned int compared = 0, n = 0;
+
+	if (!tfs_supported(type) || tfs_create(&t, type, mb, NULL) < 0)
+		skip();
+	for (size_t m = 0; m < sizeof(methods) / sizeof(methods[0]); m++)
+		for (size_t f = 0; f < sizeof(flag_sets) / sizeof(flag_sets[0]); f++)
+			for (size_t i = 0; i < sizeof(reqs) / sizeof(reqs[0]); i++, n++)
+				compared += (unsigned int)check(&t, &reqs[i], flag_sets[f] |
+								(n % 2 ? PREALLOC_NO_SYNC : 0),
+								methods[m]);
+	/* Most cases run to the end; a forced method the kernel refuses may not. */
+	assert_true(compared * 2 > n);
+	tfs_destroy(&t);
+}
+
+static void ext4(void **state)
+{
+	(void)state;
+	probe_equals_run("ext4", 64);
+}
+
+static void xfs(void **state)
+{
+	(void)state;
+	probe_equals_run("xfs", 300);
+}
+
+static void btrfs(void **state)
+{
+	(void)state;
+	probe_equals_run("btrfs", 128);
+}
+
+static void tmpfs(void **state)
+{
+	(void)state;
+	probe_equals_run("tmpfs", 64);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(ext4),
+		cmocka_unit_test(xfs),
+		cmocka_unit_test(btrfs),
+		cmocka_unit_test(tmpfs),
+	};
+
+	tfs_enter();
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
