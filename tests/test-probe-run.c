@@ -4,7 +4,8 @@
  * and request shape (small, unaligned, over data, holes and end of file),
  * the steps prealloc_probe_step() lists cover, method by method, exactly
  * the bytes prealloc_file_ex() then reports in bytes_by_method, and the
- * call fails where the probe says it will.
+ * call fails where the probe says it will.  The tool prints both: `prealloc
+ * probe --json` and `prealloc run --json` agree on bytes_by_method.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -13,6 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <cmocka.h>
@@ -128,6 +130,51 @@ static int check(const struct tfs *t, const struct req *q, uint32_t flags, uint3
 	return 1;
 }
 
+/* The "bytes_by_method" object of the tool's JSON for @args, into @obj. */
+__attribute__((format(printf, 3, 4)))
+static void tool_bytes(char *obj, size_t len, const char *fmt, ...)
+{
+	char args[512], cmd[1024], out[8192];
+	const char *b, *e;
+	va_list ap;
+	size_t n;
+	FILE *f;
+
+	va_start(ap, fmt);
+	vsnprintf(args, sizeof(args), fmt, ap);
+	va_end(ap);
+	snprintf(cmd, sizeof(cmd), "'%s' %s", getenv("PREALLOC_TOOL"), args);
+	f = popen(cmd, "r");
+	assert_non_null(f);
+	n = fread(out, 1, sizeof(out) - 1, f);
+	out[n] = 0;
+	assert_int_equal(pclose(f), 0);
+	b = strstr(out, "\"bytes_by_method\":{");
+	assert_non_null(b);
+	e = strchr(b, '}');
+	assert_non_null(e);
+	snprintf(obj, len, "%.*s", (int)(e - b + 1), b);
+}
+
+/* The tool, for the request over data, hole and end of file. */
+static void tool_probe_equals_run(const struct tfs *t)
+{
+	static const char *const names[] = { "auto", "uring", "buffered" };
+	const struct req *q = &reqs[4];
+	char path[256], probed[512], ran[512];
+
+	tfs_path(t, "f", path, sizeof(path));
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		close(layout(t));
+		tool_bytes(probed, sizeof(probed), "probe --json -o %llu -l %llu -m %s %s",
+			   (unsigned long long)q->off, (unsigned long long)q->len, names[i], path);
+		tool_bytes(ran, sizeof(ran), "run --json -o %llu -l %llu -m %s %s",
+			   (unsigned long long)q->off, (unsigned long long)q->len, names[i], path);
+		print_message("%s %s: probe %s, run %s\n", t->type, names[i], probed, ran);
+		assert_string_equal(probed, ran);
+	}
+}
+
 static void probe_equals_run(const char *type, unsigned int mb)
 {
 	struct tfs t = { 0 };
@@ -143,6 +190,7 @@ static void probe_equals_run(const char *type, unsigned int mb)
 								methods[m]);
 	/* Most cases run to the end; a forced method the kernel refuses may not. */
 	assert_true(compared * 2 > n);
+	tool_probe_equals_run(&t);
 	tfs_destroy(&t);
 }
 
