@@ -249,8 +249,18 @@ static void device_facts(struct facts *f, const struct pa_caps *c, const struct 
 
 /* ---- the verdict ---- */
 
-/* Would the engine zero through FALLOC_FL_WRITE_ZEROES, and which fact says so? */
-static void decide_offload(struct prealloc_probe *p)
+/* Do the steps hold one with @action (and @method, unless 0)? */
+static bool steps_have(const struct prealloc_probe *p, unsigned int action, unsigned int method)
+{
+	for (size_t i = 0; !p->steps_err && i < p->steps.n; i++)
+		if (p->steps.v[i].action == action && (!method || p->steps.v[i].method == method))
+			return true;
+	return false;
+}
+
+/* What the device chain says about zeroing through FALLOC_FL_WRITE_ZEROES,
+ * and which fact says so. */
+static void device_verdict(struct prealloc_probe *p)
 {
 	const struct pa_plan_input *in = &p->t.in;
 	const struct pa_caps *c = p->t.caps;
@@ -276,13 +286,22 @@ static void decide_offload(struct prealloc_probe *p)
 		p->offloaded = in->write_zeroes_unmap == PA_YES ? PREALLOC_YES : PREALLOC_UNKNOWN;
 		p->decided_by = c->evidence;
 	}
-	/* The planner's rules decide too: the answer is the plan's. */
-	if (p->request && (p->plan_err || p->plan.methods[0] != PREALLOC_METHOD_WRITE_ZEROES) &&
-	    (in->inline_data || in->forced != PREALLOC_METHOD_AUTO)) {
-		p->offloaded = PREALLOC_NO;
-		p->decided_by = p->plan_err ? "the forced method cannot apply to this target" :
-			p->plan.reason;
-	}
+}
+
+/* With a request the answer is the steps': the device zeroes only what
+ * they give to write-zeroes (the planner's inline-data and forced-method
+ * rules, a range too small for a whole block). */
+static void decide_offload(struct prealloc_probe *p)
+{
+	device_verdict(p);
+	if (!p->request || p->steps_err || !p->t.caps || p->offloaded == PREALLOC_NO ||
+	    steps_have(p, PREALLOC_ACTION_ZERO, PREALLOC_METHOD_WRITE_ZEROES))
+		return;
+	p->offloaded = PREALLOC_NO;
+	if (p->plan.methods[0] != PREALLOC_METHOD_WRITE_ZEROES)
+		p->decided_by = p->plan.reason;
+	else
+		p->decided_by = "no whole block to zero: the range is written buffered";
 }
 
 /* ---- target facts ---- */
@@ -338,7 +357,7 @@ static void plan_facts(struct prealloc_probe *p, uint64_t off, uint64_t len)
 					 i > 1 ? "," : "", prealloc_method_name(p->plan.methods[i]));
 	str(f, "plan", "method", prealloc_method_name(p->plan.methods[0]));
 	str(f, "plan", "fallbacks", p->fallbacks);
-	num(f, "plan", "reserve", PREALLOC_FACT_BOOL, p->plan.reserve);
+	num(f, "plan", "reserve", PREALLOC_FACT_BOOL, steps_have(p, PREALLOC_ACTION_RESERVE, 0));
 	str(f, "plan", "reason", p->plan.reason);
 }
 

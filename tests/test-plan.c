@@ -30,45 +30,44 @@ struct row {
 	struct pa_plan_input in;
 	int ret;
 	uint8_t methods[PA_PLAN_MAX];
-	bool reserve;
 };
 
 static const struct row rows[] = {
 	{ "ext4 over unmap-zeroing device", { FILE_EXT4, UNMAP, .range_in_eof = false },
-	  0, { WZ, UR, BU }, false },
+	  0, { WZ, UR, BU } },
 	{ "ext4, device cannot unmap-zero", { FILE_EXT4, .kernel_write_zeroes = true,
-	  .write_zeroes_unmap = PA_NO }, 0, { UR, BU }, true },
-	{ "ext4, old kernel", { FILE_EXT4, .write_zeroes_unmap = PA_UNKNOWN }, 0, { UR, BU }, true },
+	  .write_zeroes_unmap = PA_NO }, 0, { UR, BU } },
+	{ "ext4, old kernel", { FILE_EXT4, .write_zeroes_unmap = PA_UNKNOWN }, 0, { UR, BU } },
 	{ "ext4, verdict unknown on a new kernel: try it", { FILE_EXT4, .kernel_write_zeroes = true,
-	  .write_zeroes_unmap = PA_UNKNOWN }, 0, { WZ, UR, BU }, false },
+	  .write_zeroes_unmap = PA_UNKNOWN }, 0, { WZ, UR, BU } },
 	{ "ext4, refused before", { FILE_EXT4, UNMAP, .write_zeroes_refused = true },
-	  0, { UR, BU }, true },
+	  0, { UR, BU } },
 	{ "ext4, keep-size past EOF", { FILE_EXT4, UNMAP, .flags = PREALLOC_KEEP_SIZE },
-	  0, { UR, BU }, true },
+	  0, { UR, BU } },
 	{ "ext4, keep-size inside EOF", { FILE_EXT4, UNMAP, .flags = PREALLOC_KEEP_SIZE,
-	  .range_in_eof = true }, 0, { WZ, UR, BU }, false },
-	{ "xfs over unmap-zeroing device", { .target = PA_TARGET_FILE, UNMAP }, 0, { UR, BU }, true },
-	{ "btrfs copy-on-write", { .target = PA_TARGET_FILE, .cow = true, UNMAP }, 0, { AL }, false },
-	{ "tmpfs, ramfs", { .target = PA_TARGET_FILE, .mem_backed = true }, 0, { BU }, true },
-	{ "ext4 inline data", { FILE_EXT4, UNMAP, .inline_data = true }, 0, { BU }, false },
+	  .range_in_eof = true }, 0, { WZ, UR, BU } },
+	{ "xfs over unmap-zeroing device", { .target = PA_TARGET_FILE, UNMAP }, 0, { UR, BU } },
+	{ "btrfs copy-on-write", { .target = PA_TARGET_FILE, .cow = true, UNMAP }, 0, { AL } },
+	{ "tmpfs, ramfs", { .target = PA_TARGET_FILE, .mem_backed = true }, 0, { BU } },
+	{ "ext4 inline data", { FILE_EXT4, UNMAP, .inline_data = true }, 0, { BU } },
 	{ "forced uring on ext4 inline data", { FILE_EXT4, .inline_data = true, .forced = UR },
-	  -EOPNOTSUPP, { 0 }, false },
+	  -EOPNOTSUPP, { 0 } },
 	{ "forced buffered on ext4 inline data", { FILE_EXT4, .inline_data = true, .forced = BU },
-	  0, { BU }, false },
+	  0, { BU } },
 	{ "hugetlbfs", { .target = PA_TARGET_FILE, .mem_backed = true, .no_write = true }, 0,
-	  { AL }, false },
+	  { AL } },
 	{ "bdev, unmap-zeroing", { .target = PA_TARGET_BLOCKDEV, UNMAP, .zeroout = true },
-	  0, { WZ, ZO, UR }, false },
+	  0, { WZ, ZO, UR } },
 	{ "bdev, no unmap-zeroing", { .target = PA_TARGET_BLOCKDEV, .kernel_write_zeroes = true,
-	  .write_zeroes_unmap = PA_NO, .zeroout = true }, 0, { ZO, UR }, false },
-	{ "forced uring on ext4", { FILE_EXT4, UNMAP, .forced = UR }, 0, { UR }, true },
+	  .write_zeroes_unmap = PA_NO, .zeroout = true }, 0, { ZO, UR } },
+	{ "forced uring on ext4", { FILE_EXT4, UNMAP, .forced = UR }, 0, { UR } },
 	{ "forced write-zeroes on xfs (kernel decides)", { .target = PA_TARGET_FILE, .forced = WZ },
-	  0, { WZ }, false },
+	  0, { WZ } },
 	{ "forced allocate on btrfs", { .target = PA_TARGET_FILE, .cow = true, .forced = AL },
-	  0, { AL }, false },
-	{ "forced zeroout on a file", { FILE_EXT4, .forced = ZO }, -EOPNOTSUPP, { 0 }, false },
+	  0, { AL } },
+	{ "forced zeroout on a file", { FILE_EXT4, .forced = ZO }, -EOPNOTSUPP, { 0 } },
 	{ "forced allocate on a bdev", { .target = PA_TARGET_BLOCKDEV, .forced = AL },
-	  -EOPNOTSUPP, { 0 }, false },
+	  -EOPNOTSUPP, { 0 } },
 };
 
 static void table(void **state)
@@ -87,7 +86,6 @@ static void table(void **state)
 			continue;
 		assert_int_equal(p.n, n);
 		assert_memory_equal(p.methods, r->methods, n);
-		assert_int_equal(p.reserve, r->reserve);
 		assert_non_null(p.reason);
 	}
 }
