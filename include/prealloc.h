@@ -716,8 +716,8 @@ enum prealloc_fact_type {
  *
  * Opaque.  A snapshot taken by prealloc_probe_new(): the filesystem, the
  * device chain under it with each device's facts, whether zeroing is
- * offloaded and why, the plan for a request and why, the direct-I/O
- * alignment and the atomic-write limits.  Read it with the accessors below;
+ * offloaded and why, the plan for a request and why and its steps, the
+ * direct-I/O alignment and the atomic-write limits.  Read it with the accessors below;
  * free it with prealloc_probe_free().
  *
  * Facts are named with dotted paths ("queue.write_zeroes_unmap_max_bytes",
@@ -790,8 +790,10 @@ void prealloc_probe_free(struct prealloc_probe *probe);
  * Yes when the request (or, without one, extending the file) would be
  * zeroed by the device through FALLOC_FL_WRITE_ZEROES: the kernel knows the
  * flag, the filesystem implements it and every device of the chain can zero
- * by unmapping.  No when any of these is known not to hold; unknown when a
- * device fact needed could not be read.
+ * by unmapping.  No when any of these is known not to hold, or when the
+ * request's steps (prealloc_probe_step()) give no bytes to write-zeroes (a
+ * forced method, ext4 inline data, no whole block in the range); unknown
+ * when a device fact needed could not be read.
  *
  * Returns: an &enum prealloc_answer, or -EINVAL (@probe NULL).
  *
