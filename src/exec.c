@@ -92,7 +92,13 @@ static int run_step(struct pa_call *c, struct pa_exec *x, size_t *k)
 	}
 }
 
-/* Run the steps; on failure x->failed and x->failed_done say where. */
+/*
+ * Run the steps; on failure x->failed and x->failed_done say where.  The
+ * bytes counted since the step began tell where a refused method stopped:
+ * write-zeroes, BLKZEROOUT and pwrite() go in order, and the io_uring
+ * writer (whose completions do not) is refused only before its first write
+ * (O_DIRECT open, ring setup).
+ */
 static int run_steps(struct pa_call *c, struct pa_exec *x)
 {
 	for (size_t k = 0; k < x->steps.n; k++) {
