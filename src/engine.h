@@ -185,8 +185,10 @@ int pa_blockdev_prealloc(struct pa_call *c, uint64_t off, uint64_t len);
 int pa_file_prealloc(struct pa_call *c, uint64_t off, uint64_t len);
 
 /* The facts of a file's range for its steps (src/file.c), shared with the
- * probe: classify [w->off, w->end) of @fd into @segs (*@ret_fiemap: from
- * FIEMAP), then check the space and choose piecewise reservation. */
+ * probe: -EPERM for an append-only or immutable file; classify
+ * [w->off, w->end) of @fd into @segs (*@ret_fiemap: from FIEMAP); check the
+ * space and choose piecewise reservation. */
+int pa_file_check_attrs(int fd);
 int pa_file_classify(int fd, struct pa_work *w, struct pa_seglist *segs, bool *ret_fiemap);
 int pa_file_space(const struct pa_target *t, struct pa_work *w);
 

@@ -72,7 +72,7 @@ static int prepare(struct pa_call *c, struct pa_exec *x, unsigned int m)
  * that would undo it, and zero writes at an offset: refuse them (and
  * immutable files) before anything is allocated.
  */
-static int check_attrs(int fd)
+int pa_file_check_attrs(int fd)
 {
 	const uint64_t deny = STATX_ATTR_APPEND | STATX_ATTR_IMMUTABLE;
 	struct statx stx;
@@ -132,7 +132,7 @@ int pa_file_prealloc(struct pa_call *c, uint64_t off, uint64_t len)
 				  .old_size = (uint64_t)c->target.st.st_size,
 				  .bs = c->target.fs_block };
 	pa_step(c, PREALLOC_STEP_REQUEST, 0);
-	ret = check_attrs(c->fd);
+	ret = pa_file_check_attrs(c->fd);
 	if (!ret)
 		ret = pa_plan(&c->target.in, &plan);
 	if (!ret)

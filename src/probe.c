@@ -449,8 +449,8 @@ PA_EXPORT int prealloc_probe_new(int fd, uint64_t offset, uint64_t len,
 	if (r < 0)
 		goto fail;
 	p->plan_err = p->request ? pa_plan(&p->t.in, &p->plan) : -ENODATA;
-	p->steps_err = p->plan_err ? p->plan_err :
-		       pa_probe_steps(&p->t, fd, &p->plan, offset, len, &p->steps);
+	p->steps_err = p->request ? pa_probe_steps(&p->t, fd, &p->plan, p->plan_err, offset, len,
+						   &p->steps) : -ENODATA;
 	decide_offload(p);
 	r = alloc_facts(&p->target);
 	if (!r)

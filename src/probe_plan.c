@@ -61,13 +61,18 @@ static int classify(const struct pa_target *t, int fd, struct pa_work *w,
 	return ret;
 }
 
-static int facts(const struct pa_target *t, int fd, const struct pa_plan *plan,
+/* In the call's order: the request, the plan, the first method, the range. */
+static int facts(const struct pa_target *t, int fd, const struct pa_plan *plan, int plan_err,
 		 struct pa_work *w, struct pa_seglist *segs, unsigned int *m)
 {
-	int ret = 0;
+	int ret;
 
 	if (t->in.target == PA_TARGET_BLOCKDEV)
 		ret = check_device(w);
+	else
+		ret = pa_file_check_attrs(fd);
+	if (!ret)
+		ret = plan_err;
 	if (!ret)
 		ret = first_method(t, fd, plan, w, m);
 	if (!ret && t->in.target == PA_TARGET_FILE)
@@ -77,7 +82,7 @@ static int facts(const struct pa_target *t, int fd, const struct pa_plan *plan,
 	return ret;
 }
 
-int pa_probe_steps(const struct pa_target *t, int fd, const struct pa_plan *plan,
+int pa_probe_steps(const struct pa_target *t, int fd, const struct pa_plan *plan, int plan_err,
 		   uint64_t off, uint64_t len, struct pa_steps *out)
 {
 	struct pa_work w = { .in = &t->in, .off = off, .end = off + len, .bs = t->fs_block };
@@ -89,7 +94,7 @@ int pa_probe_steps(const struct pa_target *t, int fd, const struct pa_plan *plan
 
 	if (t->in.target == PA_TARGET_FILE)
 		w.old_size = (uint64_t)t->st.st_size;
-	ret = facts(t, fd, plan, &w, &segs, &m);
+	ret = facts(t, fd, plan, plan_err, &w, &segs, &m);
 	if (!ret)
 		ret = pa_todo_init(&w, &todo, &n);
 	if (!ret)

@@ -16,7 +16,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <unistd.h>
+#include <linux/fs.h>
 #include <cmocka.h>
 
 #include "prealloc.h"
@@ -100,20 +102,20 @@ static uint32_t most(const uint64_t *bytes)
 	return best;
 }
 
-/* One request: probe, run, compare.  1 when compared, 0 when the kernel
- * refused the method while running (what the probe cannot know). */
-static int check(const struct tfs *t, const struct req *q, uint32_t flags, uint32_t method)
+/* One request on @fd: probe, run, compare.  1 when compared, 0 when the
+ * kernel refused the method while running (what the probe cannot know). */
+static int check_fd(int fd, const char *what, const struct req *q, uint32_t flags,
+		    uint32_t method)
 {
 	struct prealloc_options o = { .size = sizeof(o), .flags = flags, .method = method };
 	struct prealloc_report r = { .size = sizeof(r) };
 	uint64_t bytes[PREALLOC_METHOD_SLOTS];
-	int fd = layout(t), want, got;
+	int want, got;
 	bool sync;
 
 	want = probe(fd, q, &o, bytes, &sync);
 	got = prealloc_file_ex(fd, q->off, q->len, &o, &r);
-	close(fd);
-	print_message("%s [%llu, +%llu) flags %#x %s: probe %d, run %d\n", t->type,
+	print_message("%s [%llu, +%llu) flags %#x %s: probe %d, run %d\n", what,
 		      (unsigned long long)q->off, (unsigned long long)q->len, flags,
 		      prealloc_method_name(method), want, got);
 	if (want == 0 && got == -EOPNOTSUPP && r.failed_step == PREALLOC_STEP_ZERO &&
@@ -128,6 +130,15 @@ static int check(const struct tfs *t, const struct req *q, uint32_t flags, uint3
 		assert_int_equal(r.bytes_by_method[m], bytes[m]);
 	assert_int_equal(r.method, most(bytes));
 	return 1;
+}
+
+/* The same on a fresh copy of the layout in @t. */
+static int check(const struct tfs *t, const struct req *q, uint32_t flags, uint32_t method)
+{
+	int fd = layout(t), ret = check_fd(fd, t->type, q, flags, method);
+
+	close(fd);
+	return ret;
 }
 
 /* The "bytes_by_method" object of the tool's JSON for @args, into @obj. */
@@ -218,6 +229,50 @@ static void tmpfs(void **state)
 	probe_equals_run("tmpfs", 64);
 }
 
+/* An append-only file: the probe fails where the call does. */
+static void append_only(void **state)
+{
+	struct tfs t = { 0 };
+	int fd, attr = 0;
+
+	(void)state;
+	if (tfs_create(&t, "ext4", 64, NULL) < 0)
+		skip();
+	fd = layout(&t);
+	assert_int_equal(ioctl(fd, FS_IOC_GETFLAGS, &attr), 0);
+	attr |= FS_APPEND_FL;
+	assert_int_equal(ioctl(fd, FS_IOC_SETFLAGS, &attr), 0);
+	check_fd(fd, "append-only", &reqs[4], 0, PREALLOC_METHOD_AUTO);
+	assert_int_equal(probe(fd, &reqs[4], NULL, (uint64_t[PREALLOC_METHOD_SLOTS]){ 0 },
+			       (bool[1]){ false }), -EPERM);
+	attr &= ~FS_APPEND_FL;
+	assert_int_equal(ioctl(fd, FS_IOC_SETFLAGS, &attr), 0);
+	close(fd);
+	tfs_destroy(&t);
+}
+
+/* A block device: whole logical blocks, zero-data only, one method. */
+static void block_device(void **state)
+{
+	static const struct req dev_reqs[] = { { 0, M }, { 4 * K, 8 * M }, { 512, 512 },
+					       { 100, 4 * K } };
+	struct tfs t = { 0 };
+	int fd;
+
+	(void)state;
+	if (tfs_loop(&t, 32, false) < 0)
+		skip();
+	fd = open(t.dev, O_RDWR | O_CLOEXEC);
+	assert_true(fd >= 0);
+	for (size_t m = 0; m < sizeof(methods) / sizeof(methods[0]); m++)
+		for (size_t i = 0; i < sizeof(dev_reqs) / sizeof(dev_reqs[0]); i++) {
+			check_fd(fd, "bdev", &dev_reqs[i], PREALLOC_ZERO_DATA, methods[m]);
+			check_fd(fd, "bdev", &dev_reqs[i], 0, methods[m]);	/* -EINVAL */
+		}
+	close(fd);
+	tfs_destroy(&t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -225,6 +280,8 @@ int main(void)
 		cmocka_unit_test(xfs),
 		cmocka_unit_test(btrfs),
 		cmocka_unit_test(tmpfs),
+		cmocka_unit_test(append_only),
+		cmocka_unit_test(block_device),
 	};
 
 	tfs_enter();
