@@ -847,9 +847,10 @@ const char *prealloc_probe_plan_reason(const struct prealloc_probe *probe);
  * Returns: 0, or -ENOENT (@index past the last step), -ENODATA (the probe
  * was made without a request), the error the call would fail with before
  * any step (-EOPNOTSUPP for a forced method that cannot apply, -ENOSPC,
- * -EINVAL for a block-device request the device does not take), -EIO when
- * the range could not be read (the probe's descriptor was opened with
- * O_PATH and cannot be reopened), -EINVAL (@probe NULL).
+ * -EPERM for an append-only or immutable file, -EINVAL for a block-device
+ * request the device does not take), the error reading the range's extent
+ * map (an O_PATH descriptor that cannot be reopened for reading), -EINVAL
+ * (@probe NULL).
  *
  * Since: 0.3
  */

@@ -38,7 +38,6 @@
 #define CHUNK_MAX	(1ull << 30)
 
 struct bdev {
-	struct pa_call *c;
 	int xfd;		/* our O_EXCL descriptor: the claim */
 	uint32_t lbs;		/* logical block size */
 	uint64_t size;		/* bytes */
@@ -150,7 +149,7 @@ static int check_request(struct pa_call *c, uint64_t off, uint64_t len, struct b
 
 int pa_blockdev_prealloc(struct pa_call *c, uint64_t off, uint64_t len)
 {
-	struct bdev b = { .c = c, .xfd = -1, .off = off, .len = len };
+	struct bdev b = { .xfd = -1, .off = off, .len = len };
 	struct pa_exec x = { 0 };
 	struct pa_plan p;
 	int wfd = c->wfd;

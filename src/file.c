@@ -6,9 +6,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <stdlib.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 #include "engine.h"
 #include "extents.h"
