@@ -30,7 +30,8 @@ static const uint32_t step_of[] = {
 
 /* A filesystem without fallocate() is written anyway: the writes allocate,
  * and ENOSPC then comes from a write and is undone like any failure.
- * Allocation alone is refused there. */
+ * Allocation alone is refused there.  (Keep-size beyond EOF there, which
+ * nothing can reserve, is to be refused by a planner rule in steps.c.) */
 static int reserve(struct pa_call *c, struct pa_exec *x, const struct pa_step *s)
 {
 	int mode = x->w.in->flags & PREALLOC_KEEP_SIZE ? FALLOC_FL_KEEP_SIZE : 0;
