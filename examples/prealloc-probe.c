@@ -175,6 +175,68 @@ static void facts_text(const struct prealloc_probe *p, unsigned int dev, fact_fn
 		printf("\n");
 }
 
+/* ---- the plan's steps: what `prealloc run` does, step by step ---- */
+
+struct step {
+	uint32_t action, method;
+	uint64_t off, len;
+};
+
+static int get_step(const struct prealloc_probe *p, unsigned int i, struct step *s)
+{
+	return prealloc_probe_step(p, i, &s->action, &s->method, &s->off, &s->len);
+}
+
+/* "steps" (action, method, offset, length) and, in run's shape, the bytes
+ * each method covers. */
+static void steps_json(const struct prealloc_probe *p, struct json_object *o)
+{
+	uint64_t bytes[PREALLOC_METHOD_SLOTS] = { 0 };
+	struct json_object *steps = json_object_new_array(), *by = json_object_new_object();
+	struct step s;
+
+	for (unsigned int i = 0; get_step(p, i, &s) == 0; i++) {
+		struct json_object *j = json_object_new_object();
+
+		json_object_object_add(j, "action",
+				       json_object_new_string(prealloc_action_name(s.action)));
+		json_object_object_add(j, "method", s.method ?
+				       json_object_new_string(prealloc_method_name(s.method)) : NULL);
+		json_object_object_add(j, "offset", json_object_new_uint64(s.off));
+		json_object_object_add(j, "length", json_object_new_uint64(s.len));
+		json_object_array_add(steps, j);
+		if (s.action == PREALLOC_ACTION_ZERO || s.action == PREALLOC_ACTION_WRITE_EDGES)
+			bytes[s.method] += s.len;
+	}
+	for (unsigned int m = 1; m < PREALLOC_METHOD_SLOTS; m++)
+		if (prealloc_method_name(m))
+			json_object_object_add(by, prealloc_method_name(m),
+					       json_object_new_uint64(bytes[m]));
+	json_object_object_add(o, "steps", steps);
+	json_object_object_add(o, "bytes_by_method", by);
+}
+
+static void steps_text(const struct prealloc_probe *p)
+{
+	char buf[48];
+	struct step s;
+	int r;
+
+	for (unsigned int i = 0; (r = get_step(p, i, &s)) == 0; i++) {
+		const char *a = prealloc_action_name(s.action);
+
+		printf("%s", i ? "" : "steps:\n");
+		if (s.action == PREALLOC_ACTION_SYNC)
+			printf("  %s\n", a);
+		else
+			printf("  %-12s %-13s %llu+%llu (%s)\n", a, prealloc_method_name(s.method),
+			       (unsigned long long)s.off, (unsigned long long)s.len,
+			       cli_human_size(s.len, buf, sizeof(buf)));
+	}
+	if (r != -ENOENT && r != -ENODATA && r != prealloc_probe_plan(p, 0))
+		printf("steps: none (%s)\n", strerror(-r));
+}
+
 /* ---- output ---- */
 
 static void print_json(const char *path, const struct prealloc_probe *p)
@@ -184,6 +246,7 @@ static void print_json(const char *path, const struct prealloc_probe *p)
 
 	json_object_object_add(o, "path", json_object_new_string(path));
 	facts_json(p, 0, target_fact, o);
+	steps_json(p, o);
 	for (int d = 0; d < n; d++)
 		json_object_array_add(devs, facts_json(p, (unsigned int)d, device_fact,
 						       json_object_new_object()));
@@ -221,6 +284,7 @@ static void print_text(const char *path, const struct prealloc_probe *p)
 		if (why_not)
 			printf("  because %s\n", why_not);
 	}
+	steps_text(p);
 	printf("facts:\n");
 	facts_text(p, 0, target_fact, 2);
 	for (int d = 0; d < n; d++) {

@@ -101,7 +101,8 @@ enum prealloc_method {
  *	storage probe, reopening it for ordinary writes.
  * @PREALLOC_STEP_REQUEST: the request does not suit the target: a block
  *	device without %PREALLOC_ZERO_DATA or with a misaligned or out-of-device
- *	range (-EINVAL), an append-only or immutable file (-EPERM).
+ *	range (-EINVAL), an append-only or immutable file (-EPERM), a forced
+ *	method the target cannot take (-EOPNOTSUPP).
  * @PREALLOC_STEP_CLAIM: claiming a block device with O_EXCL: -EBUSY when it
  *	is mounted or held open exclusively.
  * @PREALLOC_STEP_SIGNATURES: looking for signatures on a block device:
@@ -115,7 +116,9 @@ enum prealloc_method {
  * @PREALLOC_STEP_SYNC: the final fdatasync().
  *
  * Steps are listed in the order a call runs them; a step a target does not
- * need is skipped.  New steps get new values at the end.
+ * need is skipped.  When a method is refused and the call falls back, the
+ * next method's steps run again from %PREALLOC_STEP_RESERVE.  New steps get
+ * new values at the end.
  */
 enum prealloc_step {
 	PREALLOC_STEP_NONE = 0,
@@ -128,6 +131,25 @@ enum prealloc_step {
 	PREALLOC_STEP_RESERVE,
 	PREALLOC_STEP_ZERO,
 	PREALLOC_STEP_SYNC,
+};
+
+/**
+ * enum prealloc_action - what a step of the plan does to its bytes
+ * @PREALLOC_ACTION_RESERVE: fallocate() them (%PREALLOC_STEP_RESERVE).
+ * @PREALLOC_ACTION_ZERO: make them read zero with the step's method.
+ * @PREALLOC_ACTION_WRITE_EDGES: pwrite() zeros to the bytes a whole-block
+ *	method leaves around its aligned middle.
+ * @PREALLOC_ACTION_SYNC: fdatasync() the target (no bytes are counted).
+ *
+ * New actions get new values at the end.
+ *
+ * Since: 0.3
+ */
+enum prealloc_action {
+	PREALLOC_ACTION_RESERVE = 1,
+	PREALLOC_ACTION_ZERO,
+	PREALLOC_ACTION_WRITE_EDGES,
+	PREALLOC_ACTION_SYNC,
 };
 
 /**
@@ -606,6 +628,17 @@ const char *prealloc_step_name(enum prealloc_step step);
 const char *prealloc_background_name(enum prealloc_background bit);
 
 /**
+ * prealloc_action_name() - short name of a step's action, for messages
+ * @action: &enum prealloc_action
+ *
+ * Returns: "reserve", "zero", "write-edges" or "sync"; NULL for an unknown
+ * value.
+ *
+ * Since: 0.3
+ */
+const char *prealloc_action_name(enum prealloc_action action);
+
+/**
  * prealloc_version() - version of the library in use at run time
  *
  * Returns: a string such as "0.1.0".
@@ -722,8 +755,8 @@ enum prealloc_fact_type {
  *
  * Opaque.  A snapshot taken by prealloc_probe_new(): the filesystem, the
  * device chain under it with each device's facts, whether zeroing is
- * offloaded and why, the plan for a request and why, the direct-I/O
- * alignment and the atomic-write limits.  Read it with the accessors below;
+ * offloaded and why, the plan for a request and why and its steps, the
+ * direct-I/O alignment and the atomic-write limits.  Read it with the accessors below;
  * free it with prealloc_probe_free().
  *
  * Facts are named with dotted paths ("queue.write_zeroes_unmap_max_bytes",
@@ -796,8 +829,10 @@ void prealloc_probe_free(struct prealloc_probe *probe);
  * Yes when the request (or, without one, extending the file) would be
  * zeroed by the device through FALLOC_FL_WRITE_ZEROES: the kernel knows the
  * flag, the filesystem implements it and every device of the chain can zero
- * by unmapping.  No when any of these is known not to hold; unknown when a
- * device fact needed could not be read.
+ * by unmapping.  No when any of these is known not to hold, or when the
+ * request's steps (prealloc_probe_step()) give no bytes to write-zeroes (a
+ * forced method, ext4 inline data, no whole block in the range); unknown
+ * when a device fact needed could not be read.
  *
  * Returns: an &enum prealloc_answer, or -EINVAL (@probe NULL).
  *
@@ -832,6 +867,38 @@ int prealloc_probe_plan(const struct prealloc_probe *probe, unsigned int index);
  * Since: 0.2
  */
 const char *prealloc_probe_plan_reason(const struct prealloc_probe *probe);
+
+/**
+ * prealloc_probe_step() - a step of the plan for the request
+ * @probe: &struct prealloc_probe
+ * @index: 0, 1, ... until -ENOENT
+ * @ret_action: if not NULL, set to the step's &enum prealloc_action
+ * @ret_method: if not NULL, set to the &enum prealloc_method that covers
+ *	the step's bytes (for a reservation, the method that needs it; 0 for
+ *	the sync)
+ * @ret_offset: if not NULL, set to the step's first byte
+ * @ret_length: if not NULL, set to its length in bytes
+ *
+ * The steps prealloc_file_ex() runs for the request, in order, with the
+ * method it tries first: for each method, the sum of the lengths of its
+ * zero and write-edges steps is what &prealloc_report.bytes_by_method
+ * reports after a call that needed no fallback and found the range as the
+ * probe did.  A method refused while running hands what is left to the
+ * next (prealloc_probe_plan()), whose steps the probe does not list.
+ *
+ * Returns: 0, or -ENOENT (@index past the last step), -ENODATA (the probe
+ * was made without a request), the error the call would fail with before
+ * any step (-EOPNOTSUPP for a forced method that cannot apply, -ENOSPC,
+ * -EPERM for an append-only or immutable file, -EINVAL for a block-device
+ * request the device does not take), the error reading the range's extent
+ * map (an O_PATH descriptor that cannot be reopened for reading), -EINVAL
+ * (@probe NULL).
+ *
+ * Since: 0.3
+ */
+int prealloc_probe_step(const struct prealloc_probe *probe, unsigned int index,
+			uint32_t *ret_action, uint32_t *ret_method, uint64_t *ret_offset,
+			uint64_t *ret_length);
 
 /**
  * prealloc_probe_fact() - a fact of the target, by position

@@ -67,6 +67,18 @@ PA_EXPORT const char *prealloc_background_name(enum prealloc_background bit)
 	return b < PA_ARRAY_SIZE(background_names) ? background_names[b] : NULL;
 }
 
+static const char *const action_names[] = {
+	[PREALLOC_ACTION_RESERVE] = "reserve",
+	[PREALLOC_ACTION_ZERO] = "zero",
+	[PREALLOC_ACTION_WRITE_EDGES] = "write-edges",
+	[PREALLOC_ACTION_SYNC] = "sync",
+};
+
+PA_EXPORT const char *prealloc_action_name(enum prealloc_action action)
+{
+	return (unsigned int)action < PA_ARRAY_SIZE(action_names) ? action_names[action] : NULL;
+}
+
 PA_EXPORT const char *prealloc_version(void)
 {
 	return PREALLOC_VERSION_STRING;

@@ -38,13 +38,10 @@
 #define CHUNK_MAX	(1ull << 30)
 
 struct bdev {
-	struct pa_call *c;
 	int xfd;		/* our O_EXCL descriptor: the claim */
 	uint32_t lbs;		/* logical block size */
 	uint64_t size;		/* bytes */
-	uint64_t chunk;
 	uint64_t off, len;	/* the request */
-	uint64_t base;		/* c->done before the first method */
 };
 
 static int geometry(int fd, struct bdev *b)
@@ -110,70 +107,30 @@ static uint64_t chunk_bytes(const struct pa_caps *caps, uint32_t lbs)
 	return PA_MAX(PA_ROUND_DOWN(chunk, lbs), (uint64_t)lbs);
 }
 
-/* BLKZEROOUT through our exclusive descriptor: with the claim held, the
- * kernel truncates the range from the page cache (dirty pages included)
- * instead of merely trying to invalidate it. */
-static int zeroout(struct pa_call *c, const struct bdev *b, uint64_t start, uint64_t len)
+/* Direct writes need the device's direct-I/O alignment, which may exceed
+ * its logical block: refused when what is left is not aligned to it. */
+static int prepare(struct pa_call *c, struct pa_exec *x, unsigned int m)
 {
-	uint64_t end = start + len, chunk = pa_pace_chunk(&c->pace, b->chunk);
+	int ret;
 
-	while (start < end) {
-		uint64_t r[2] = { start, PA_MIN(end - start, chunk) };
-
-		if (PA_PACED(&c->pace, r[1], PA_RETRY_EINTR(ioctl(b->xfd, BLKZEROOUT, r))) < 0)
-			return errno == ENOTTY ? -EOPNOTSUPP : -errno;
-		start += r[1];
-		if (pa_advance(c, PREALLOC_METHOD_ZEROOUT, r[1]))
-			return -ECANCELED;
-	}
-	return 0;
+	if (m != PREALLOC_METHOD_URING)
+		return 0;
+	ret = pa_open_direct(c, (uint32_t)x->w.bs);
+	for (size_t i = 0; i < x->ntodo && !ret; i++)
+		if (x->todo[i].start % c->dio_align || x->todo[i].len % c->dio_align)
+			ret = -EOPNOTSUPP;
+	x->w.direct_align = x->w.bs;
+	return ret;
 }
 
-static int direct_writes(struct pa_call *c, const struct bdev *b, uint64_t start, uint64_t len)
+/* The steps' facts: the whole range, in chunks sized for the device. */
+static int exec_init(struct pa_call *c, const struct bdev *b, struct pa_exec *x)
 {
-	struct pa_range r = { start, len };
-	int ret = pa_open_direct(c, b->lbs);
-
-	if (ret)
-		return ret;
-	/* A device whose direct-I/O alignment exceeds its logical block. */
-	if (start % c->dio_align || len % c->dio_align)
-		return -EOPNOTSUPP;
-	return pa_zero_uring(c, &r, 1);
-}
-
-/*
- * A refused method hands what is left of the range to the next one.
- * Methods count their bytes through pa_advance(), so c->done tells where a
- * refused method stopped: fallocate and BLKZEROOUT go in order, and the
- * io_uring writer (whose completions do not) is refused only before its
- * first write (O_DIRECT open, ring setup).
- */
-static int run_method(void *job, unsigned int m)
-{
-	const struct bdev *b = job;
-	struct pa_call *c = b->c;
-	uint64_t done = c->done - b->base, start = b->off + done, len = b->len - done;
-
-	switch (m) {
-	case PREALLOC_METHOD_WRITE_ZEROES:
-		return pa_zero_write_zeroes(c, start, len, b->chunk);
-	case PREALLOC_METHOD_ZEROOUT:
-		return zeroout(c, b, start, len);
-	case PREALLOC_METHOD_URING:
-		return direct_writes(c, b, start, len);
-	case PREALLOC_METHOD_BUFFERED:
-		return pa_zero_buffered(c, start, len);
-	default:
-		return -EOPNOTSUPP;
-	}
-}
-
-/* The planner's order for this device, from what api.c learnt of it. */
-static int plan(struct pa_call *c, struct bdev *b, struct pa_plan *p)
-{
-	b->chunk = chunk_bytes(c->target.caps, b->lbs);
-	return pa_plan(&c->target.in, p);
+	*x = (struct pa_exec){ .sync_fd = -1, .prepare = prepare,
+			       .chunk = chunk_bytes(c->target.caps, b->lbs) };
+	x->w = (struct pa_work){ .in = &c->target.in, .off = b->off, .end = b->off + b->len,
+				 .bs = b->lbs };
+	return pa_todo_init(&x->w, &x->todo, &x->ntodo);
 }
 
 /* Checks that need no claim; nothing is written if any fails. */
@@ -192,37 +149,40 @@ static int check_request(struct pa_call *c, uint64_t off, uint64_t len, struct b
 
 int pa_blockdev_prealloc(struct pa_call *c, uint64_t off, uint64_t len)
 {
-	struct bdev b = { .c = c, .xfd = -1, .off = off, .len = len };
+	struct bdev b = { .xfd = -1, .off = off, .len = len };
+	struct pa_exec x = { 0 };
 	struct pa_plan p;
 	int wfd = c->wfd;
 	int ret;
 
 	pa_step(c, PREALLOC_STEP_REQUEST, 0);
 	ret = check_request(c, off, len, &b);
+	if (!ret)
+		ret = pa_plan(&c->target.in, &p);
+	if (!ret)
+		ret = exec_init(c, &b, &x);
+	if (!ret)
+		ret = pa_exec_prepare(c, &x, &p);
 	if (ret)
-		return ret;
-	ret = plan(c, &b, &p);
-	if (ret)
-		return ret;
+		goto out;
 	pa_step(c, PREALLOC_STEP_CLAIM, 0);
 	b.xfd = claim(c);
-	if (b.xfd < 0)
-		return b.xfd;
+	if (b.xfd < 0) {
+		ret = b.xfd;
+		goto out;
+	}
 	pa_step(c, PREALLOC_STEP_SIGNATURES, 0);
 	ret = check_signatures(c);
 	if (ret)
 		goto out;
-	c->wfd = b.xfd;		/* buffered writes go through the claim too */
+	c->wfd = x.sync_fd = b.xfd;	/* every write goes through the claim */
 	c->total = len;
-	b.base = c->done;
-	ret = pa_run_plan(c, &p, run_method, &b);
-	if (!ret)
-		pa_step(c, PREALLOC_STEP_SYNC, 0);
-	if (!ret && !(c->opts.flags & PREALLOC_NO_SYNC) && fdatasync(b.xfd) < 0)
-		ret = -errno;
+	ret = pa_exec_run(c, &x, &p);
 	c->rep.written = !ret;
 out:
+	pa_exec_free(&x);
 	c->wfd = wfd;
-	close(b.xfd);
+	if (b.xfd >= 0)
+		close(b.xfd);
 	return ret;
 }

@@ -28,11 +28,26 @@ static bool dio_align_statx(int fd, uint32_t *ret_off, uint32_t *ret_mem)
 	return true;
 }
 
-uint64_t pa_direct_align(const struct pa_call *c)
+static uint64_t page_align(uint64_t dio_align)
 {
 	long page = sysconf(_SC_PAGESIZE);
 
-	return PA_MAX((uint64_t)c->dio_align, page > 0 ? (uint64_t)page : 4096u);
+	return PA_MAX(dio_align, page > 0 ? (uint64_t)page : 4096u);
+}
+
+uint64_t pa_direct_align(const struct pa_call *c)
+{
+	return page_align(c->dio_align);
+}
+
+/* What pa_open_direct() will learn, from the descriptor at hand. */
+uint64_t pa_direct_align_fd(int fd, uint32_t logical_block_size)
+{
+	uint32_t off_align = 0, mem_align = 0;
+
+	if (!dio_align_statx(fd, &off_align, &mem_align))
+		off_align = PA_MAX(logical_block_size, 512u);
+	return off_align ? page_align(off_align) : 0;
 }
 
 /*

@@ -22,6 +22,7 @@
 #include "plan.h"
 #include "rangelock.h"
 #include "reopen.h"
+#include "steps.h"
 
 /* What is known about an open target before planning (src/target.c). */
 struct pa_target {
@@ -48,11 +49,6 @@ uint64_t pa_overlay_upper_fs(int fd);
 
 /* "ext4", "xfs", "btrfs", "tmpfs", ... or NULL for an unknown f_type. */
 const char *pa_fs_name(uint64_t fs_type);
-
-struct pa_range {
-	uint64_t start;
-	uint64_t len;
-};
 
 /*
  * Every descriptor here is the call's own, held for its whole duration: a
@@ -111,12 +107,34 @@ int pa_advance(struct pa_call *c, unsigned int method, uint64_t bytes);
  * (src/exec.c)?  The one definition for files and block devices. */
 bool pa_refused(int err);
 
-/* Run @method over the target's work; @job is the caller's state. */
-typedef int (*pa_method_fn)(void *job, unsigned int method);
+/* One run of a plan's steps (src/exec.c), for a file or a block device. */
+struct pa_exec {
+	struct pa_work w;		/* the facts the steps are built from */
+	struct pa_todo *todo;		/* what is still to be zeroed */
+	size_t ntodo;
+	struct pa_steps steps;		/* the current method's steps */
+	int sync_fd;			/* the descriptor fdatasync() reports for */
+	uint64_t chunk;			/* bytes per write-zeroes or BLKZEROOUT call */
+	/* Make method @m ready (O_DIRECT, x->w.direct_align): -EOPNOTSUPP
+	 * refuses it before any of its steps runs.  NULL: nothing to do. */
+	int (*prepare)(struct pa_call *c, struct pa_exec *x, unsigned int m);
+	unsigned int first;		/* the plan's first method that was not refused */
+	unsigned int prepared;		/* ... which pa_exec_prepare() made ready */
+	bool started;			/* a step ran: the target may have changed */
+	bool reserve_refused;		/* fallocate() is not supported here */
+	bool unkeepable;		/* ... and keep-size space beyond EOF was asked */
+	size_t failed;			/* the step that failed ... */
+	uint64_t failed_done;		/* ... after counting this many bytes */
+};
 
-/* Try @p's methods in order through @run, falling back on a refusal when
- * the caller forced no method.  The last method's result. */
-int pa_run_plan(struct pa_call *c, const struct pa_plan *p, pa_method_fn run, void *job);
+/* Before anything changes: make the first of @p's methods ready that is
+ * not refused (all of them, when the caller forced one).  0 or -errno. */
+int pa_exec_prepare(struct pa_call *c, struct pa_exec *x, const struct pa_plan *p);
+
+/* Run @p's methods from the prepared one through @x's steps, falling back on a refusal when the
+ * caller forced no method.  The last method's result. */
+int pa_exec_run(struct pa_call *c, struct pa_exec *x, const struct pa_plan *p);
+void pa_exec_free(struct pa_exec *x);
 
 /* Note that @method was refused here (EOPNOTSUPP) before falling back: in
  * the report, and for write-zeroes in the per-(device, fs) memory. */
@@ -126,6 +144,10 @@ void pa_method_refused(struct pa_call *c, unsigned int method);
  * that the page cache also holds (a sub-page block written buffered by the
  * same call) fails to invalidate it (-EIO, and the caller's fsync too). */
 uint64_t pa_direct_align(const struct pa_call *c);
+
+/* The same for a descriptor not opened yet with O_DIRECT, from statx (the
+ * probe): 0 when the filesystem says it has no direct I/O. */
+uint64_t pa_direct_align_fd(int fd, uint32_t logical_block_size);
 
 /* Open c->dfd: the same file with O_DIRECT (pa_reopen(), else the caller's
  * own descriptor if it is O_DIRECT) and learn the alignment (statx
@@ -152,6 +174,9 @@ void pa_uring_set_submit_hook(int (*hook)(int ret));
  * is written direct and the partial pages through a shared mapping. */
 int pa_zero_buffered(struct pa_call *c, uint64_t start, uint64_t len);
 
+/* ioctl(BLKZEROOUT) through c->wfd in chunks of @chunk (paced). */
+int pa_zero_out(struct pa_call *c, uint64_t start, uint64_t len, uint64_t chunk);
+
 /* fallocate(FALLOC_FL_WRITE_ZEROES) in chunks, so progress and cancelling
  * work on large ranges.  -EOPNOTSUPP when the kernel or device cannot. */
 int pa_zero_write_zeroes(struct pa_call *c, uint64_t start, uint64_t len, uint64_t chunk);
@@ -161,6 +186,14 @@ int pa_blockdev_prealloc(struct pa_call *c, uint64_t off, uint64_t len);
 
 /* Regular files (src/file.c). */
 int pa_file_prealloc(struct pa_call *c, uint64_t off, uint64_t len);
+
+/* The facts of a file's range for its steps (src/file.c), shared with the
+ * probe: -EPERM for an append-only or immutable file; classify
+ * [w->off, w->end) of @fd into @segs (*@ret_fiemap: from FIEMAP); check the
+ * space and choose piecewise reservation. */
+int pa_file_check_attrs(int fd);
+int pa_file_classify(int fd, struct pa_work *w, struct pa_seglist *segs, bool *ret_fiemap);
+int pa_file_space(const struct pa_target *t, struct pa_work *w);
 
 /* Remember in @ctx (NULL: the default context) that FALLOC_FL_WRITE_ZEROES
  * failed with EOPNOTSUPP on (dev, fs_type) so later calls do not try again

@@ -2,7 +2,8 @@
 /*
  * The planner.  Everything it may know arrives in struct pa_plan_input, so
  * the choice is a pure function with a table test, and `prealloc probe` can
- * print the same reason the engine acted on.
+ * print the same reason the engine acted on.  What each method does to
+ * each piece of the range (reserving first, edges) is src/steps.c's.
  */
 #include <errno.h>
 #include <stddef.h>
@@ -25,8 +26,6 @@ static int plan_forced(const struct pa_plan_input *in, struct pa_plan *p)
 	    (in->inline_data && in->forced != PREALLOC_METHOD_BUFFERED))
 		return -EOPNOTSUPP;
 	add(p, in->forced);
-	p->reserve = !bdev && !in->inline_data && (in->forced == PREALLOC_METHOD_URING ||
-						   in->forced == PREALLOC_METHOD_BUFFERED);
 	p->reason = "method forced by the caller";
 	return 0;
 }
@@ -87,7 +86,6 @@ int pa_plan(const struct pa_plan_input *in, struct pa_plan *p)
 		if (in->mem_backed) {
 			/* Written pages, so SEEK_DATA (and verify) see them:
 			 * tmpfs shows allocated, unwritten pages as holes. */
-			p->reserve = true;
 			add(p, PREALLOC_METHOD_BUFFERED);
 			p->reason = "memory-backed filesystem: zero pages written through the page cache";
 			return 0;
@@ -105,10 +103,6 @@ int pa_plan(const struct pa_plan_input *in, struct pa_plan *p)
 			    in->zeroout ? why : "no BLKZEROOUT: direct zero writes";
 		return 0;
 	}
-	/* Write-zeroes allocates by itself; writes go into reserved space
-	 * (a filesystem without fallocate answers EOPNOTSUPP and is written
-	 * anyway). */
-	p->reserve = !wz;
 	add(p, PREALLOC_METHOD_URING);
 	add(p, PREALLOC_METHOD_BUFFERED);
 	p->reason = wz ? "every device under the file can zero by unmapping" : why;

@@ -39,7 +39,6 @@ struct pa_plan_input {
 struct pa_plan {
 	uint8_t methods[PA_PLAN_MAX];	/* try in order; the next on EOPNOTSUPP */
 	uint8_t n;
-	bool reserve;			/* fallocate() the range before writing */
 	const char *reason;		/* one sentence for `prealloc probe` */
 };
 

@@ -23,6 +23,7 @@
 #include "engine.h"
 #include "facts.h"
 #include "internal.h"
+#include "probe_plan.h"
 #include "registry.h"
 #include "statx.h"
 
@@ -48,6 +49,8 @@ struct prealloc_probe {
 	bool request;
 	struct pa_plan plan;
 	int plan_err;			/* -ENODATA without a request */
+	struct pa_steps steps;		/* what the call would run first */
+	int steps_err;
 	int offloaded;			/* enum prealloc_answer */
 	const char *decided_by;
 	char why[160];			/* decided_by when the probe composes it */
@@ -185,8 +188,18 @@ static void device_facts(struct facts *f, const struct pa_caps *c, const struct 
 
 /* ---- the verdict ---- */
 
-/* Would the engine zero through FALLOC_FL_WRITE_ZEROES, and which fact says so? */
-static void decide_offload(struct prealloc_probe *p)
+/* Do the steps hold one with @action (and @method, unless 0)? */
+static bool steps_have(const struct prealloc_probe *p, unsigned int action, unsigned int method)
+{
+	for (size_t i = 0; !p->steps_err && i < p->steps.n; i++)
+		if (p->steps.v[i].action == action && (!method || p->steps.v[i].method == method))
+			return true;
+	return false;
+}
+
+/* What the device chain says about zeroing through FALLOC_FL_WRITE_ZEROES,
+ * and which fact says so. */
+static void device_verdict(struct prealloc_probe *p)
 {
 	const struct pa_plan_input *in = &p->t.in;
 	const struct pa_caps *c = p->t.caps;
@@ -212,6 +225,22 @@ static void decide_offload(struct prealloc_probe *p)
 		p->offloaded = in->write_zeroes_unmap == PA_YES ? PREALLOC_YES : PREALLOC_UNKNOWN;
 		p->decided_by = c->evidence;
 	}
+}
+
+/* With a request the answer is the steps': the device zeroes only what
+ * they give to write-zeroes (the planner's inline-data and forced-method
+ * rules, a range too small for a whole block). */
+static void decide_offload(struct prealloc_probe *p)
+{
+	device_verdict(p);
+	if (!p->request || p->steps_err || !p->t.caps || p->offloaded == PREALLOC_NO ||
+	    steps_have(p, PREALLOC_ACTION_ZERO, PREALLOC_METHOD_WRITE_ZEROES))
+		return;
+	p->offloaded = PREALLOC_NO;
+	if (p->plan.methods[0] != PREALLOC_METHOD_WRITE_ZEROES)
+		p->decided_by = p->plan.reason;
+	else
+		p->decided_by = "no whole block to zero: the range is written buffered";
 }
 
 /* ---- target facts ---- */
@@ -276,7 +305,7 @@ static void plan_facts(struct prealloc_probe *p, uint64_t off, uint64_t len)
 					 i > 1 ? "," : "", prealloc_method_name(p->plan.methods[i]));
 	str(f, "plan", "method", prealloc_method_name(p->plan.methods[0]));
 	str(f, "plan", "fallbacks", p->fallbacks);
-	num(f, "plan", "reserve", PREALLOC_FACT_BOOL, p->plan.reserve);
+	num(f, "plan", "reserve", PREALLOC_FACT_BOOL, steps_have(p, PREALLOC_ACTION_RESERVE, 0));
 	str(f, "plan", "reason", p->plan.reason);
 }
 
@@ -368,6 +397,8 @@ PA_EXPORT int prealloc_probe_new(int fd, uint64_t offset, uint64_t len,
 	if (r < 0)
 		goto fail;
 	p->plan_err = p->request ? pa_plan(&p->t.in, &p->plan) : -ENODATA;
+	p->steps_err = p->request ? pa_probe_steps(&p->t, fd, &p->plan, p->plan_err, offset, len,
+						   &p->steps) : -ENODATA;
 	decide_offload(p);
 	r = alloc_facts(&p->target);
 	if (!r)
@@ -390,6 +421,7 @@ PA_EXPORT void prealloc_probe_free(struct prealloc_probe *p)
 		free(p->dev[i].v);
 	free(p->dev);
 	free(p->target.v);
+	pa_steps_free(&p->steps);
 	pa_target_close(&p->t);
 	prealloc_ctx_unref(p->ctx);
 	free(p);
@@ -419,6 +451,30 @@ PA_EXPORT int prealloc_probe_plan(const struct prealloc_probe *p, unsigned int i
 PA_EXPORT const char *prealloc_probe_plan_reason(const struct prealloc_probe *p)
 {
 	return p ? p->plan.reason : NULL;
+}
+
+PA_EXPORT int prealloc_probe_step(const struct prealloc_probe *p, unsigned int index,
+				  uint32_t *ret_action, uint32_t *ret_method,
+				  uint64_t *ret_offset, uint64_t *ret_length)
+{
+	const struct pa_step *s;
+
+	if (!p)
+		return -EINVAL;
+	if (p->steps_err)
+		return p->steps_err;
+	if (index >= p->steps.n)
+		return -ENOENT;
+	s = &p->steps.v[index];
+	if (ret_action)
+		*ret_action = s->action;
+	if (ret_method)
+		*ret_method = s->method;
+	if (ret_offset)
+		*ret_offset = s->start;
+	if (ret_length)
+		*ret_length = s->len;
+	return 0;
 }
 
 static int get(const struct fact *x, const char **ret_name, uint64_t *ret_number,

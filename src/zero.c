@@ -161,6 +161,26 @@ int pa_zero_buffered(struct pa_call *c, uint64_t start, uint64_t len)
 	return zero_pwrite(c, c->wfd, fl & O_APPEND ? PA_RWF_NOAPPEND : 0, start, len);
 }
 
+/* With a block device's claim held in c->wfd, the kernel truncates the
+ * range from the page cache (dirty pages included) instead of merely
+ * trying to invalidate it. */
+int pa_zero_out(struct pa_call *c, uint64_t start, uint64_t len, uint64_t chunk)
+{
+	uint64_t end = start + len;
+
+	chunk = pa_pace_chunk(&c->pace, chunk);
+	while (start < end) {
+		uint64_t r[2] = { start, PA_MIN(end - start, chunk) };
+
+		if (PA_PACED(&c->pace, r[1], PA_RETRY_EINTR(ioctl(c->wfd, BLKZEROOUT, r))) < 0)
+			return errno == ENOTTY ? -EOPNOTSUPP : -errno;
+		start += r[1];
+		if (pa_advance(c, PREALLOC_METHOD_ZEROOUT, r[1]))
+			return -ECANCELED;
+	}
+	return 0;
+}
+
 int pa_zero_write_zeroes(struct pa_call *c, uint64_t start, uint64_t len, uint64_t chunk)
 {
 	uint64_t end = start + len;

@@ -1,15 +1,21 @@
 /* SPDX-License-Identifier: MIT */
-/* The planner as a table: capabilities + request -> methods. */
+/*
+ * The planner as tables: capabilities + request -> methods, and facts +
+ * classified range -> the steps of a method, and what a refused method
+ * leaves to the next.
+ */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
 
 #include "caps.h"
 #include "plan.h"
+#include "steps.h"
 
 #define WZ PREALLOC_METHOD_WRITE_ZEROES
 #define ZO PREALLOC_METHOD_ZEROOUT
@@ -24,45 +30,44 @@ struct row {
 	struct pa_plan_input in;
 	int ret;
 	uint8_t methods[PA_PLAN_MAX];
-	bool reserve;
 };
 
 static const struct row rows[] = {
 	{ "ext4 over unmap-zeroing device", { FILE_EXT4, UNMAP, .range_in_eof = false },
-	  0, { WZ, UR, BU }, false },
+	  0, { WZ, UR, BU } },
 	{ "ext4, device cannot unmap-zero", { FILE_EXT4, .kernel_write_zeroes = true,
-	  .write_zeroes_unmap = PA_NO }, 0, { UR, BU }, true },
-	{ "ext4, old kernel", { FILE_EXT4, .write_zeroes_unmap = PA_UNKNOWN }, 0, { UR, BU }, true },
+	  .write_zeroes_unmap = PA_NO }, 0, { UR, BU } },
+	{ "ext4, old kernel", { FILE_EXT4, .write_zeroes_unmap = PA_UNKNOWN }, 0, { UR, BU } },
 	{ "ext4, verdict unknown on a new kernel: try it", { FILE_EXT4, .kernel_write_zeroes = true,
-	  .write_zeroes_unmap = PA_UNKNOWN }, 0, { WZ, UR, BU }, false },
+	  .write_zeroes_unmap = PA_UNKNOWN }, 0, { WZ, UR, BU } },
 	{ "ext4, refused before", { FILE_EXT4, UNMAP, .write_zeroes_refused = true },
-	  0, { UR, BU }, true },
+	  0, { UR, BU } },
 	{ "ext4, keep-size past EOF", { FILE_EXT4, UNMAP, .flags = PREALLOC_KEEP_SIZE },
-	  0, { UR, BU }, true },
+	  0, { UR, BU } },
 	{ "ext4, keep-size inside EOF", { FILE_EXT4, UNMAP, .flags = PREALLOC_KEEP_SIZE,
-	  .range_in_eof = true }, 0, { WZ, UR, BU }, false },
-	{ "xfs over unmap-zeroing device", { .target = PA_TARGET_FILE, UNMAP }, 0, { UR, BU }, true },
-	{ "btrfs copy-on-write", { .target = PA_TARGET_FILE, .cow = true, UNMAP }, 0, { AL }, false },
-	{ "tmpfs, ramfs", { .target = PA_TARGET_FILE, .mem_backed = true }, 0, { BU }, true },
-	{ "ext4 inline data", { FILE_EXT4, UNMAP, .inline_data = true }, 0, { BU }, false },
+	  .range_in_eof = true }, 0, { WZ, UR, BU } },
+	{ "xfs over unmap-zeroing device", { .target = PA_TARGET_FILE, UNMAP }, 0, { UR, BU } },
+	{ "btrfs copy-on-write", { .target = PA_TARGET_FILE, .cow = true, UNMAP }, 0, { AL } },
+	{ "tmpfs, ramfs", { .target = PA_TARGET_FILE, .mem_backed = true }, 0, { BU } },
+	{ "ext4 inline data", { FILE_EXT4, UNMAP, .inline_data = true }, 0, { BU } },
 	{ "forced uring on ext4 inline data", { FILE_EXT4, .inline_data = true, .forced = UR },
-	  -EOPNOTSUPP, { 0 }, false },
+	  -EOPNOTSUPP, { 0 } },
 	{ "forced buffered on ext4 inline data", { FILE_EXT4, .inline_data = true, .forced = BU },
-	  0, { BU }, false },
+	  0, { BU } },
 	{ "hugetlbfs", { .target = PA_TARGET_FILE, .mem_backed = true, .no_write = true }, 0,
-	  { AL }, false },
+	  { AL } },
 	{ "bdev, unmap-zeroing", { .target = PA_TARGET_BLOCKDEV, UNMAP, .zeroout = true },
-	  0, { WZ, ZO, UR }, false },
+	  0, { WZ, ZO, UR } },
 	{ "bdev, no unmap-zeroing", { .target = PA_TARGET_BLOCKDEV, .kernel_write_zeroes = true,
-	  .write_zeroes_unmap = PA_NO, .zeroout = true }, 0, { ZO, UR }, false },
-	{ "forced uring on ext4", { FILE_EXT4, UNMAP, .forced = UR }, 0, { UR }, true },
+	  .write_zeroes_unmap = PA_NO, .zeroout = true }, 0, { ZO, UR } },
+	{ "forced uring on ext4", { FILE_EXT4, UNMAP, .forced = UR }, 0, { UR } },
 	{ "forced write-zeroes on xfs (kernel decides)", { .target = PA_TARGET_FILE, .forced = WZ },
-	  0, { WZ }, false },
+	  0, { WZ } },
 	{ "forced allocate on btrfs", { .target = PA_TARGET_FILE, .cow = true, .forced = AL },
-	  0, { AL }, false },
-	{ "forced zeroout on a file", { FILE_EXT4, .forced = ZO }, -EOPNOTSUPP, { 0 }, false },
+	  0, { AL } },
+	{ "forced zeroout on a file", { FILE_EXT4, .forced = ZO }, -EOPNOTSUPP, { 0 } },
 	{ "forced allocate on a bdev", { .target = PA_TARGET_BLOCKDEV, .forced = AL },
-	  -EOPNOTSUPP, { 0 }, false },
+	  -EOPNOTSUPP, { 0 } },
 };
 
 static void table(void **state)
@@ -81,7 +86,6 @@ static void table(void **state)
 			continue;
 		assert_int_equal(p.n, n);
 		assert_memory_equal(p.methods, r->methods, n);
-		assert_int_equal(p.reserve, r->reserve);
 		assert_non_null(p.reason);
 	}
 }
@@ -100,11 +104,149 @@ static void reason_names_the_cause(void **state)
 	assert_non_null(strstr(p.reason, "6.17"));
 }
 
+/* ---- steps ---- */
+
+#define K 1024ull
+#define RS PREALLOC_ACTION_RESERVE
+#define ZE PREALLOC_ACTION_ZERO
+#define ED PREALLOC_ACTION_WRITE_EDGES
+#define SY PREALLOC_ACTION_SYNC
+#define STEPS_MAX 8
+
+struct step_row {
+	const char *name;
+	struct pa_plan_input in;
+	struct pa_extent ext[2];	/* data extents; len 0 ends the list */
+	uint64_t size, off, end;
+	bool piecewise;
+	unsigned int method;
+	struct pa_step want[STEPS_MAX];	/* action 0 ends the list */
+};
+
+#define STEP(a, m, s, l) { .start = (s), .len = (l), .action = (a), .method = (m) }
+#define XFS .target = PA_TARGET_FILE
+#define NOSYNC PREALLOC_NO_SYNC
+
+static const struct step_row step_rows[] = {
+	{ "auto uring: a middle under 256 KiB is written buffered whole", { XFS, .flags = NOSYNC },
+	  { { 0 } }, 1024 * K, 4 * K, 132 * K, false, UR,
+	  { STEP(RS, UR, 4 * K, 128 * K), STEP(ED, BU, 4 * K, 128 * K) } },
+	{ "forced uring: every aligned middle direct, the edges buffered",
+	  { XFS, .forced = UR }, { { 0 } }, 0, 100, 10100, false, UR,
+	  { STEP(RS, UR, 100, 10000), STEP(ZE, UR, 4 * K, 4 * K), STEP(ED, BU, 100, 3996),
+	    STEP(ED, BU, 8 * K, 1908), STEP(SY, 0, 100, 10000) } },
+	{ "write-zeroes: holes only, data kept, nothing reserved", { FILE_EXT4, .flags = NOSYNC },
+	  { { 8 * K, 8 * K, 0 } }, 1024 * K, 0, 32 * K, false, WZ,
+	  { STEP(ZE, WZ, 0, 8 * K), STEP(ZE, WZ, 16 * K, 16 * K) } },
+	{ "zero-data: write-zeroes over the data too", { FILE_EXT4, .flags = NOSYNC |
+	  PREALLOC_ZERO_DATA }, { { 8 * K, 8 * K, 0 } }, 1024 * K, 0, 32 * K, false, WZ,
+	  { STEP(ZE, WZ, 0, 8 * K), STEP(ZE, WZ, 8 * K, 8 * K), STEP(ZE, WZ, 16 * K, 16 * K) } },
+	{ "keep-size beyond EOF: reserved, only the part inside EOF zeroed",
+	  { FILE_EXT4, .flags = NOSYNC | PREALLOC_KEEP_SIZE, .forced = WZ }, { { 0 } },
+	  4 * K, 0, 16 * K, false, WZ, { STEP(RS, WZ, 0, 16 * K), STEP(ZE, WZ, 0, 4 * K) } },
+	{ "piecewise: only the holes reserved, then the size",
+	  { XFS, .flags = NOSYNC }, { { 8 * K, 8 * K, 0 } }, 16 * K, 0, 32 * K, true, BU,
+	  { STEP(RS, BU, 0, 8 * K), STEP(RS, BU, 16 * K, 16 * K), STEP(RS, BU, 32 * K - 1, 1),
+	    STEP(ZE, BU, 0, 8 * K), STEP(ZE, BU, 16 * K, 16 * K) } },
+	{ "inline data: buffered, never fallocate()", { FILE_EXT4, .inline_data = true,
+	  .flags = NOSYNC }, { { 0, 60, 0 } }, 60, 0, 100, false, BU,
+	  { STEP(ZE, BU, 60, 40) } },
+	{ "allocate with zero-data: holes by fallocate(), data written",
+	  { XFS, .cow = true, .flags = NOSYNC | PREALLOC_ZERO_DATA }, { { 4 * K, 4 * K, 0 } },
+	  1024 * K, 0, 12 * K, false, AL,
+	  { STEP(RS, AL, 0, 12 * K), STEP(ZE, AL, 0, 4 * K), STEP(ZE, BU, 4 * K, 4 * K),
+	    STEP(ZE, AL, 8 * K, 4 * K) } },
+	{ "block device: the whole range, one method", { .target = PA_TARGET_BLOCKDEV,
+	  .flags = PREALLOC_ZERO_DATA }, { { 0 } }, 0, 512, 8 * K, false, ZO,
+	  { STEP(ZE, ZO, 512, 7680), STEP(SY, 0, 512, 7680) } },
+};
+
+/* @r's range classified, and the facts of its steps. */
+static void work_of(const struct step_row *r, struct pa_seglist *segs, struct pa_work *w)
+{
+	size_t n = 0;
+
+	while (n < 2 && r->ext[n].len)
+		n++;
+	*w = (struct pa_work){ .in = &r->in, .off = r->off, .end = r->end, .old_size = r->size,
+			       .bs = r->in.target == PA_TARGET_FILE ? 4 * K : 512,
+			       .direct_align = 4 * K, .piecewise = r->piecewise };
+	if (r->in.target == PA_TARGET_FILE) {
+		assert_int_equal(pa_classify(r->ext, n, r->off, r->end, r->size, w->bs, segs), 0);
+		w->segs = segs;
+	}
+}
+
+static void steps_table(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < sizeof(step_rows) / sizeof(step_rows[0]); i++) {
+		const struct step_row *r = &step_rows[i];
+		struct pa_seglist segs = { 0 };
+		struct pa_steps s = { 0 };
+		struct pa_todo *todo;
+		struct pa_work w;
+		size_t n = 0, nt;
+
+		print_message("%s\n", r->name);
+		work_of(r, &segs, &w);
+		assert_int_equal(pa_todo_init(&w, &todo, &nt), 0);
+		assert_int_equal(pa_steps_build(&w, r->method, todo, nt, &s), 0);
+		while (n < STEPS_MAX && r->want[n].action)
+			n++;
+		assert_int_equal(s.n, n);
+		for (size_t k = 0; k < n; k++) {
+			assert_int_equal(s.v[k].action, r->want[k].action);
+			assert_int_equal(s.v[k].method, r->want[k].method);
+			assert_int_equal(s.v[k].start, r->want[k].start);
+			assert_int_equal(s.v[k].len, r->want[k].len);
+		}
+		pa_steps_free(&s);
+		free(todo);
+		pa_seglist_free(&segs);
+	}
+}
+
+/* A method refused part way hands the rest of its pieces, edges included,
+ * to the next; a reservation made is not made again. */
+static void refused_leaves_the_rest(void **state)
+{
+	struct pa_plan_input in = { FILE_EXT4, .forced = UR };
+	struct pa_work w = { .in = &in, .off = 100, .end = 300 * K, .old_size = 1024 * K,
+			     .bs = 4 * K, .direct_align = 4 * K };
+	struct pa_todo *todo = calloc(2, sizeof(*todo));
+	struct pa_steps s = { 0 };
+	size_t n = 2;
+
+	(void)state;
+	assert_non_null(todo);
+	todo[0] = (struct pa_todo){ 100, 100 * K, false };
+	todo[1] = (struct pa_todo){ 200 * K, 100 * K, false };
+	/* zero [4K, 100K), zero [200K, 300K), edges [100, 4K), [100K, 100K + 100) */
+	assert_int_equal(pa_steps_build(&w, WZ, todo, n, &s), 0);
+	assert_int_equal(s.n, 5);
+	assert_true(s.v[0].action == ZE && s.v[0].start == 4 * K);
+	/* Refused 8 KiB into the first middle. */
+	assert_int_equal(pa_todo_remaining(&s, 0, 8 * K, &todo, &n), 0);
+	assert_int_equal(n, 3);
+	assert_true(todo[0].start == 100 && todo[0].len == 4 * K - 100);
+	assert_true(todo[1].start == 12 * K && todo[1].len == 100 * K + 100 - 12 * K);
+	assert_true(todo[2].start == 200 * K && todo[2].len == 100 * K);
+	w.reserved = true;
+	assert_int_equal(pa_steps_build(&w, UR, todo, n, &s), 0);
+	assert_int_equal(s.v[0].action, ZE);
+	assert_true(s.v[0].start == 12 * K && s.v[0].len == 88 * K);
+	pa_steps_free(&s);
+	free(todo);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(table),
 		cmocka_unit_test(reason_names_the_cause),
+		cmocka_unit_test(steps_table),
+		cmocka_unit_test(refused_leaves_the_rest),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

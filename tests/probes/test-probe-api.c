@@ -198,6 +198,35 @@ static void nvme_offloaded(void **state)
 	prealloc_ctx_unref(ctx);
 }
 
+/* The verdict is the plan's: a device that can unmap-zero does not zero a
+ * request the call writes another way (a forced method, no whole block). */
+static void verdict_follows_steps(void **state)
+{
+	struct prealloc_ctx *ctx = ctx_at(nvme_root);
+	struct prealloc_probe *p;
+	uint32_t action = 0, method = 0;
+	const char *why = NULL;
+
+	(void)state;
+	if (!on_ext4)
+		skip();
+	p = probe(ctx, 1 << 20, PREALLOC_METHOD_AUTO);
+	assert_int_equal(prealloc_probe_zeroing_offloaded(p, NULL), PREALLOC_YES);
+	assert_int_equal(prealloc_probe_step(p, 0, &action, &method, NULL, NULL), 0);
+	assert_int_equal(action, PREALLOC_ACTION_ZERO);
+	assert_int_equal(method, PREALLOC_METHOD_WRITE_ZEROES);
+	prealloc_probe_free(p);
+	p = probe(ctx, 1 << 20, PREALLOC_METHOD_URING);
+	assert_int_equal(prealloc_probe_zeroing_offloaded(p, &why), PREALLOC_NO);
+	assert_non_null(strstr(why, "forced"));
+	prealloc_probe_free(p);
+	p = probe(ctx, 1, PREALLOC_METHOD_AUTO);
+	assert_int_equal(prealloc_probe_zeroing_offloaded(p, &why), PREALLOC_NO);
+	assert_non_null(strstr(why, "no whole block"));
+	prealloc_probe_free(p);
+	prealloc_ctx_unref(ctx);
+}
+
 static void scsi_facts(void **state)
 {
 	struct prealloc_ctx *ctx = ctx_at(scsi_root);
@@ -378,6 +407,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(bad_arguments),
 		cmocka_unit_test(nvme_offloaded),
+		cmocka_unit_test(verdict_follows_steps),
 		cmocka_unit_test(scsi_facts),
 		cmocka_unit_test(no_request_no_plan),
 		cmocka_unit_test(verdict_no_and_flush),
