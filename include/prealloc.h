@@ -987,7 +987,10 @@ struct prealloc_pool;
  * directory therefore holds only complete segments under ".prealloc-ready-*"
  * names; prealloc_pool_open() removes every ".prealloc-tmp-*" leftover and
  * every ready segment that is not of the configured size or not fully
- * written.  Files with other names are never touched.  (Named temporaries
+ * written.  Files with other names are never touched, nor is anything under
+ * the pool's names that it cannot have made (anything but a regular file
+ * with one link: FIFOs, devices, directories, symbolic links, hard links);
+ * the scan never opens such a name in a way that could block or follow it.  (Named temporaries
  * rather than O_TMPFILE: every filesystem has them, and a crash leaves
  * nothing that start-up cannot find.)
  *

@@ -253,22 +253,47 @@ int pa_pool_avail(const struct prealloc_pool *p, uint64_t *ret_avail)
 	return 0;
 }
 
-/* Is the ready segment @name complete: the configured size, fully written? */
-static bool complete(const struct prealloc_pool *p, const char *name)
+/* Is the open ready segment @fd complete: the configured size, fully
+ * written? */
+static bool complete(const struct prealloc_pool *p, int fd)
 {
 	struct prealloc_census cs = { .size = sizeof(cs) };
 	uint64_t len = p->cfg.segment_size;
 	struct stat st;
-	bool ok;
-	int fd = openat(p->dirfd, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
 
+	return fstat(fd, &st) == 0 && (uint64_t)st.st_size == len &&
+	       prealloc_verify(fd, 0, len, &cs) == 0 &&
+	       (cs.written_bytes == len || (!cs.fiemap && !cs.hole_bytes));
+}
+
+/* Only a regular file with one link can be the pool's: anything else under
+ * one of its names (a FIFO, a device, a directory, a symbolic link, a hard
+ * link to someone's file) is left alone. */
+static bool own_type(const struct stat *st)
+{
+	return S_ISREG(st->st_mode) && st->st_nlink == 1;
+}
+
+/* @name opened read-only if it may be the pool's, -EPERM if it cannot be.
+ * Never blocks (a FIFO) and never follows a link; lstat first so that a
+ * device node is not even opened. */
+static int open_own(const struct prealloc_pool *p, const char *name)
+{
+	struct stat before, st;
+	int fd;
+
+	if (fstatat(p->dirfd, name, &before, AT_SYMLINK_NOFOLLOW) < 0)
+		return -errno;
+	if (!own_type(&before))
+		return -EPERM;
+	fd = openat(p->dirfd, name, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC);
 	if (fd < 0)
-		return false;
-	ok = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && (uint64_t)st.st_size == len &&
-	     prealloc_verify(fd, 0, len, &cs) == 0 &&
-	     (cs.written_bytes == len || (!cs.fiemap && !cs.hole_bytes));
-	close(fd);
-	return ok;
+		return errno == ELOOP || errno == ENXIO ? -EPERM : -errno;
+	if (fstat(fd, &st) < 0 || !own_type(&st) || st.st_ino != before.st_ino) {
+		close(fd);
+		return -EPERM;
+	}
+	return fd;
 }
 
 static int parse_seq(const char *s, uint32_t *seq)
@@ -286,14 +311,58 @@ static int parse_seq(const char *s, uint32_t *seq)
 	return 0;
 }
 
-/* Start-up: remove leftovers, adopt complete ready segments. */
+/* What the scan does with a name of the pool's. */
+enum pa_scan_verdict {
+	PA_SCAN_ADOPT,		/* a complete ready segment */
+	PA_SCAN_REMOVE,		/* the pool's leftover */
+	PA_SCAN_SKIP,		/* not the pool's file: left alone */
+};
+
+static int judge(const struct prealloc_pool *p, const char *name, bool ready,
+		 enum pa_scan_verdict *v)
+{
+	int fd = open_own(p, name);
+
+	if (fd == -EPERM || fd == -ENOENT) {
+		*v = PA_SCAN_SKIP;
+		return 0;
+	}
+	if (fd < 0)
+		return fd;
+	*v = ready && complete(p, fd) ? PA_SCAN_ADOPT : PA_SCAN_REMOVE;
+	close(fd);
+	return 0;
+}
+
+/* One directory entry: @seq_ok says @seq was parsed from its name. */
+static int scan_one(struct prealloc_pool *p, const char *n, bool ready, bool seq_ok,
+		    uint32_t seq, bool *removed)
+{
+	enum pa_scan_verdict v;
+	int ret = judge(p, n, ready, &v);
+
+	if (ret)
+		return ret;
+	/* Also past names left alone: the pool must not collide with them. */
+	if (seq_ok && seq >= p->next_seq)
+		p->next_seq = seq + 1;
+	if (v == PA_SCAN_ADOPT && seq_ok)
+		return pa_seqs_add(&p->ready, seq);
+	if (v == PA_SCAN_SKIP)
+		return 0;
+	*removed = true;
+	return unlinkat(p->dirfd, n, 0) < 0 && errno != ENOENT ? -errno : 0;
+}
+
+/* Start-up: remove leftovers, adopt complete ready segments, leave alone
+ * what the pool cannot have made. */
 int pa_pool_scan(struct prealloc_pool *p)
 {
 	size_t tl = strlen(PA_POOL_TMP_PREFIX), rl = strlen(PA_POOL_READY_PREFIX);
 	int fd = openat(p->dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC), ret = 0;
 	bool removed = false;
 	struct dirent *de;
-	uint32_t seq;
+	uint32_t seq = 0;
 	DIR *d;
 
 	if (fd < 0)
@@ -305,19 +374,12 @@ int pa_pool_scan(struct prealloc_pool *p)
 	}
 	while (!ret && (errno = 0, de = readdir(d))) {
 		const char *n = de->d_name;
-		bool tmp = strncmp(n, PA_POOL_TMP_PREFIX, tl) == 0;
+		bool tmp = strncmp(n, PA_POOL_TMP_PREFIX, tl) == 0, seq_ok;
 
 		if (!tmp && strncmp(n, PA_POOL_READY_PREFIX, rl) != 0)
 			continue;
-		if (!tmp && parse_seq(n + rl, &seq) == 0 && complete(p, n)) {
-			ret = pa_seqs_add(&p->ready, seq);
-			if (seq >= p->next_seq)
-				p->next_seq = seq + 1;
-			continue;
-		}
-		if (unlinkat(p->dirfd, n, 0) < 0 && errno != ENOENT)
-			ret = -errno;
-		removed = true;
+		seq_ok = parse_seq(n + (tmp ? tl : rl), &seq) == 0;
+		ret = scan_one(p, n, !tmp, seq_ok, seq, &removed);
 	}
 	if (!ret && errno)
 		ret = -errno;

@@ -6,8 +6,9 @@
  * ahead (prealloc_pool_prepare: installed by the worker, taken while being
  * installed, closed before taken, installs that fail on the caller's name or
  * directory, several threads), recycling with
- * and without zeroing, a SIGKILLed worker mid-segment, the free-space floor
- * and ENOSPC in the worker.  Nothing waits on time: prealloc_pool_wait_ready()
+ * and without zeroing, a SIGKILLed worker mid-segment, the free-space floor,
+ * ENOSPC in the worker, and FIFOs, devices, directories, symbolic and hard
+ * links under the pool's names (left alone, never blocked on).  Nothing waits on time: prealloc_pool_wait_ready()
  * and inotify are the synchronisation.
  */
 #include <dirent.h>
@@ -31,6 +32,7 @@
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
+#include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <cmocka.h>
 
@@ -1351,6 +1353,104 @@ static void forked_child(void **state)
 	prealloc_pool_close(p);
 }
 
+/* --- names the pool did not make --------------------------------------------- */
+
+/* Things under the pool's names that the pool cannot have made.  Sequence 0
+ * and 1 are what a fresh pool would make first: it must step past them. */
+static const struct foreign {
+	const char *name;
+	mode_t type;
+} foreign[] = {
+	{ READY_PREFIX "000000", S_IFIFO },	/* open() would block */
+	{ TMP_PREFIX "000001", S_IFDIR },	/* unlink() would fail */
+	{ READY_PREFIX "000999", S_IFIFO },
+	{ TMP_PREFIX "000998", S_IFIFO },
+	{ READY_PREFIX "000997", S_IFLNK },	/* to a complete segment-sized file */
+	{ READY_PREFIX "000996", S_IFDIR },
+	{ READY_PREFIX "000995", S_IFCHR },
+	{ READY_PREFIX "000994", S_IFREG },	/* a hard link to "data" */
+	{ TMP_PREFIX "000993", S_IFREG },	/* a hard link to "data" */
+};
+
+static void make_foreign(int dfd)
+{
+	int fd = openat(dfd, "data", O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+
+	/* A complete segment by content: only its links make it not the pool's. */
+	assert_true(fd >= 0);
+	assert_int_equal(prealloc_file(fd, 0, SEG, 0), 0);
+	close(fd);
+	for (size_t i = 0; i < sizeof(foreign) / sizeof(foreign[0]); i++) {
+		const char *n = foreign[i].name;
+		int ret;
+
+		switch (foreign[i].type) {
+		case S_IFIFO: ret = mkfifoat(dfd, n, 0600); break;
+		case S_IFDIR: ret = mkdirat(dfd, n, 0700); break;
+		case S_IFLNK: ret = symlinkat("data", dfd, n); break;
+		case S_IFCHR: ret = mknodat(dfd, n, S_IFCHR | 0600, makedev(1, 3)); break;
+		default: ret = linkat(dfd, "data", dfd, n, 0); break;
+		}
+		assert_int_equal(ret, 0);
+	}
+}
+
+/* In a child under alarm(), so that a scan that blocks fails the test
+ * instead of hanging it: open, fill, close and reopen the pool.  The exit
+ * status says which step failed. */
+static void open_twice(const char *dir)
+{
+	struct prealloc_pool_stats s = { .size = sizeof(s) };
+	struct prealloc_pool *p;
+	struct prealloc_pool_config c = { .size = sizeof(c), .segment_size = SEG, .target = 2,
+					  .free_floor = 1 };
+
+	alarm(60);
+	if (prealloc_pool_open(dir, &c, &p))
+		_exit(2);
+	if (prealloc_pool_wait_ready(p, 2, -1) || prealloc_pool_get_stats(p, &s) ||
+	    s.ready != 2 || s.last_error || s.misses)
+		_exit(3);
+	prealloc_pool_close(p);
+	c.target = 0;
+	if (prealloc_pool_open(dir, &c, &p))
+		_exit(4);
+	if (prealloc_pool_get_stats(p, &s) || s.ready != 2)
+		_exit(5);
+	prealloc_pool_close(p);
+	_exit(0);
+}
+
+static void foreign_names_left_alone(void **state)
+{
+	struct stat st;
+	char dir[128];
+	int dfd, ws;
+	pid_t pid;
+
+	(void)state;
+	dfd = open_dir(new_dir(dir, sizeof(dir)));
+	make_foreign(dfd);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0)
+		open_twice(dir);
+	assert_int_equal(waitpid(pid, &ws, 0), pid);
+	if (WIFSIGNALED(ws))
+		fail_msg("the pool hung or crashed (signal %d)", WTERMSIG(ws));
+	assert_int_equal(WEXITSTATUS(ws), 0);
+	for (size_t i = 0; i < sizeof(foreign) / sizeof(foreign[0]); i++) {
+		assert_int_equal(fstatat(dfd, foreign[i].name, &st, AT_SYMLINK_NOFOLLOW), 0);
+		assert_int_equal(st.st_mode & S_IFMT, foreign[i].type);
+	}
+	assert_int_equal(fstatat(dfd, "data", &st, 0), 0);
+	assert_int_equal(st.st_nlink, 3);
+	assert_int_equal((uint64_t)st.st_size, SEG);
+	/* The two the pool made, and the six foreign ready names. */
+	assert_int_equal(list(dir, READY_PREFIX, NULL, 0), 2 + 6);
+	close(dfd);
+}
+
 /* --- the tool ------------------------------------------------------------- */
 
 static int tool(const char *args)
@@ -1420,6 +1520,7 @@ int main(void)
 		cmocka_unit_test(recycle_cut_and_grown),
 		cmocka_unit_test(recycle_beyond_target),
 		cmocka_unit_test(forked_child),
+		cmocka_unit_test(foreign_names_left_alone),
 		cmocka_unit_test(tool_fills_and_inspects),
 		cmocka_unit_test(killed_mid_segment),
 		cmocka_unit_test(power_cut_mid_segment),
