@@ -1146,8 +1146,8 @@ int prealloc_pool_prepare(struct prealloc_pool *pool, int dirfd, const char *nam
  * not yet ready when the pool closes is removed by the next
  * prealloc_pool_open().
  *
- * Returns: 0, or a negative errno: -EINVAL (also: @name not a regular file),
- * -ENOENT, -EXDEV (@dirfd on another filesystem), -ENOMEM, -ECHILD, or what
+ * Returns: 0, or a negative errno: -EINVAL (also: @name not a regular file,
+ * or one with other hard links), -ENOENT, -EXDEV (@dirfd on another filesystem), -ENOMEM, -ECHILD, or what
  * the kernel returned.
  *
  * Since: 0.2

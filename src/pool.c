@@ -339,7 +339,8 @@ PA_EXPORT int prealloc_pool_recycle(struct prealloc_pool *p, int dirfd, const ch
 		ret = -EINVAL;
 	if (!ret && fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
 		ret = -errno;
-	if (!ret && !S_ISREG(st.st_mode))
+	/* Another link would keep seeing what the pool writes into it. */
+	if (!ret && (!S_ISREG(st.st_mode) || st.st_nlink != 1))
 		ret = -EINVAL;
 	if (ret)
 		return ret;

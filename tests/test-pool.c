@@ -210,6 +210,11 @@ static void bad_arguments(void **state)
 	assert_int_equal(prealloc_pool_recycle(p, dfd, "x", PREALLOC_KEEP_SIZE), -EINVAL);
 	assert_int_equal(prealloc_pool_recycle(p, dfd, "missing", 0), -ENOENT);
 	assert_int_equal(prealloc_pool_recycle(p, AT_FDCWD, dir, 0), -EINVAL);	/* a directory */
+	/* A file with another link: its bytes are not only the caller's. */
+	assert_int_equal(close(openat(dfd, "linked", O_RDWR | O_CREAT | O_EXCL, 0600)), 0);
+	assert_int_equal(linkat(dfd, "linked", dfd, "link", 0), 0);
+	assert_int_equal(prealloc_pool_recycle(p, dfd, "link", 0), -EINVAL);
+	assert_int_equal(faccessat(dfd, "link", F_OK, 0), 0);
 	/* The pool's own segments are not the caller's to give back. */
 	assert_int_equal(prealloc_pool_recycle(p, dfd, ".prealloc-tmp-000001", 0), -EINVAL);
 	assert_int_equal(prealloc_pool_recycle(p, dfd, ".prealloc-ready-000001", 0), -EINVAL);
