@@ -47,6 +47,7 @@ static void print_json(const char *dir, const struct prealloc_pool_config *c,
 	json_object_object_add(o, "ready", json_object_new_uint64(s->ready));
 	json_object_object_add(o, "created", json_object_new_uint64(s->created));
 	json_object_object_add(o, "bytes_zeroed", json_object_new_uint64(s->bytes_zeroed));
+	json_object_object_add(o, "cow_segments", json_object_new_uint64(s->cow_segments));
 	json_object_object_add(o, "enospc", json_object_new_uint64(s->enospc));
 	json_object_object_add(o, "last_error", json_object_new_int(s->last_error));
 	cli_json_print(o);
@@ -61,6 +62,9 @@ static void print_text(const char *dir, const struct prealloc_pool_config *c,
 	       cli_human_size(c->segment_size, seg, sizeof(seg)),
 	       (unsigned long long)s->created, cli_human_size(s->bytes_zeroed, zeroed,
 							      sizeof(zeroed)));
+	if (s->cow_segments)
+		printf("%s: %llu copy-on-write segments: allocated and durable, not written\n",
+		       dir, (unsigned long long)s->cow_segments);
 }
 
 static int parse(int argc, char **argv, struct prealloc_pool_config *c, bool *json)

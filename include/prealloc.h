@@ -942,6 +942,9 @@ struct prealloc_pool_config {
  *	pacing, much longer than the zeroing itself takes).
  * @prepared: segments the worker installed ahead under names from
  *	prealloc_pool_prepare() (taken or not yet).
+ * @cow_segments: segments made, recycled, or adopted by prealloc_pool_open()
+ *	that are copy-on-write files (btrfs without nodatacow): allocated and
+ *	durable but not written, see prealloc_pool_open().  Since: 0.3
  *
  * New fields are appended at the end.
  */
@@ -960,6 +963,7 @@ struct prealloc_pool_stats {
 	uint64_t enospc;
 	uint64_t worker_ns;
 	uint64_t prepared;
+	uint64_t cow_segments;
 };
 
 struct prealloc_pool;
@@ -986,13 +990,24 @@ struct prealloc_pool;
  * ".prealloc-ready-NNNNNN" and the directory fsync()ed.  After a crash the
  * directory therefore holds only complete segments under ".prealloc-ready-*"
  * names; prealloc_pool_open() removes every ".prealloc-tmp-*" leftover and
- * every ready segment that is not of the configured size or not fully
- * written.  Files with other names are never touched, nor is anything under
+ * every ready segment that is not complete: of the configured size and
+ * fully written (or, copy-on-write, fully allocated).  Files with other names are never touched, nor is anything under
  * the pool's names that it cannot have made (anything but a regular file
  * with one link: FIFOs, devices, directories, symbolic links, hard links);
  * the scan never opens such a name in a way that could block or follow it.  (Named temporaries
  * rather than O_TMPFILE: every filesystem has them, and a crash leaves
  * nothing that start-up cannot find.)
+ *
+ * Copy-on-write files (btrfs, unless the pool's directory has the nodatacow
+ * attribute, chattr +C, which new segments inherit): an overwrite never goes
+ * in place there, so written zeros would spare it nothing.  A segment there
+ * is complete when it is of the configured size, every block allocated
+ * (reserved with fallocate(), no holes) and durable; it is not written
+ * (FIEMAP shows it unwritten), &prealloc_report.cow holds for it, and it is
+ * counted in &prealloc_pool_stats.cow_segments (the worker zeroes nothing:
+ * &prealloc_pool_stats.bytes_zeroed stays 0).  The worker makes, and
+ * prealloc_pool_open() adopts, exactly such segments.  Under nodatacow they
+ * are written as on ext4 or xfs.
  *
  * One pool object per directory at a time: the directory is flock()ed and a
  * second open, in this process or another, fails with -EBUSY.  The
@@ -1039,8 +1054,9 @@ int prealloc_pool_open(const char *dir, const struct prealloc_pool_config *cfg,
  * complete or not at all, also after a crash.  If no segment is ready, one is
  * made in the calling thread at full speed (a miss; see
  * &prealloc_pool_stats.misses).  The segment is
- * &prealloc_pool_config.segment_size bytes, allocated, written and durable;
- * freshly made segments read zero, recycled ones hold what
+ * &prealloc_pool_config.segment_size bytes, allocated, written (unless
+ * copy-on-write: see prealloc_pool_open()) and durable; freshly made
+ * segments read zero, recycled ones hold what
  * prealloc_pool_recycle() left in them.  Safe to call from several threads at
  * once: each call gets its own segment.  A @name given to
  * prealloc_pool_prepare() before is served by the worker's install: see

@@ -226,7 +226,7 @@ static bool keep(struct prealloc_pool *p, uint32_t seq, bool ready)
 	if (!in_pool(p, name))
 		return false;
 	if (!ready)
-		return pa_pool_adopt(p, seq, NULL, 0) == 0;
+		return pa_pool_adopt(p, seq, NULL, NULL) == 0;
 	pthread_mutex_lock(&p->lock);
 	(void)pa_seqs_add(&p->ready, seq);	/* cannot fail: it was there */
 	pthread_cond_broadcast(&p->changed);
@@ -260,7 +260,7 @@ int pa_pool_hand_out(struct prealloc_pool *p, int dirfd, const char *name,
 		if (fd < 0)
 			fd = -errno;
 	} else {
-		fd = pa_pool_make(p, seq, pace, &o->zeroed);
+		fd = pa_pool_make(p, seq, pace, &o->fill);
 		o->made = fd >= 0;
 	}
 	ret = fd < 0 ? fd : pa_pool_move(p, from, dirfd, name, &o->moved);
@@ -297,7 +297,7 @@ PA_EXPORT int prealloc_pool_take(struct prealloc_pool *p, int dirfd, const char 
 	if (!o.hit) {
 		p->st.misses++;
 		p->st.foreground_wait_ns += pa_now_ns() - t0;
-		p->st.bytes_zeroed += o.zeroed;
+		pa_pool_count_fill(p, &o.fill);
 		if (pa_pool_out_of_space(ret))
 			p->st.enospc++;
 	}

@@ -61,21 +61,27 @@ enum pa_pool_pace {
 	PA_POOL_QUIET,		/* the worker with one ready anyway: beside the commits */
 };
 
+/* What making a segment did. */
+struct pa_fill {
+	uint64_t zeroed;	/* bytes made to read zero (&prealloc_report) */
+	bool cow;		/* copy-on-write: allocated and durable, not written */
+};
+
 /* What pa_pool_hand_out() did. */
 struct pa_hand_out {
 	bool hit;		/* a ready segment went out */
-	bool made;		/* none was ready: one was made (@zeroed bytes) */
+	bool made;		/* none was ready: one was made (@fill) */
 	bool moved;		/* the rename happened: a failure is a directory sync's */
 	bool kept;		/* the rename failed, the segment is back in the pool */
-	uint64_t zeroed;
+	struct pa_fill fill;
 };
 
 /* pool_segment.c: segments on disk. */
 void pa_pool_name(char *buf, size_t len, bool ready, uint32_t seq);
 int pa_pool_make(struct prealloc_pool *p, uint32_t seq, enum pa_pool_pace pace,
-		 uint64_t *zeroed);
+		 struct pa_fill *f);
 int pa_pool_refill(struct prealloc_pool *p, uint32_t seq, bool zero, enum pa_pool_pace pace,
-		   uint64_t *zeroed);
+		   struct pa_fill *f);
 int pa_pool_publish(struct prealloc_pool *p, uint32_t seq);
 int pa_pool_move(struct prealloc_pool *p, const char *from, int dirfd, const char *to,
 		 bool *ret_renamed);
@@ -104,6 +110,8 @@ void pa_pool_prep_free(struct prealloc_pool *p);
 /* pool_worker.c */
 void *pa_pool_worker(void *arg);
 void pa_pool_failed(struct prealloc_pool *p, int err);
-int pa_pool_adopt(struct prealloc_pool *p, uint32_t seq, uint64_t *counter, uint64_t zeroed);
+int pa_pool_adopt(struct prealloc_pool *p, uint32_t seq, uint64_t *counter,
+		  const struct pa_fill *f);
+void pa_pool_count_fill(struct prealloc_pool *p, const struct pa_fill *f);
 
 #endif

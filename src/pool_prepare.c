@@ -196,7 +196,7 @@ static void install(struct prealloc_pool *p, struct pa_prepared *r)
 	p->st.worker_ns += pa_now_ns() - t0;
 	if (o.made) {
 		p->st.created++;
-		p->st.bytes_zeroed += o.zeroed;
+		pa_pool_count_fill(p, &o.fill);
 	}
 	if (fd >= 0) {
 		r->state = PA_PREP_INSTALLED;

@@ -166,9 +166,10 @@ static int keep_going(uint64_t done, uint64_t total, void *data)
  */
 #define PA_POOL_QUIET_REQUEST (256u << 10)
 
-/* Make the open file @fd a complete segment: written and durable. */
+/* Make the open file @fd a complete segment: allocated, durable, and
+ * written unless it is copy-on-write (see complete()). */
 static int fill(struct prealloc_pool *p, int fd, unsigned int flags, enum pa_pool_pace pace,
-		uint64_t *zeroed)
+		struct pa_fill *f)
 {
 	struct prealloc_options o = { .size = sizeof(o), .flags = flags };
 	struct prealloc_report r = { .size = sizeof(r) };
@@ -190,15 +191,17 @@ static int fill(struct prealloc_pool *p, int fd, unsigned int flags, enum pa_poo
 	if (PA_RETRY_EINTR(fallocate(fd, 0, 0, (off_t)len)) < 0 && errno != EOPNOTSUPP)
 		return -errno;
 	ret = prealloc_file_ex(fd, 0, len, &o, &r);
-	if (!ret)
-		*zeroed += r.bytes_zeroed;
+	if (!ret) {
+		f->zeroed += r.bytes_zeroed;
+		f->cow = r.cow;
+	}
 	return ret;
 }
 
 /* A new segment under its temporary name; returns it open, or -errno with
  * nothing left behind. */
 int pa_pool_make(struct prealloc_pool *p, uint32_t seq, enum pa_pool_pace pace,
-		 uint64_t *zeroed)
+		 struct pa_fill *f)
 {
 	char name[64];
 	int fd, ret;
@@ -207,7 +210,7 @@ int pa_pool_make(struct prealloc_pool *p, uint32_t seq, enum pa_pool_pace pace,
 	fd = openat(p->dirfd, name, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, p->cfg.mode);
 	if (fd < 0)
 		return -errno;
-	ret = fill(p, fd, 0, pace, zeroed);
+	ret = fill(p, fd, 0, pace, f);
 	if (!ret)
 		return fd;
 	close(fd);
@@ -218,7 +221,7 @@ int pa_pool_make(struct prealloc_pool *p, uint32_t seq, enum pa_pool_pace pace,
 /* A recycled segment (under its temporary name) cut or grown to size and
  * made written again.  On failure it is removed. */
 int pa_pool_refill(struct prealloc_pool *p, uint32_t seq, bool zero, enum pa_pool_pace pace,
-		   uint64_t *zeroed)
+		   struct pa_fill *f)
 {
 	char name[64];
 	struct stat st;
@@ -236,7 +239,7 @@ int pa_pool_refill(struct prealloc_pool *p, uint32_t seq, bool zero, enum pa_poo
 		 ftruncate(fd, (off_t)p->cfg.segment_size) < 0)
 		ret = -errno;
 	if (!ret)
-		ret = fill(p, fd, zero ? PREALLOC_ZERO_DATA : 0, pace, zeroed);
+		ret = fill(p, fd, zero ? PREALLOC_ZERO_DATA : 0, pace, f);
 	close(fd);
 	if (ret)
 		unlinkat(p->dirfd, name, 0);
@@ -253,17 +256,41 @@ int pa_pool_avail(const struct prealloc_pool *p, uint64_t *ret_avail)
 	return 0;
 }
 
-/* Is the open ready segment @fd complete: the configured size, fully
- * written? */
-static bool complete(const struct prealloc_pool *p, int fd)
+/* Copy-on-write, as the library's probe sees @fd (and so as fill() made it:
+ * prealloc_file_ex() reserves rather than writes exactly then). */
+static bool is_cow(int fd)
+{
+	struct prealloc_probe *pr;
+	uint64_t cow = 0;
+
+	if (prealloc_probe_new(fd, 0, 0, NULL, &pr) < 0)
+		return false;
+	if (prealloc_probe_lookup(pr, "cow", &cow, NULL) < 0)
+		cow = 0;
+	prealloc_probe_free(pr);
+	return cow;
+}
+
+/*
+ * Is the open ready segment @fd complete, as fill() makes one: the
+ * configured size, no hole, and every block written, or (on a copy-on-write
+ * file, where written zeros would not spare an overwrite its new block) every
+ * block allocated.  *@cow says which.
+ */
+static bool complete(const struct prealloc_pool *p, int fd, bool *cow)
 {
 	struct prealloc_census cs = { .size = sizeof(cs) };
 	uint64_t len = p->cfg.segment_size;
 	struct stat st;
 
-	return fstat(fd, &st) == 0 && (uint64_t)st.st_size == len &&
-	       prealloc_verify(fd, 0, len, &cs) == 0 &&
-	       (cs.written_bytes == len || (!cs.fiemap && !cs.hole_bytes));
+	*cow = false;
+	if (fstat(fd, &st) < 0 || (uint64_t)st.st_size != len ||
+	    prealloc_verify(fd, 0, len, &cs) < 0)
+		return false;
+	if (cs.written_bytes == len || (!cs.fiemap && !cs.hole_bytes))
+		return true;
+	*cow = cs.fiemap && cs.written_bytes + cs.unwritten_bytes == len && is_cow(fd);
+	return *cow;
 }
 
 /* Only a regular file with one link can be the pool's: anything else under
@@ -319,7 +346,7 @@ enum pa_scan_verdict {
 };
 
 static int judge(const struct prealloc_pool *p, const char *name, bool ready,
-		 enum pa_scan_verdict *v)
+		 enum pa_scan_verdict *v, bool *cow)
 {
 	int fd = open_own(p, name);
 
@@ -329,7 +356,7 @@ static int judge(const struct prealloc_pool *p, const char *name, bool ready,
 	}
 	if (fd < 0)
 		return fd;
-	*v = ready && complete(p, fd) ? PA_SCAN_ADOPT : PA_SCAN_REMOVE;
+	*v = ready && complete(p, fd, cow) ? PA_SCAN_ADOPT : PA_SCAN_REMOVE;
 	close(fd);
 	return 0;
 }
@@ -339,15 +366,18 @@ static int scan_one(struct prealloc_pool *p, const char *n, bool ready, bool seq
 		    uint32_t seq, bool *removed)
 {
 	enum pa_scan_verdict v;
-	int ret = judge(p, n, ready, &v);
+	bool cow = false;
+	int ret = judge(p, n, ready, &v, &cow);
 
 	if (ret)
 		return ret;
 	/* Also past names left alone: the pool must not collide with them. */
 	if (seq_ok && seq >= p->next_seq)
 		p->next_seq = seq + 1;
-	if (v == PA_SCAN_ADOPT && seq_ok)
+	if (v == PA_SCAN_ADOPT && seq_ok) {
+		p->st.cow_segments += cow;
 		return pa_seqs_add(&p->ready, seq);
+	}
 	if (v == PA_SCAN_SKIP)
 		return 0;
 	*removed = true;

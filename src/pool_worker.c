@@ -42,10 +42,18 @@ static int add_ready(struct prealloc_pool *p, uint32_t seq)
 	return ret;
 }
 
+/* Under lock: what making a segment did, in the counters. */
+void pa_pool_count_fill(struct prealloc_pool *p, const struct pa_fill *f)
+{
+	p->st.bytes_zeroed += f->zeroed;
+	p->st.cow_segments += f->cow;
+}
+
 /* A complete segment under its temporary name becomes ready (counted in
- * @counter, when not NULL, at the same moment), or is removed.  Called
- * without the lock. */
-int pa_pool_adopt(struct prealloc_pool *p, uint32_t seq, uint64_t *counter, uint64_t zeroed)
+ * @counter with @f, when not NULL, at the same moment), or is removed.
+ * Called without the lock. */
+int pa_pool_adopt(struct prealloc_pool *p, uint32_t seq, uint64_t *counter,
+		  const struct pa_fill *f)
 {
 	int ret = pa_pool_publish(p, seq);
 
@@ -57,7 +65,7 @@ int pa_pool_adopt(struct prealloc_pool *p, uint32_t seq, uint64_t *counter, uint
 	ret = add_ready(p, seq);
 	if (!ret && counter) {
 		(*counter)++;
-		p->st.bytes_zeroed += zeroed;
+		pa_pool_count_fill(p, f);
 	}
 	pthread_mutex_unlock(&p->lock);
 	if (ret)
@@ -77,16 +85,17 @@ static enum pa_pool_pace pace_now(const struct prealloc_pool *p)
 static void grow_one(struct prealloc_pool *p)
 {
 	uint32_t seq = p->next_seq++;
-	uint64_t zeroed = 0, t0 = pa_now_ns();
+	struct pa_fill f = { 0 };
+	uint64_t t0 = pa_now_ns();
 	enum pa_pool_pace pace = pace_now(p);
 	int fd, ret;
 
 	pthread_mutex_unlock(&p->lock);
-	fd = pa_pool_make(p, seq, pace, &zeroed);
+	fd = pa_pool_make(p, seq, pace, &f);
 	ret = fd < 0 ? fd : 0;
 	if (fd >= 0) {
 		close(fd);
-		ret = pa_pool_adopt(p, seq, &p->st.created, zeroed);
+		ret = pa_pool_adopt(p, seq, &p->st.created, &f);
 	}
 	pthread_mutex_lock(&p->lock);
 	p->st.worker_ns += pa_now_ns() - t0;
@@ -97,15 +106,16 @@ static void grow_one(struct prealloc_pool *p)
 static void recycle_one(struct prealloc_pool *p)
 {
 	struct pa_recycled r = p->rq[0];
-	uint64_t zeroed = 0, t0 = pa_now_ns();
+	struct pa_fill f = { 0 };
+	uint64_t t0 = pa_now_ns();
 	enum pa_pool_pace pace = pace_now(p);
 	int ret;
 
 	memmove(p->rq, p->rq + 1, --p->nrq * sizeof(*p->rq));
 	pthread_mutex_unlock(&p->lock);
-	ret = pa_pool_refill(p, r.seq, r.zero, pace, &zeroed);
+	ret = pa_pool_refill(p, r.seq, r.zero, pace, &f);
 	if (!ret)
-		ret = pa_pool_adopt(p, r.seq, &p->st.recycled, zeroed);
+		ret = pa_pool_adopt(p, r.seq, &p->st.recycled, &f);
 	pthread_mutex_lock(&p->lock);
 	p->st.worker_ns += pa_now_ns() - t0;
 	if (ret)
