@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The pool's worker thread.  One segment at a time, in this order of
- * priority: names prepared with prealloc_pool_prepare() (pool_prepare.c);
+ * priority: names prepared with prealloc_pool_prepare() (prepare.c);
  * recycled segments waiting to be made ready again; giving space
  * back while free space is below the floor (oldest ready segment first);
  * growing to the target while free space stays above the floor.  Otherwise it

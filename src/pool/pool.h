@@ -24,7 +24,7 @@ struct pa_recycled {
 	bool zero;
 };
 
-struct pa_prepared;		/* pool_prepare.c */
+struct pa_prepared;		/* prepare.c */
 
 struct prealloc_pool {
 	pthread_mutex_t lock;
@@ -76,7 +76,7 @@ struct pa_hand_out {
 	struct pa_fill fill;
 };
 
-/* pool_segment.c: segments on disk. */
+/* store.c: segments on disk. */
 void pa_pool_name(char *buf, size_t len, bool ready, uint32_t seq);
 int pa_pool_make(struct prealloc_pool *p, uint32_t seq, enum pa_pool_pace pace,
 		 struct pa_fill *f);
@@ -102,12 +102,12 @@ int pa_pool_name_free(int dirfd, const char *name);
 int pa_pool_hand_out(struct prealloc_pool *p, int dirfd, const char *name,
 		     enum pa_pool_pace pace, struct pa_hand_out *o);
 
-/* pool_prepare.c: names prepared ahead. */
+/* prepare.c: names prepared ahead. */
 bool pa_pool_install_next(struct prealloc_pool *p);
 bool pa_pool_take_prepared(struct prealloc_pool *p, int dirfd, const char *name, int *ret);
 void pa_pool_prep_free(struct prealloc_pool *p);
 
-/* pool_worker.c */
+/* worker.c */
 void *pa_pool_worker(void *arg);
 void pa_pool_failed(struct prealloc_pool *p, int err);
 int pa_pool_adopt(struct prealloc_pool *p, uint32_t seq, uint64_t *counter,

@@ -2,7 +2,7 @@
 /*
  * The ready-segment pool's public entry points: open and close (with the
  * worker thread), take, recycle, wait and counters.  The worker is in
- * pool_worker.c, the segments on disk in pool_segment.c.
+ * worker.c, the segments on disk in store.c.
  */
 #include <errno.h>
 #include <fcntl.h>
