@@ -10,7 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include <prealloc.h>
+#include <prealloc-pool.h>
 
 #include "cli.h"
 
