@@ -29,6 +29,17 @@ enum prealloc_pool_flags {
 };
 
 /**
+ * enum prealloc_pool_recycle_flags - flags of prealloc_pool_recycle()
+ * @PREALLOC_POOL_RECYCLE_ZERO: have the worker zero every byte of the
+ *	segment before it is ready again.  The same bit as %PREALLOC_ZERO_DATA,
+ *	which 0.2 documented here and which stays accepted as its alias.
+ *	Since: 0.3
+ */
+enum prealloc_pool_recycle_flags {
+	PREALLOC_POOL_RECYCLE_ZERO = 1u << 1,
+};
+
+/**
  * struct prealloc_pool_config - what prealloc_pool_open() builds
  * @size: sizeof(struct prealloc_pool_config) as the caller knows it (rules
  *	as for &prealloc_options.size).
@@ -41,8 +52,13 @@ enum prealloc_pool_flags {
  *	the default of 1/20 of the filesystem's size.
  * @max_rate: cap on the worker's zeroing rate in bytes per second, passed to
  *	&prealloc_options.max_rate; 0 for none.
+ * @ctx: the context of the pool's own calls (making segments, and the probe
+ *	that tells whether one is copy-on-write), as &prealloc_options.ctx;
+ *	NULL for the default.  The pool holds a reference until
+ *	prealloc_pool_close().  Since: 0.3
  *
- * New fields are appended at the end.
+ * New fields are appended at the end; a @size that ends before @ctx is
+ * accepted (the 0.2 layout).
  */
 struct prealloc_pool_config {
 	uint32_t size;
@@ -52,6 +68,7 @@ struct prealloc_pool_config {
 	uint32_t mode;
 	uint64_t free_floor;
 	uint64_t max_rate;
+	struct prealloc_ctx *ctx;
 };
 
 #define PREALLOC_POOL_MAX_TARGET 4096
@@ -201,8 +218,9 @@ int prealloc_pool_open(const char *dir, const struct prealloc_pool_config *cfg,
  * prealloc_pool_prepare() before is served by the worker's install: see
  * there.
  *
- * Returns: a new descriptor open O_RDWR | O_CLOEXEC on the segment (set
- * O_DIRECT with fcntl(F_SETFL) if needed), or a negative errno: -EINVAL,
+ * Returns: a new descriptor open O_RDWR | O_CLOEXEC on the segment
+ * (prealloc_pool_take_ex() adds O_DSYNC or O_DIRECT), or a negative errno:
+ * -EINVAL,
  * -EEXIST (@name exists; the segment stays in the pool), -EXDEV (@dirfd on
  * another filesystem; likewise), -ENOSPC (none ready and none could be made),
  * -ESTALE (@name was prepared, installed, and another file put there since;
@@ -216,6 +234,31 @@ int prealloc_pool_open(const char *dir, const struct prealloc_pool_config *cfg,
  */
 int prealloc_pool_take(struct prealloc_pool *pool, int dirfd, const char *name,
 		       unsigned int flags);
+
+/**
+ * prealloc_pool_take_ex() - prealloc_pool_take() with open flags
+ * @pool: the pool
+ * @dirfd: as for prealloc_pool_take()
+ * @name: as for prealloc_pool_take()
+ * @flags: as for prealloc_pool_take()
+ * @open_flags: 0 or any of O_DSYNC, O_SYNC and O_DIRECT: added to the
+ *	returned descriptor's O_RDWR | O_CLOEXEC.  A WAL writes with O_DSYNC or
+ *	O_DIRECT, which fcntl(F_SETFL) cannot add later (O_DSYNC) or a
+ *	filesystem may refuse (O_DIRECT); any other flag is refused.
+ *
+ * Exactly prealloc_pool_take(), except that the segment is opened with
+ * @open_flags, before it is moved under @name: a filesystem that refuses
+ * O_DIRECT fails the call with -EINVAL and the segment stays in the pool (a
+ * prepared @name keeps its installed segment, for a take without
+ * O_DIRECT).
+ *
+ * Returns: as prealloc_pool_take(); -EINVAL also for @open_flags outside
+ * the three, or refused by the filesystem.
+ *
+ * Since: 0.3
+ */
+int prealloc_pool_take_ex(struct prealloc_pool *pool, int dirfd, const char *name,
+			  unsigned int flags, int open_flags);
 
 /**
  * prealloc_pool_prepare() - have the worker put a segment under a name ahead
@@ -287,16 +330,18 @@ int prealloc_pool_prepare(struct prealloc_pool *pool, int dirfd, const char *nam
  * @pool: the pool
  * @dirfd: directory of @name (or %AT_FDCWD), on the pool's filesystem
  * @name: the segment; the caller must have closed or stopped using it
- * @flags: 0, or %PREALLOC_ZERO_DATA to have the worker zero every byte
+ * @flags: 0, or %PREALLOC_POOL_RECYCLE_ZERO to have the worker zero every
+ *	byte
  *
  * Moves @name into the pool under a temporary name (renameat2 with
  * RENAME_NOREPLACE, directories fsync()ed; the name is gone when the call
  * returns).  The worker then cuts or grows it to the segment size, makes it
- * written and durable (zeroing every byte first with %PREALLOC_ZERO_DATA, at
+ * written and durable (zeroing every byte first with
+ * %PREALLOC_POOL_RECYCLE_ZERO, at
  * the background pace) and adds it to the ready segments, after those already
  * there.  Recycled segments are kept even beyond the target (the database
  * decides what it recycles); the free-space floor still applies.  Without
- * %PREALLOC_ZERO_DATA the old bytes stay, as in PostgreSQL's recycled WAL
+ * %PREALLOC_POOL_RECYCLE_ZERO the old bytes stay, as in PostgreSQL's recycled WAL
  * segments: the reader must tell old records from new.  A recycled segment
  * not yet ready when the pool closes is removed by the next
  * prealloc_pool_open().

@@ -227,6 +227,9 @@ static void bad_arguments(void **state)
 	assert_int_equal(prealloc_pool_take(p, AT_FDCWD, "/x/.prealloc-ready-1", 0), -EINVAL);
 	assert_int_equal(prealloc_pool_recycle(p, dfd, "x", PREALLOC_KEEP_SIZE), -EINVAL);
 	assert_int_equal(prealloc_pool_recycle(p, dfd, "missing", 0), -ENOENT);
+	/* The 0.2 name of the zero flag is still accepted; other bits are not. */
+	assert_int_equal(prealloc_pool_recycle(p, dfd, "missing", PREALLOC_ZERO_DATA), -ENOENT);
+	assert_int_equal(prealloc_pool_recycle(p, dfd, "missing", 1u << 0), -EINVAL);
 	assert_int_equal(prealloc_pool_recycle(p, AT_FDCWD, dir, 0), -EINVAL);	/* a directory */
 	/* A file with another link: its bytes are not only the caller's. */
 	assert_int_equal(close(openat(dfd, "linked", O_RDWR | O_CREAT | O_EXCL, 0600)), 0);
@@ -1014,7 +1017,8 @@ static void recycle_one(bool zero, uint64_t new_size)
 	assert_int_equal(fstat(fd, &st), 0);
 	close(fd);
 	s0 = stats(p);
-	assert_int_equal(prealloc_pool_recycle(p, dfd, "used", zero ? PREALLOC_ZERO_DATA : 0), 0);
+	assert_int_equal(prealloc_pool_recycle(p, dfd, "used", zero ? PREALLOC_POOL_RECYCLE_ZERO : 0),
+			 0);
 	assert_int_equal(faccessat(dfd, "used", F_OK, 0), -1);	/* gone at once */
 	fd = take_inode(p, dfd, st.st_ino, 2);
 	check_segment(fd, SEG, zero);
@@ -1381,6 +1385,99 @@ static void forked_child(void **state)
 	prealloc_pool_close(p);
 }
 
+/* --- open flags and the context --------------------------------------------- */
+
+/* take_ex() with @oflags: the descriptor has them (or O_DIRECT is refused
+ * and the name stays free), and the segment is complete. */
+static void take_with(struct prealloc_pool *p, int dfd, const char *name, int oflags)
+{
+	int fd = prealloc_pool_take_ex(p, dfd, name, 0, oflags), rfd;
+	void *buf = NULL;
+
+	if (fd == -EINVAL && (oflags & O_DIRECT)) {
+		assert_int_equal(faccessat(dfd, name, F_OK, AT_SYMLINK_NOFOLLOW), -1);
+		return;
+	}
+	assert_true(fd >= 0);
+	assert_int_equal(fcntl(fd, F_GETFL) & (oflags | O_ACCMODE), oflags | O_RDWR);
+	assert_int_equal(fcntl(fd, F_GETFD), FD_CLOEXEC);
+	assert_int_equal(posix_memalign(&buf, 4096, 4096), 0);
+	memset(buf, 0, 4096);
+	assert_int_equal(pwrite(fd, buf, 4096, 0), 4096);	/* aligned: also O_DIRECT */
+	free(buf);
+	close(fd);
+	rfd = openat(dfd, name, O_RDONLY | O_CLOEXEC);	/* not O_DIRECT: any buffer */
+	check_segment(rfd, SEG, true);
+	close(rfd);
+}
+
+static void take_open_flags(void **state)
+{
+	struct prealloc_pool *p;
+	char dir[128];
+	struct watch w;
+	int dfd;
+
+	(void)state;
+	p = open_pool(new_dir(dir, sizeof(dir)), SEG, 2, 1);
+	dfd = open_dir(dir);
+	assert_int_equal(prealloc_pool_wait_ready(p, 2, -1), 0);
+	assert_int_equal(prealloc_pool_take_ex(p, dfd, "x", 0, O_APPEND), -EINVAL);
+	assert_int_equal(prealloc_pool_take_ex(p, dfd, "x", 0, O_WRONLY), -EINVAL);
+	assert_int_equal(prealloc_pool_take_ex(p, dfd, "x", 0, O_CREAT | O_DSYNC), -EINVAL);
+	assert_int_equal(prealloc_pool_take_ex(p, dfd, "x", 1, O_DSYNC), -EINVAL);
+	assert_int_equal(prealloc_pool_take_ex(NULL, dfd, "x", 0, O_DSYNC), -EINVAL);
+	assert_int_equal(faccessat(dfd, "x", F_OK, 0), -1);
+	assert_int_equal(stats(p).ready, 2);
+	take_with(p, dfd, "hit-dsync", O_DSYNC);		/* hits */
+	take_with(p, dfd, "hit-direct", O_DIRECT);
+	prealloc_pool_close(p);
+	close(dfd);
+
+	p = open_pool(new_dir(dir, sizeof(dir)), SEG, 0, 1);	/* none ready */
+	dfd = open_dir(dir);
+	take_with(p, dfd, "miss-sync", O_SYNC);			/* misses */
+	take_with(p, dfd, "miss-direct", O_DIRECT | O_DSYNC);
+	assert_int_equal(stats(p).misses, 2);
+	watch_start(&w, dir, IN_MOVED_TO);			/* a prepared name */
+	assert_int_equal(prealloc_pool_prepare(p, dfd, "prepared", 0), 0);
+	wait_moved_to(&w, "prepared");
+	take_with(p, dfd, "prepared", O_DSYNC);
+	assert_int_equal(stats(p).hits, 1);
+	close(w.in);
+	prealloc_pool_close(p);
+	close(dfd);
+}
+
+/* A context in the config: the pool holds its own reference (the caller's
+ * is dropped at once), and a 0.2-sized config is still accepted. */
+static void config_context(void **state)
+{
+	struct prealloc_pool_config c = { .size = sizeof(c), .segment_size = SEG, .target = 1,
+					  .free_floor = 1 };
+	struct prealloc_pool *p;
+	char dir[128];
+	int dfd, fd;
+
+	(void)state;
+	dfd = open_dir(new_dir(dir, sizeof(dir)));
+	assert_int_equal(prealloc_ctx_new(NULL, 0, &c.ctx), 0);
+	assert_int_equal(prealloc_pool_open(dir, &c, &p), 0);
+	assert_non_null(prealloc_ctx_unref(c.ctx));	/* the pool's reference */
+	assert_int_equal(prealloc_pool_wait_ready(p, 1, -1), 0);
+	fd = prealloc_pool_take(p, dfd, "a", 0);
+	check_segment(fd, SEG, true);
+	close(fd);
+	prealloc_pool_close(p);
+
+	c.ctx = NULL;
+	c.size = offsetof(struct prealloc_pool_config, ctx);
+	assert_int_equal(prealloc_pool_open(dir, &c, &p), 0);
+	assert_int_equal(prealloc_pool_wait_ready(p, 1, -1), 0);
+	prealloc_pool_close(p);
+	close(dfd);
+}
+
 /* --- copy-on-write ----------------------------------------------------------- */
 
 /*
@@ -1609,6 +1706,8 @@ int main(void)
 		cmocka_unit_test(forked_child),
 		cmocka_unit_test(foreign_names_left_alone),
 		cmocka_unit_test(cow_segments_adopted),
+		cmocka_unit_test(take_open_flags),
+		cmocka_unit_test(config_context),
 		cmocka_unit_test(tool_fills_and_inspects),
 		cmocka_unit_test(killed_mid_segment),
 		cmocka_unit_test(power_cut_mid_segment),

@@ -15,6 +15,10 @@
 
 #include "pool.h"
 
+/* The 0.2 name of the recycle flag stays an alias of the pool's own. */
+_Static_assert((unsigned int)PREALLOC_POOL_RECYCLE_ZERO == (unsigned int)PREALLOC_ZERO_DATA,
+	       "recycle flag ABI");
+
 /* Default floor: leave a twentieth of the filesystem to everyone else. */
 #define PA_POOL_FLOOR_DIV 20
 
@@ -122,6 +126,7 @@ static void free_pool(struct prealloc_pool *p)
 {
 	if (p->dirfd >= 0)
 		close(p->dirfd);
+	prealloc_ctx_unref(p->cfg.ctx);
 	free(p->ready.v);
 	free(p->rq);
 	pa_pool_prep_free(p);
@@ -141,6 +146,8 @@ PA_EXPORT int prealloc_pool_open(const char *dir, const struct prealloc_pool_con
 		return -ENOMEM;
 	p->dirfd = -1;
 	ret = get_config(cfg, &p->cfg);
+	/* Ours until close; none taken when the config was refused. */
+	p->cfg.ctx = ret ? NULL : prealloc_ctx_ref(p->cfg.ctx);
 	if (!ret)
 		ret = open_dir(p, dir);
 	if (!ret)
@@ -234,6 +241,16 @@ static bool keep(struct prealloc_pool *p, uint32_t seq, bool ready)
 	return true;
 }
 
+/* The segment made under @name (a temporary one) opened again with
+ * @oflags, which making it could not use; @fd is closed. */
+static int reopen(struct prealloc_pool *p, const char *name, int fd, int oflags)
+{
+	int nfd = openat(p->dirfd, name, O_RDWR | O_CLOEXEC | oflags);
+
+	close(fd);
+	return nfd < 0 ? -errno : nfd;
+}
+
 /*
  * The oldest ready segment, or (none ready) one made now at @pace, moved
  * under @name.  Returns it open O_RDWR, or -errno: @o->moved says the rename
@@ -243,7 +260,7 @@ static bool keep(struct prealloc_pool *p, uint32_t seq, bool ready)
  * putting it back.  For take (a miss when none is ready) and the worker's
  * installs.
  */
-int pa_pool_hand_out(struct prealloc_pool *p, int dirfd, const char *name,
+int pa_pool_hand_out(struct prealloc_pool *p, int dirfd, const char *name, int oflags,
 		     enum pa_pool_pace pace, struct pa_hand_out *o)
 {
 	char from[64];
@@ -256,12 +273,14 @@ int pa_pool_hand_out(struct prealloc_pool *p, int dirfd, const char *name,
 	pthread_mutex_unlock(&p->lock);
 	pa_pool_name(from, sizeof(from), o->hit, seq);
 	if (o->hit) {
-		fd = openat(p->dirfd, from, O_RDWR | O_CLOEXEC);
+		fd = openat(p->dirfd, from, O_RDWR | O_CLOEXEC | oflags);
 		if (fd < 0)
 			fd = -errno;
 	} else {
 		fd = pa_pool_make(p, seq, pace, &o->fill);
 		o->made = fd >= 0;
+		if (fd >= 0 && oflags)
+			fd = reopen(p, from, fd, oflags);
 	}
 	ret = fd < 0 ? fd : pa_pool_move(p, from, dirfd, name, &o->moved);
 	if (!ret)
@@ -276,13 +295,22 @@ int pa_pool_hand_out(struct prealloc_pool *p, int dirfd, const char *name,
 PA_EXPORT int prealloc_pool_take(struct prealloc_pool *p, int dirfd, const char *name,
 				 unsigned int flags)
 {
+	return prealloc_pool_take_ex(p, dirfd, name, flags, 0);
+}
+
+/* What take_ex() may add to O_RDWR | O_CLOEXEC. */
+#define PA_POOL_OPEN_FLAGS (O_DSYNC | O_SYNC | O_DIRECT)
+
+PA_EXPORT int prealloc_pool_take_ex(struct prealloc_pool *p, int dirfd, const char *name,
+				    unsigned int flags, int open_flags)
+{
 	struct pa_hand_out o = { 0 };
 	uint64_t t0;
 	int ret = pa_pool_check_caller(p);
 
-	if (!ret && (flags || pa_pool_bad_name(name)))
+	if (!ret && (flags || pa_pool_bad_name(name) || (open_flags & ~PA_POOL_OPEN_FLAGS)))
 		ret = -EINVAL;
-	if (!ret && pa_pool_take_prepared(p, dirfd, name, &ret))
+	if (!ret && pa_pool_take_prepared(p, dirfd, name, open_flags, &ret))
 		return ret;
 	if (!ret)
 		ret = pa_pool_name_free(dirfd, name);
@@ -290,7 +318,7 @@ PA_EXPORT int prealloc_pool_take(struct prealloc_pool *p, int dirfd, const char 
 		return ret;
 	t0 = pa_now_ns();
 	/* None ready: made here, at full speed (no background pacing). */
-	ret = pa_pool_hand_out(p, dirfd, name, PA_POOL_CALLER, &o);
+	ret = pa_pool_hand_out(p, dirfd, name, open_flags, PA_POOL_CALLER, &o);
 	pthread_mutex_lock(&p->lock);
 	if (o.hit && ret >= 0)
 		p->st.hits++;
@@ -335,7 +363,7 @@ PA_EXPORT int prealloc_pool_recycle(struct prealloc_pool *p, int dirfd, const ch
 	uint32_t seq = 0;
 	int ret = pa_pool_check_caller(p);
 
-	if (!ret && (pa_pool_bad_name(name) || (flags & ~(unsigned int)PREALLOC_ZERO_DATA)))
+	if (!ret && (pa_pool_bad_name(name) || (flags & ~(unsigned int)PREALLOC_POOL_RECYCLE_ZERO)))
 		ret = -EINVAL;
 	if (!ret && fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
 		ret = -errno;
@@ -355,7 +383,7 @@ PA_EXPORT int prealloc_pool_recycle(struct prealloc_pool *p, int dirfd, const ch
 	p->rq_reserved--;
 	if (in_pool(p, to)) {
 		p->rq[p->nrq++] = (struct pa_recycled){ .seq = seq,
-							.zero = flags & PREALLOC_ZERO_DATA };
+							.zero = flags & PREALLOC_POOL_RECYCLE_ZERO };
 		pa_pool_kick(p);
 	}
 	pthread_mutex_unlock(&p->lock);

@@ -99,12 +99,13 @@ void pa_pool_kick(struct prealloc_pool *p);
 int pa_pool_check_caller(const struct prealloc_pool *p);
 bool pa_pool_bad_name(const char *name);
 int pa_pool_name_free(int dirfd, const char *name);
-int pa_pool_hand_out(struct prealloc_pool *p, int dirfd, const char *name,
+int pa_pool_hand_out(struct prealloc_pool *p, int dirfd, const char *name, int oflags,
 		     enum pa_pool_pace pace, struct pa_hand_out *o);
 
 /* prepare.c: names prepared ahead. */
 bool pa_pool_install_next(struct prealloc_pool *p);
-bool pa_pool_take_prepared(struct prealloc_pool *p, int dirfd, const char *name, int *ret);
+bool pa_pool_take_prepared(struct prealloc_pool *p, int dirfd, const char *name, int oflags,
+			   int *ret);
 void pa_pool_prep_free(struct prealloc_pool *p);
 
 /* worker.c */

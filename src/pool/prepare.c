@@ -184,7 +184,7 @@ static void install(struct prealloc_pool *p, struct pa_prepared *r)
 {
 	struct pa_hand_out o = { 0 };
 	uint64_t t0 = pa_now_ns();
-	int fd = pa_pool_hand_out(p, r->dirfd, r->name, PA_POOL_URGENT, &o);
+	int fd = pa_pool_hand_out(p, r->dirfd, r->name, 0, PA_POOL_URGENT, &o);
 	int dirfd;
 
 	pthread_mutex_lock(&p->lock);
@@ -236,10 +236,10 @@ bool pa_pool_install_next(struct prealloc_pool *p)
  * checked to be the inode the worker put there and still holds open (so its
  * number was not reused), still linked. */
 static int open_installed(struct prealloc_pool *p, const struct pa_prepared *r, int dirfd,
-			  const char *name, bool *ret_gone)
+			  const char *name, int oflags, bool *ret_gone)
 {
 	struct stat st, held;
-	int fd = openat(dirfd, name, O_RDWR | O_CLOEXEC);
+	int fd = openat(dirfd, name, O_RDWR | O_CLOEXEC | oflags);
 
 	*ret_gone = fd < 0 && errno == ENOENT;
 	if (fd < 0)
@@ -260,13 +260,23 @@ static int open_installed(struct prealloc_pool *p, const struct pa_prepared *r, 
 	return fd;
 }
 
+/* Back on the list, as it was before take found it. */
+static void relink(struct prealloc_pool *p, struct pa_prepared *r)
+{
+	pthread_mutex_lock(&p->lock);
+	r->next = p->prep;
+	p->prep = r;
+	pthread_mutex_unlock(&p->lock);
+}
+
 /*
  * prealloc_pool_take() of a prepared name: true with *@ret set (a descriptor
  * or -errno) when the install served it; false when the caller takes as
  * usual (not prepared, still queued, the install failed, or the installed
  * name was removed since).
  */
-bool pa_pool_take_prepared(struct prealloc_pool *p, int dirfd, const char *name, int *ret)
+bool pa_pool_take_prepared(struct prealloc_pool *p, int dirfd, const char *name, int oflags,
+			   int *ret)
 {
 	struct pa_prepared **pp, *r = NULL;
 	bool any, gone, served = false;
@@ -287,11 +297,16 @@ bool pa_pool_take_prepared(struct prealloc_pool *p, int dirfd, const char *name,
 	}
 	pthread_mutex_unlock(&p->lock);
 	if (r && r->state == PA_PREP_INSTALLED) {
-		int fd = open_installed(p, r, dirfd, name, &gone);
+		int fd = open_installed(p, r, dirfd, name, oflags, &gone);
 
 		served = !gone;
 		if (served)
 			*ret = fd;
+		/* O_DIRECT refused: still installed, for a take without it. */
+		if (fd == -EINVAL) {
+			relink(p, r);
+			r = NULL;
+		}
 	} else if (r && r->state == PA_PREP_FAILED && r->moved) {
 		*ret = r->err;	/* under @name, maybe not durable: as take says */
 		served = true;

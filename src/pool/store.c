@@ -171,7 +171,7 @@ static int keep_going(uint64_t done, uint64_t total, void *data)
 static int fill(struct prealloc_pool *p, int fd, unsigned int flags, enum pa_pool_pace pace,
 		struct pa_fill *f)
 {
-	struct prealloc_options o = { .size = sizeof(o), .flags = flags };
+	struct prealloc_options o = { .size = sizeof(o), .flags = flags, .ctx = p->cfg.ctx };
 	struct prealloc_report r = { .size = sizeof(r) };
 	uint64_t len = p->cfg.segment_size;
 	int ret;
@@ -258,12 +258,13 @@ int pa_pool_avail(const struct prealloc_pool *p, uint64_t *ret_avail)
 
 /* Copy-on-write, as the library's probe sees @fd (and so as fill() made it:
  * prealloc_file_ex() reserves rather than writes exactly then). */
-static bool is_cow(int fd)
+static bool is_cow(const struct prealloc_pool *p, int fd)
 {
+	struct prealloc_options o = { .size = sizeof(o), .ctx = p->cfg.ctx };
 	struct prealloc_probe *pr;
 	uint64_t cow = 0;
 
-	if (prealloc_probe_new(fd, 0, 0, NULL, &pr) < 0)
+	if (prealloc_probe_new(fd, 0, 0, &o, &pr) < 0)
 		return false;
 	if (prealloc_probe_lookup(pr, "cow", &cow, NULL) < 0)
 		cow = 0;
@@ -289,7 +290,7 @@ static bool complete(const struct prealloc_pool *p, int fd, bool *cow)
 		return false;
 	if (cs.written_bytes == len || (!cs.fiemap && !cs.hole_bytes))
 		return true;
-	*cow = cs.fiemap && cs.written_bytes + cs.unwritten_bytes == len && is_cow(fd);
+	*cow = cs.fiemap && cs.written_bytes + cs.unwritten_bytes == len && is_cow(p, fd);
 	return *cow;
 }
 
