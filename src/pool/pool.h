@@ -1,5 +1,13 @@
 /* SPDX-License-Identifier: MIT */
-/* The ready-segment pool's state, shared by its files. */
+/*
+ * The ready-segment pool's handle, shared by its files: the public calls
+ * (pool.c, checks.c), handing a segment out (hand_out.c), names prepared
+ * ahead (prepare.c), the worker (worker.c) and the lock (lock.c).  The state
+ * (state.h) is under the lock; the store (store.h) is called without it.
+ * Calls go one way (no cycle): pool.c calls the worker, the worker
+ * prepare.c, both hand_out.c, and all of them lock.c, checks.c, state.c and
+ * store.c, which call nothing of the pool's.
+ */
 #ifndef PREALLOC_POOL_H
 #define PREALLOC_POOL_H
 
@@ -8,21 +16,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "internal.h"
-
-#define PA_POOL_TMP_PREFIX ".prealloc-tmp-"
-#define PA_POOL_READY_PREFIX ".prealloc-ready-"
-
-/* Sequence numbers in ascending order: the oldest segment first. */
-struct pa_seqs {
-	uint32_t *v;
-	uint32_t n, cap;
-};
-
-struct pa_recycled {
-	uint32_t seq;		/* its temporary name */
-	bool zero;
-};
+#include "state.h"
+#include "store.h"
 
 struct pa_prepared;		/* prepare.c */
 
@@ -32,39 +27,17 @@ struct prealloc_pool {
 	pthread_cond_t changed;		/* prealloc_pool_wait_ready() sleeps here */
 	pthread_t worker;
 	pid_t pid;			/* the owner: a forked child is not */
-	int dirfd;
-	dev_t dev;
-	ino_t ino;
 	struct prealloc_pool_config cfg;
+	struct pa_store store;
 	uint64_t floor;
 
 	/* Under lock. */
-	struct pa_seqs ready;
-	struct pa_recycled *rq;		/* recycled segments waiting for the worker */
-	uint32_t nrq, rq_cap, rq_reserved;
+	struct pa_state s;
 	struct pa_prepared *prep;	/* prepared names, oldest first */
-	uint32_t next_seq;
-	uint32_t target;		/* lowered after ENOSPC */
 	bool stop;			/* also read without lock by the progress callback */
 	bool idle;			/* the worker sleeps with nothing to do */
-	bool backoff;			/* ENOSPC seen: do not raise target until the next tick */
-	bool space_limited;		/* the last round stopped short for lack of space */
 	uint64_t kicks;			/* wait_ready() requests for a fresh round */
 	uint64_t idle_after;		/* kicks seen by the last round that went idle */
-	struct prealloc_pool_stats st;
-};
-
-/* How a segment is zeroed. */
-enum pa_pool_pace {
-	PA_POOL_CALLER,		/* a miss: the caller waits; full speed */
-	PA_POOL_URGENT,		/* the worker with none ready: full speed */
-	PA_POOL_QUIET,		/* the worker with one ready anyway: beside the commits */
-};
-
-/* What making a segment did. */
-struct pa_fill {
-	uint64_t zeroed;	/* bytes made to read zero (&prealloc_report) */
-	bool cow;		/* copy-on-write: allocated and durable, not written */
 };
 
 /* What pa_pool_hand_out() did. */
@@ -76,31 +49,23 @@ struct pa_hand_out {
 	struct pa_fill fill;
 };
 
-/* store.c: segments on disk. */
-void pa_pool_name(char *buf, size_t len, bool ready, uint32_t seq);
-int pa_pool_make(struct prealloc_pool *p, uint32_t seq, enum pa_pool_pace pace,
-		 struct pa_fill *f);
-int pa_pool_refill(struct prealloc_pool *p, uint32_t seq, bool zero, enum pa_pool_pace pace,
-		   struct pa_fill *f);
-int pa_pool_publish(struct prealloc_pool *p, uint32_t seq);
-int pa_pool_move(struct prealloc_pool *p, const char *from, int dirfd, const char *to,
-		 bool *ret_renamed);
-int pa_pool_move_in(struct prealloc_pool *p, int dirfd, const char *from, const char *to);
-int pa_pool_remove(struct prealloc_pool *p, bool ready, uint32_t seq);
-int pa_pool_scan(struct prealloc_pool *p);
-int pa_pool_avail(const struct prealloc_pool *p, uint64_t *ret_avail);
-int pa_pool_same_fs(const struct prealloc_pool *p, int dirfd, const char *name);
-bool pa_pool_out_of_space(int err);
+/* I/O from a step that holds the lock. */
+typedef int (*pa_pool_io_fn)(struct prealloc_pool *p, void *arg);
 
-/* pool.c: the ready list, argument checks, handing a segment out. */
-int pa_seqs_add(struct pa_seqs *s, uint32_t seq);
-uint32_t pa_seqs_pop_oldest(struct pa_seqs *s);
+/* lock.c */
 void pa_pool_kick(struct prealloc_pool *p);
+int pa_pool_unlocked(struct prealloc_pool *p, pa_pool_io_fn io, void *arg, uint64_t *ns);
+
+/* checks.c */
 int pa_pool_check_caller(const struct prealloc_pool *p);
 bool pa_pool_bad_name(const char *name);
 int pa_pool_name_free(int dirfd, const char *name);
+
+/* hand_out.c */
 int pa_pool_hand_out(struct prealloc_pool *p, int dirfd, const char *name, int oflags,
 		     enum pa_pool_pace pace, struct pa_hand_out *o);
+int pa_pool_adopt(struct prealloc_pool *p, uint32_t seq, uint64_t *counter,
+		  const struct pa_fill *f);
 
 /* prepare.c: names prepared ahead. */
 bool pa_pool_install_next(struct prealloc_pool *p);
@@ -110,9 +75,5 @@ void pa_pool_prep_free(struct prealloc_pool *p);
 
 /* worker.c */
 void *pa_pool_worker(void *arg);
-void pa_pool_failed(struct prealloc_pool *p, int err);
-int pa_pool_adopt(struct prealloc_pool *p, uint32_t seq, uint64_t *counter,
-		  const struct pa_fill *f);
-void pa_pool_count_fill(struct prealloc_pool *p, const struct pa_fill *f);
 
 #endif

@@ -3,7 +3,8 @@
  * The pool's segments on disk: naming, making one (temporary name, one
  * reservation, written, durable), moving one in or out with
  * renameat2(RENAME_NOREPLACE) and a directory fsync, and the start-up scan
- * that keeps only complete segments.
+ * that keeps only complete segments.  No lock and no pool state here: the
+ * callers hold neither while they call in.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -12,19 +13,55 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 
-#include "pool.h"
+#include "store.h"
 
-void pa_pool_name(char *buf, size_t len, bool ready, uint32_t seq)
+/* The pool's directory, locked: one pool per directory, since a second one
+ * would remove our temporaries.  *@ret_fs_bytes: the filesystem's size. */
+int pa_store_open(struct pa_store *s, const char *dir, uint64_t *ret_fs_bytes)
+{
+	struct statvfs sv;
+	struct stat st;
+
+	s->dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (s->dirfd < 0)
+		return -errno;
+	if (fstat(s->dirfd, &st) < 0 || fstatvfs(s->dirfd, &sv) < 0)
+		return -errno;
+	s->dev = st.st_dev;
+	s->ino = st.st_ino;
+	if (flock(s->dirfd, LOCK_EX | LOCK_NB) < 0)
+		return errno == EWOULDBLOCK ? -EBUSY : -errno;
+	*ret_fs_bytes = (uint64_t)sv.f_blocks * (uint64_t)sv.f_frsize;
+	return 0;
+}
+
+void pa_store_close(struct pa_store *s)
+{
+	if (s->dirfd >= 0)
+		close(s->dirfd);
+	s->dirfd = -1;
+}
+
+void pa_store_name(char *buf, size_t len, bool ready, uint32_t seq)
 {
 	snprintf(buf, len, "%s%06u", ready ? PA_POOL_READY_PREFIX : PA_POOL_TMP_PREFIX, seq);
 }
 
-bool pa_pool_out_of_space(int err)
+bool pa_store_holds(const struct pa_store *s, const char *name)
 {
-	return err == -ENOSPC || err == -EDQUOT;
+	return faccessat(s->dirfd, name, F_OK, AT_SYMLINK_NOFOLLOW) == 0;
+}
+
+/* A segment of the pool's, opened read-write with @oflags added. */
+int pa_store_open_seg(const struct pa_store *s, const char *name, int oflags)
+{
+	int fd = openat(s->dirfd, name, O_RDWR | O_CLOEXEC | oflags);
+
+	return fd < 0 ? -errno : fd;
 }
 
 static int sync_fd(int fd)
@@ -60,14 +97,14 @@ static int open_parent(int dirfd, const char *name, struct stat *st)
 
 /* fsync the directory holding @name, unless it is the pool's own (the
  * callers sync that one anyway). */
-static int sync_other_parent(struct prealloc_pool *p, int dirfd, const char *name)
+static int sync_other_parent(const struct pa_store *s, int dirfd, const char *name)
 {
 	struct stat st;
 	int fd = open_parent(dirfd, name, &st), ret = 0;
 
 	if (fd < 0)
 		return fd;
-	if (st.st_dev != p->dev || st.st_ino != p->ino)
+	if (st.st_dev != s->dev || st.st_ino != s->ino)
 		ret = sync_fd(fd);
 	close(fd);
 	return ret;
@@ -75,7 +112,7 @@ static int sync_other_parent(struct prealloc_pool *p, int dirfd, const char *nam
 
 /* 0 if the directory that holds @name is on the pool's filesystem, else
  * -EXDEV or -errno: checked before the worker renames into it. */
-int pa_pool_same_fs(const struct prealloc_pool *p, int dirfd, const char *name)
+int pa_store_same_fs(const struct pa_store *s, int dirfd, const char *name)
 {
 	struct stat st;
 	int fd = open_parent(dirfd, name, &st);
@@ -83,7 +120,7 @@ int pa_pool_same_fs(const struct prealloc_pool *p, int dirfd, const char *name)
 	if (fd < 0)
 		return fd;
 	close(fd);
-	return st.st_dev == p->dev ? 0 : -EXDEV;
+	return st.st_dev == s->dev ? 0 : -EXDEV;
 }
 
 static int rename_noreplace(int from_dir, const char *from, int to_dir, const char *to)
@@ -94,68 +131,68 @@ static int rename_noreplace(int from_dir, const char *from, int to_dir, const ch
 /* Both directories are synced: on a crash the segment is under one name.
  * *@ret_renamed says whether the rename itself happened (a failure after it
  * is a directory sync's). */
-int pa_pool_move(struct prealloc_pool *p, const char *from, int dirfd, const char *to,
+int pa_store_move(const struct pa_store *s, const char *from, int dirfd, const char *to,
 		 bool *ret_renamed)
 {
-	int ret = rename_noreplace(p->dirfd, from, dirfd, to);
+	int ret = rename_noreplace(s->dirfd, from, dirfd, to);
 
 	*ret_renamed = !ret;
 	if (!ret)
-		ret = sync_other_parent(p, dirfd, to);
+		ret = sync_other_parent(s, dirfd, to);
 	if (!ret)
-		ret = sync_fd(p->dirfd);
+		ret = sync_fd(s->dirfd);
 	return ret;
 }
 
-int pa_pool_move_in(struct prealloc_pool *p, int dirfd, const char *from, const char *to)
+int pa_store_move_in(const struct pa_store *s, int dirfd, const char *from, const char *to)
 {
-	int ret = rename_noreplace(dirfd, from, p->dirfd, to);
+	int ret = rename_noreplace(dirfd, from, s->dirfd, to);
 
 	if (!ret)
-		ret = sync_other_parent(p, dirfd, from);
+		ret = sync_other_parent(s, dirfd, from);
 	if (!ret)
-		ret = sync_fd(p->dirfd);
+		ret = sync_fd(s->dirfd);
 	return ret;
 }
 
-int pa_pool_remove(struct prealloc_pool *p, bool ready, uint32_t seq)
+int pa_store_remove(const struct pa_store *s, bool ready, uint32_t seq)
 {
 	char name[64];
 	int fd;
 
-	pa_pool_name(name, sizeof(name), ready, seq);
+	pa_store_name(name, sizeof(name), ready, seq);
 	/* Cut first: xfs frees an unlinked file's blocks later, in the
 	 * background, and the free-space floor must see the space back at once
 	 * (a crash in between leaves an empty segment, removed at start-up). */
-	fd = openat(p->dirfd, name, O_WRONLY | O_CLOEXEC | O_NOFOLLOW);
+	fd = openat(s->dirfd, name, O_WRONLY | O_CLOEXEC | O_NOFOLLOW);
 	if (fd >= 0) {
 		(void)!ftruncate(fd, 0);
 		close(fd);
 	}
-	if (unlinkat(p->dirfd, name, 0) < 0)
+	if (unlinkat(s->dirfd, name, 0) < 0)
 		return -errno;
-	return sync_fd(p->dirfd);
+	return sync_fd(s->dirfd);
 }
 
-int pa_pool_publish(struct prealloc_pool *p, uint32_t seq)
+int pa_store_publish(const struct pa_store *s, uint32_t seq)
 {
 	char from[64], to[64];
 	int ret;
 
-	pa_pool_name(from, sizeof(from), false, seq);
-	pa_pool_name(to, sizeof(to), true, seq);
-	ret = rename_noreplace(p->dirfd, from, p->dirfd, to);
-	return ret ? ret : sync_fd(p->dirfd);
+	pa_store_name(from, sizeof(from), false, seq);
+	pa_store_name(to, sizeof(to), true, seq);
+	ret = rename_noreplace(s->dirfd, from, s->dirfd, to);
+	return ret ? ret : sync_fd(s->dirfd);
 }
 
 /* The worker gives up a segment when the pool closes. */
 static int keep_going(uint64_t done, uint64_t total, void *data)
 {
-	struct prealloc_pool *p = data;
+	const bool *stop = data;
 
 	(void)done;
 	(void)total;
-	return __atomic_load_n(&p->stop, __ATOMIC_RELAXED);
+	return __atomic_load_n(stop, __ATOMIC_RELAXED);
 }
 
 /*
@@ -168,20 +205,20 @@ static int keep_going(uint64_t done, uint64_t total, void *data)
 
 /* Make the open file @fd a complete segment: allocated, durable, and
  * written unless it is copy-on-write (see complete()). */
-static int fill(struct prealloc_pool *p, int fd, unsigned int flags, enum pa_pool_pace pace,
+static int fill(const struct pa_store *s, int fd, unsigned int flags, enum pa_pool_pace pace,
 		struct pa_fill *f)
 {
-	struct prealloc_options o = { .size = sizeof(o), .flags = flags, .ctx = p->cfg.ctx };
+	struct prealloc_options o = { .size = sizeof(o), .flags = flags, .ctx = s->cfg->ctx };
 	struct prealloc_report r = { .size = sizeof(r) };
-	uint64_t len = p->cfg.segment_size;
+	uint64_t len = s->cfg->segment_size;
 	int ret;
 
 	if (pace != PA_POOL_CALLER) {
-		o.max_rate = p->cfg.max_rate;
+		o.max_rate = s->cfg->max_rate;
 		o.progress = keep_going;
-		o.progress_data = p;
+		o.progress_data = s->stop;
 	}
-	if (pace == PA_POOL_QUIET && !(p->cfg.flags & PREALLOC_POOL_FULL_SPEED)) {
+	if (pace == PA_POOL_QUIET && !(s->cfg->flags & PREALLOC_POOL_FULL_SPEED)) {
 		o.flags |= PREALLOC_BACKGROUND;
 		o.request_bytes = PA_POOL_QUIET_REQUEST;
 		o.queue_depth = 1;
@@ -200,57 +237,57 @@ static int fill(struct prealloc_pool *p, int fd, unsigned int flags, enum pa_poo
 
 /* A new segment under its temporary name; returns it open, or -errno with
  * nothing left behind. */
-int pa_pool_make(struct prealloc_pool *p, uint32_t seq, enum pa_pool_pace pace,
+int pa_store_make(const struct pa_store *s, uint32_t seq, enum pa_pool_pace pace,
 		 struct pa_fill *f)
 {
 	char name[64];
 	int fd, ret;
 
-	pa_pool_name(name, sizeof(name), false, seq);
-	fd = openat(p->dirfd, name, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, p->cfg.mode);
+	pa_store_name(name, sizeof(name), false, seq);
+	fd = openat(s->dirfd, name, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, s->cfg->mode);
 	if (fd < 0)
 		return -errno;
-	ret = fill(p, fd, 0, pace, f);
+	ret = fill(s, fd, 0, pace, f);
 	if (!ret)
 		return fd;
 	close(fd);
-	unlinkat(p->dirfd, name, 0);
+	unlinkat(s->dirfd, name, 0);
 	return ret;
 }
 
 /* A recycled segment (under its temporary name) cut or grown to size and
  * made written again.  On failure it is removed. */
-int pa_pool_refill(struct prealloc_pool *p, uint32_t seq, bool zero, enum pa_pool_pace pace,
+int pa_store_refill(const struct pa_store *s, uint32_t seq, bool zero, enum pa_pool_pace pace,
 		   struct pa_fill *f)
 {
 	char name[64];
 	struct stat st;
 	int fd, ret = 0;
 
-	pa_pool_name(name, sizeof(name), false, seq);
-	fd = openat(p->dirfd, name, O_RDWR | O_CLOEXEC);
+	pa_store_name(name, sizeof(name), false, seq);
+	fd = pa_store_open_seg(s, name, 0);
 	if (fd < 0)
-		return -errno;
+		return fd;
 	if (fstat(fd, &st) < 0)
 		ret = -errno;
 	else if (!S_ISREG(st.st_mode))
 		ret = -EINVAL;
-	else if ((uint64_t)st.st_size > p->cfg.segment_size &&
-		 ftruncate(fd, (off_t)p->cfg.segment_size) < 0)
+	else if ((uint64_t)st.st_size > s->cfg->segment_size &&
+		 ftruncate(fd, (off_t)s->cfg->segment_size) < 0)
 		ret = -errno;
 	if (!ret)
-		ret = fill(p, fd, zero ? PREALLOC_ZERO_DATA : 0, pace, f);
+		ret = fill(s, fd, zero ? PREALLOC_ZERO_DATA : 0, pace, f);
 	close(fd);
 	if (ret)
-		unlinkat(p->dirfd, name, 0);
+		unlinkat(s->dirfd, name, 0);
 	return ret;
 }
 
-int pa_pool_avail(const struct prealloc_pool *p, uint64_t *ret_avail)
+int pa_store_avail(const struct pa_store *s, uint64_t *ret_avail)
 {
 	struct statvfs sv;
 
-	if (fstatvfs(p->dirfd, &sv) < 0)
+	if (fstatvfs(s->dirfd, &sv) < 0)
 		return -errno;
 	*ret_avail = (uint64_t)sv.f_bavail * (uint64_t)sv.f_frsize;
 	return 0;
@@ -258,9 +295,9 @@ int pa_pool_avail(const struct prealloc_pool *p, uint64_t *ret_avail)
 
 /* Copy-on-write, as the library's probe sees @fd (and so as fill() made it:
  * prealloc_file_ex() reserves rather than writes exactly then). */
-static bool is_cow(const struct prealloc_pool *p, int fd)
+static bool is_cow(const struct pa_store *s, int fd)
 {
-	struct prealloc_options o = { .size = sizeof(o), .ctx = p->cfg.ctx };
+	struct prealloc_options o = { .size = sizeof(o), .ctx = s->cfg->ctx };
 	struct prealloc_probe *pr;
 	uint64_t cow = 0;
 
@@ -278,10 +315,10 @@ static bool is_cow(const struct prealloc_pool *p, int fd)
  * file, where written zeros would not spare an overwrite its new block) every
  * block allocated.  *@cow says which.
  */
-static bool complete(const struct prealloc_pool *p, int fd, bool *cow)
+static bool complete(const struct pa_store *s, int fd, bool *cow)
 {
 	struct prealloc_census cs = { .size = sizeof(cs) };
-	uint64_t len = p->cfg.segment_size;
+	uint64_t len = s->cfg->segment_size;
 	struct stat st;
 
 	*cow = false;
@@ -290,7 +327,7 @@ static bool complete(const struct prealloc_pool *p, int fd, bool *cow)
 		return false;
 	if (cs.written_bytes == len || (!cs.fiemap && !cs.hole_bytes))
 		return true;
-	*cow = cs.fiemap && cs.written_bytes + cs.unwritten_bytes == len && is_cow(p, fd);
+	*cow = cs.fiemap && cs.written_bytes + cs.unwritten_bytes == len && is_cow(s, fd);
 	return *cow;
 }
 
@@ -305,16 +342,16 @@ static bool own_type(const struct stat *st)
 /* @name opened read-only if it may be the pool's, -EPERM if it cannot be.
  * Never blocks (a FIFO) and never follows a link; lstat first so that a
  * device node is not even opened. */
-static int open_own(const struct prealloc_pool *p, const char *name)
+static int open_own(const struct pa_store *s, const char *name)
 {
 	struct stat before, st;
 	int fd;
 
-	if (fstatat(p->dirfd, name, &before, AT_SYMLINK_NOFOLLOW) < 0)
+	if (fstatat(s->dirfd, name, &before, AT_SYMLINK_NOFOLLOW) < 0)
 		return -errno;
 	if (!own_type(&before))
 		return -EPERM;
-	fd = openat(p->dirfd, name, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC);
+	fd = openat(s->dirfd, name, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC);
 	if (fd < 0)
 		return errno == ELOOP || errno == ENXIO ? -EPERM : -errno;
 	if (fstat(fd, &st) < 0 || !own_type(&st) || st.st_ino != before.st_ino) {
@@ -346,10 +383,10 @@ enum pa_scan_verdict {
 	PA_SCAN_SKIP,		/* not the pool's file: left alone */
 };
 
-static int judge(const struct prealloc_pool *p, const char *name, bool ready,
+static int judge(const struct pa_store *s, const char *name, bool ready,
 		 enum pa_scan_verdict *v, bool *cow)
 {
-	int fd = open_own(p, name);
+	int fd = open_own(s, name);
 
 	if (fd == -EPERM || fd == -ENOENT) {
 		*v = PA_SCAN_SKIP;
@@ -357,41 +394,49 @@ static int judge(const struct prealloc_pool *p, const char *name, bool ready,
 	}
 	if (fd < 0)
 		return fd;
-	*v = ready && complete(p, fd, cow) ? PA_SCAN_ADOPT : PA_SCAN_REMOVE;
+	*v = ready && complete(s, fd, cow) ? PA_SCAN_ADOPT : PA_SCAN_REMOVE;
 	close(fd);
 	return 0;
 }
 
+/* What the scan reports, and to whom. */
+struct pa_scan {
+	pa_store_found_fn found;
+	void *arg;
+	uint32_t next_seq;
+	bool removed;
+};
+
 /* One directory entry: @seq_ok says @seq was parsed from its name. */
-static int scan_one(struct prealloc_pool *p, const char *n, bool ready, bool seq_ok,
-		    uint32_t seq, bool *removed)
+static int scan_one(const struct pa_store *s, struct pa_scan *sc, const char *n, bool ready,
+		    bool seq_ok, uint32_t seq)
 {
 	enum pa_scan_verdict v;
 	bool cow = false;
-	int ret = judge(p, n, ready, &v, &cow);
+	int ret = judge(s, n, ready, &v, &cow);
 
 	if (ret)
 		return ret;
 	/* Also past names left alone: the pool must not collide with them. */
-	if (seq_ok && seq >= p->next_seq)
-		p->next_seq = seq + 1;
-	if (v == PA_SCAN_ADOPT && seq_ok) {
-		p->st.cow_segments += cow;
-		return pa_seqs_add(&p->ready, seq);
-	}
+	if (seq_ok && seq >= sc->next_seq)
+		sc->next_seq = seq + 1;
+	if (v == PA_SCAN_ADOPT && seq_ok)
+		return sc->found(sc->arg, seq, cow);
 	if (v == PA_SCAN_SKIP)
 		return 0;
-	*removed = true;
-	return unlinkat(p->dirfd, n, 0) < 0 && errno != ENOENT ? -errno : 0;
+	sc->removed = true;
+	return unlinkat(s->dirfd, n, 0) < 0 && errno != ENOENT ? -errno : 0;
 }
 
-/* Start-up: remove leftovers, adopt complete ready segments, leave alone
- * what the pool cannot have made. */
-int pa_pool_scan(struct prealloc_pool *p)
+/* Start-up: remove leftovers, report complete ready segments to @found,
+ * leave alone what the pool cannot have made; *@ret_next is a sequence
+ * number past every name seen. */
+int pa_store_scan(const struct pa_store *s, pa_store_found_fn found, void *arg,
+		  uint32_t *ret_next)
 {
 	size_t tl = strlen(PA_POOL_TMP_PREFIX), rl = strlen(PA_POOL_READY_PREFIX);
-	int fd = openat(p->dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC), ret = 0;
-	bool removed = false;
+	int fd = openat(s->dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC), ret = 0;
+	struct pa_scan sc = { .found = found, .arg = arg };
 	struct dirent *de;
 	uint32_t seq = 0;
 	DIR *d;
@@ -410,12 +455,13 @@ int pa_pool_scan(struct prealloc_pool *p)
 		if (!tmp && strncmp(n, PA_POOL_READY_PREFIX, rl) != 0)
 			continue;
 		seq_ok = parse_seq(n + (tmp ? tl : rl), &seq) == 0;
-		ret = scan_one(p, n, !tmp, seq_ok, seq, &removed);
+		ret = scan_one(s, &sc, n, !tmp, seq_ok, seq);
 	}
 	if (!ret && errno)
 		ret = -errno;
 	closedir(d);
-	if (!ret && removed)
-		ret = sync_fd(p->dirfd);
+	if (!ret && sc.removed)
+		ret = sync_fd(s->dirfd);
+	*ret_next = sc.next_seq;
 	return ret;
 }

@@ -1,172 +1,110 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The pool's worker thread.  One segment at a time, in this order of
- * priority: names prepared with prealloc_pool_prepare() (prepare.c);
- * recycled segments waiting to be made ready again; giving space
- * back while free space is below the floor (oldest ready segment first);
- * growing to the target while free space stays above the floor.  Otherwise it
- * sleeps until there is work, a waiter asks for a fresh look, or a tick
- * passes (free space changes without telling anyone).
+ * The pool's worker thread.  One segment at a time: names prepared with
+ * prealloc_pool_prepare() first (prepare.c), then what pa_state_next_work()
+ * picks (recycle, give space back, grow).  Otherwise it sleeps until there
+ * is work, a waiter asks for a fresh look, or a tick passes (free space
+ * changes without telling anyone).  It holds the lock except around the disk
+ * work (pa_pool_unlocked).
  */
 #include <errno.h>
-#include <string.h>
 #include <unistd.h>
 
 #include "pool.h"
 
 #define PA_POOL_TICK_NS 1000000000ull
 
-/* A failure of the worker: out of space lowers the target to what the pool
- * holds; anything else is kept for the counters.  No retry before the next
- * tick or wait_ready() either way. */
-void pa_pool_failed(struct prealloc_pool *p, int err)
-{
-	if (err == -ECANCELED && __atomic_load_n(&p->stop, __ATOMIC_RELAXED))
-		return;
-	p->backoff = true;
-	if (pa_pool_out_of_space(err)) {
-		p->st.enospc++;
-		p->target = PA_MIN(p->target, p->ready.n);
-	} else {
-		p->st.last_error = err;
-	}
-}
-
-/* Under lock: a published segment joins the ready list. */
-static int add_ready(struct prealloc_pool *p, uint32_t seq)
-{
-	int ret = pa_seqs_add(&p->ready, seq);
-
-	if (!ret)
-		pthread_cond_broadcast(&p->changed);
-	return ret;
-}
-
-/* Under lock: what making a segment did, in the counters. */
-void pa_pool_count_fill(struct prealloc_pool *p, const struct pa_fill *f)
-{
-	p->st.bytes_zeroed += f->zeroed;
-	p->st.cow_segments += f->cow;
-}
-
-/* A complete segment under its temporary name becomes ready (counted in
- * @counter with @f, when not NULL, at the same moment), or is removed.
- * Called without the lock. */
-int pa_pool_adopt(struct prealloc_pool *p, uint32_t seq, uint64_t *counter,
-		  const struct pa_fill *f)
-{
-	int ret = pa_pool_publish(p, seq);
-
-	if (ret) {
-		pa_pool_remove(p, false, seq);
-		return ret;
-	}
-	pthread_mutex_lock(&p->lock);
-	ret = add_ready(p, seq);
-	if (!ret && counter) {
-		(*counter)++;
-		pa_pool_count_fill(p, f);
-	}
-	pthread_mutex_unlock(&p->lock);
-	if (ret)
-		pa_pool_remove(p, true, seq);
-	return ret;
-}
-
-/* The steps below are called and return with the lock held, and drop it
- * around the disk work. */
-
 /* Full speed when nothing is ready: the next take would be a miss. */
 static enum pa_pool_pace pace_now(const struct prealloc_pool *p)
 {
-	return p->ready.n ? PA_POOL_QUIET : PA_POOL_URGENT;
+	return p->s.ready.n ? PA_POOL_QUIET : PA_POOL_URGENT;
 }
 
-static void grow_one(struct prealloc_pool *p)
+/* A segment to make, new or recycled. */
+struct pa_make_job {
+	uint32_t seq;
+	bool recycled;
+	bool zero;			/* recycled: zero every byte */
+	enum pa_pool_pace pace;
+};
+
+/* Make or refill the segment under its temporary name and publish it. */
+static int make_io(struct prealloc_pool *p, void *arg)
 {
-	uint32_t seq = p->next_seq++;
+	const struct pa_make_job *j = arg;
 	struct pa_fill f = { 0 };
-	uint64_t t0 = pa_now_ns();
-	enum pa_pool_pace pace = pace_now(p);
 	int fd, ret;
 
-	pthread_mutex_unlock(&p->lock);
-	fd = pa_pool_make(p, seq, pace, &f);
-	ret = fd < 0 ? fd : 0;
-	if (fd >= 0) {
+	if (j->recycled) {
+		ret = pa_store_refill(&p->store, j->seq, j->zero, j->pace, &f);
+	} else {
+		fd = pa_store_make(&p->store, j->seq, j->pace, &f);
+		if (fd < 0)
+			return fd;
 		close(fd);
-		ret = pa_pool_adopt(p, seq, &p->st.created, &f);
+		ret = 0;
 	}
-	pthread_mutex_lock(&p->lock);
-	p->st.worker_ns += pa_now_ns() - t0;
 	if (ret)
-		pa_pool_failed(p, ret);
+		return ret;
+	return pa_pool_adopt(p, j->seq, j->recycled ? &p->s.st.recycled : &p->s.st.created, &f);
 }
 
-static void recycle_one(struct prealloc_pool *p)
+static void make_one(struct prealloc_pool *p, struct pa_make_job *j)
 {
-	struct pa_recycled r = p->rq[0];
-	struct pa_fill f = { 0 };
-	uint64_t t0 = pa_now_ns();
-	enum pa_pool_pace pace = pace_now(p);
 	int ret;
 
-	memmove(p->rq, p->rq + 1, --p->nrq * sizeof(*p->rq));
-	pthread_mutex_unlock(&p->lock);
-	ret = pa_pool_refill(p, r.seq, r.zero, pace, &f);
-	if (!ret)
-		ret = pa_pool_adopt(p, r.seq, &p->st.recycled, &f);
-	pthread_mutex_lock(&p->lock);
-	p->st.worker_ns += pa_now_ns() - t0;
+	j->pace = pace_now(p);
+	ret = pa_pool_unlocked(p, make_io, j, &p->s.st.worker_ns);
 	if (ret)
-		pa_pool_failed(p, ret);
+		pa_state_failed(&p->s, ret, p->stop);
+}
+
+static int remove_io(struct prealloc_pool *p, void *arg)
+{
+	return pa_store_remove(&p->store, true, *(const uint32_t *)arg);
 }
 
 /* Below the floor: the oldest ready segment goes. */
 static void give_back_one(struct prealloc_pool *p)
 {
-	uint32_t seq = pa_seqs_pop_oldest(&p->ready);
+	uint32_t seq = pa_seqs_pop_oldest(&p->s.ready);
 	int ret;
 
 	pthread_cond_broadcast(&p->changed);
-	pthread_mutex_unlock(&p->lock);
-	ret = pa_pool_remove(p, true, seq);
-	pthread_mutex_lock(&p->lock);
-	p->st.removed++;
+	ret = pa_pool_unlocked(p, remove_io, &seq, NULL);
+	p->s.st.removed++;
 	if (ret)
-		p->st.last_error = ret;
+		p->s.st.last_error = ret;
 }
 
-/* One step of work; false when there is nothing to do. */
+/* One step of work, under lock; false when there is nothing to do. */
 static bool step(struct prealloc_pool *p)
 {
-	uint64_t avail = UINT64_MAX, seg = p->cfg.segment_size;
-	bool room;
+	struct pa_make_job j = { 0 };
+	struct pa_recycled r;
+	uint64_t avail = 0;
+	bool known;
 
 	if (pa_pool_install_next(p))
 		return true;
-	if (p->nrq) {
-		recycle_one(p);
-		return true;
-	}
-	/* Unknown free space: neither grow nor give back. */
-	if (pa_pool_avail(p, &avail) < 0)
-		avail = 0;
-	else if (avail < p->floor && p->ready.n) {
+	known = pa_store_avail(&p->store, &avail) == 0;
+	switch (pa_state_next_work(&p->s, known, avail, p->floor, p->cfg.segment_size)) {
+	case PA_WORK_RECYCLE:
+		r = pa_state_next_recycled(&p->s);
+		j = (struct pa_make_job){ .seq = r.seq, .recycled = true, .zero = r.zero };
+		break;
+	case PA_WORK_GIVE_BACK:
 		give_back_one(p);
 		return true;
+	case PA_WORK_GROW:
+		j.seq = pa_state_new_seq(&p->s);
+		break;
+	case PA_WORK_NONE:
+	default:
+		return false;
 	}
-	room = avail >= p->floor && avail - p->floor >= seg;
-	if (p->ready.n < p->target && room && !p->backoff) {
-		grow_one(p);
-		return true;
-	}
-	if (p->ready.n >= p->target && p->target < p->cfg.target && room && !p->backoff) {
-		p->target++;
-		return true;
-	}
-	p->space_limited = p->ready.n < p->cfg.target && (!room || p->target < p->cfg.target);
-	return false;
+	make_one(p, &j);
+	return true;
 }
 
 /* Sleep until kicked or a tick passes; a tick ends the ENOSPC back-off. */
@@ -182,7 +120,7 @@ static void sleep_tick(struct prealloc_pool *p)
 	while (p->idle && !p->stop)
 		if (pthread_cond_timedwait(&p->wake, &p->lock, &ts) == ETIMEDOUT) {
 			p->idle = false;
-			p->backoff = false;
+			p->s.backoff = false;
 		}
 }
 
