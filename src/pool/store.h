@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The pool's segments on disk (store.c): names, making, moving, removing and
- * the start-up scan.  No lock and no pool state: callers call in without the
+ * The pool's segments on disk (store.c): names, making, moving, removing;
+ * and the start-up scan (scan.c).  No lock and no pool state: callers call in without the
  * pool's lock.
  */
 #ifndef PREALLOC_POOL_STORE_H
@@ -49,9 +49,12 @@ int pa_store_move(const struct pa_store *s, const char *from, int dirfd, const c
 		  bool *ret_renamed);
 int pa_store_move_in(const struct pa_store *s, int dirfd, const char *from, const char *to);
 int pa_store_remove(const struct pa_store *s, bool ready, uint32_t seq);
-int pa_store_scan(const struct pa_store *s, pa_store_found_fn found, void *arg,
-		  uint32_t *ret_next);
 int pa_store_avail(const struct pa_store *s, uint64_t *ret_avail);
 int pa_store_same_fs(const struct pa_store *s, int dirfd, const char *name);
+int pa_store_sync(const struct pa_store *s);
+
+/* scan.c */
+int pa_store_scan(const struct pa_store *s, pa_store_found_fn found, void *arg,
+		  uint32_t *ret_next);
 
 #endif
