@@ -1589,7 +1589,7 @@ static void open_twice(const char *dir)
 	struct prealloc_pool_config c = { .size = sizeof(c), .segment_size = SEG, .target = 2,
 					  .free_floor = 1 };
 
-	alarm(60);
+	alarm(30);	/* seconds of work at most, even under sanitizers */
 	if (prealloc_pool_open(dir, &c, &p))
 		_exit(2);
 	if (prealloc_pool_wait_ready(p, 2, -1) || prealloc_pool_get_stats(p, &s) ||
