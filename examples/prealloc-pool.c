@@ -10,7 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include <prealloc.h>
+#include <prealloc-pool.h>
 
 #include "cli.h"
 
@@ -21,7 +21,8 @@ static void usage(void)
 	      "\nKeep a pool of ready segments (allocated, written and durable files of one\n"
 	      "size) in DIR, as prealloc_pool_open() does: fill it to --count segments and\n"
 	      "wait for them, or without --count show what it holds.  Opening the pool\n"
-	      "removes leftovers of a crash and ready segments of another size.\n"
+	      "removes leftovers of a crash and ready segments of another size.  On btrfs\n"
+	      "without chattr +C on DIR, segments are allocated but not written.\n"
 	      "\nOptions:\n"
 	      " -s, --segment-size N  bytes per segment (required)\n"
 	      " -c, --count N         ready segments to make and wait for (default 0: inspect)\n"
@@ -47,6 +48,7 @@ static void print_json(const char *dir, const struct prealloc_pool_config *c,
 	json_object_object_add(o, "ready", json_object_new_uint64(s->ready));
 	json_object_object_add(o, "created", json_object_new_uint64(s->created));
 	json_object_object_add(o, "bytes_zeroed", json_object_new_uint64(s->bytes_zeroed));
+	json_object_object_add(o, "cow_segments", json_object_new_uint64(s->cow_segments));
 	json_object_object_add(o, "enospc", json_object_new_uint64(s->enospc));
 	json_object_object_add(o, "last_error", json_object_new_int(s->last_error));
 	cli_json_print(o);
@@ -61,6 +63,9 @@ static void print_text(const char *dir, const struct prealloc_pool_config *c,
 	       cli_human_size(c->segment_size, seg, sizeof(seg)),
 	       (unsigned long long)s->created, cli_human_size(s->bytes_zeroed, zeroed,
 							      sizeof(zeroed)));
+	if (s->cow_segments)
+		printf("%s: %llu copy-on-write segments: allocated and durable, not written\n",
+		       dir, (unsigned long long)s->cow_segments);
 }
 
 static int parse(int argc, char **argv, struct prealloc_pool_config *c, bool *json)

@@ -19,7 +19,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
-#include <prealloc.h>
+#include <prealloc-pool.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>

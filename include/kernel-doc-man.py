@@ -2,13 +2,13 @@
 # SPDX-License-Identifier: MIT
 """Man pages from the kernel-doc comments of a C header.
 
-usage: kernel-doc-man.py HEADER OUTDIR VERSION
+usage: kernel-doc-man.py HEADER [HEADER...] OUTDIR VERSION
 
 Every /** ... */ block followed by a declaration becomes a page: functions
 (and documented macros) go to OUTDIR/man3/NAME.3, structs, enums and
 typedefs to OUTDIR/man3type/NAME.3type (man 3type NAME), and
-OUTDIR/man3/libprealloc.3 gives the overview from the header's opening
-comment.  A block the parser
+OUTDIR/man3/libprealloc.3 gives the overview from the first header's opening
+comment.  Further headers (included by the first) add their pages.  A block the parser
 does not understand is an error, so a malformed comment fails the build
 instead of shipping a broken page.
 
@@ -323,23 +323,27 @@ def render_overview(text, docs, version):
 
 
 def main(argv):
-    if len(argv) != 4:
+    if len(argv) < 4:
         sys.stderr.write(__doc__)
         return 2
-    header, outdir, version = argv[1:]
-    with open(header, encoding='utf-8') as f:
-        text = f.read()
-    try:
-        docs = parse_header(text)
-    except DocError as e:
-        sys.stderr.write('%s: %s\n' % (header, e))
-        return 1
-    names = {}
-    for d in docs:
-        if d['name'] in names:
-            sys.stderr.write('%s: %s documented twice\n' % (header, d['name']))
+    headers, outdir, version = argv[1:-2], argv[-2], argv[-1]
+    docs, names, first = [], {}, None
+    for header in headers:
+        with open(header, encoding='utf-8') as f:
+            text = f.read()
+        first = first or text
+        try:
+            more = parse_header(text)
+        except DocError as e:
+            sys.stderr.write('%s: %s\n' % (header, e))
             return 1
-        names[d['name']] = d['kind']
+        for d in more:
+            if d['name'] in names:
+                sys.stderr.write('%s: %s documented twice\n' % (header, d['name']))
+                return 1
+            names[d['name']] = d['kind']
+        docs += more
+    header, text = headers[0], first
     for sub in ('man3', 'man3type'):  # only ours: OUTDIR holds other files
         path = os.path.join(outdir, sub)
         if os.path.isdir(path):

@@ -1,6 +1,6 @@
 #!/bin/sh
 # The examples are real examples of using the library: every examples/*.c
-# includes only system headers, <prealloc.h> and the tool's own headers in
+# includes only system headers, <prealloc.h>, <prealloc-pool.h> and the tool's own headers in
 # examples/ (nothing from src/ or probes/), and the tool is linked against
 # the shared library, not the static archive.
 # usage: check-examples.sh SOURCE_ROOT TOOL
@@ -14,7 +14,7 @@ for f in "$root"/examples/*.c "$root"/examples/*.h; do
 		name=${inc#?}
 		name=${name%?}
 		case $inc in
-		'<prealloc.h>' | '"prealloc.h"') continue ;;
+		'<prealloc.h>' | '"prealloc.h"' | '<prealloc-pool.h>') continue ;;
 		\"*) [ -f "$root/examples/$name" ] && continue ;;
 		esac
 		# A system header must not be one of the library's own.

@@ -1,15 +1,19 @@
 #!/bin/sh
-# The header, the version map and the shared library's exports must agree:
+# The headers, the version map and the shared library's exports must agree:
 # a function declared but not exported, or exported but not declared, fails.
 # Also: nothing but functions is exported (no data symbol, no internal pa_*
 # name), and every export is bound to a LIBPREALLOC_ version node.
-# usage: check-symbols.sh HEADER MAP LIBRARY
+# usage: check-symbols.sh HEADER... MAP LIBRARY
 set -eu
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-grep -oE '\bprealloc_[a-z_]+\(' "$1" | tr -d '(' | sort -u >"$tmp/header"
-grep -oE '^[[:space:]]+prealloc_[a-z_]+;' "$2" | tr -d ' \t;' | sort -u >"$tmp/map"
-nm -D --defined-only "$3" >"$tmp/nm"
+while [ $# -gt 2 ]; do
+	grep -oE '\bprealloc_[a-z_]+\(' "$1" | tr -d '(' >>"$tmp/declared"
+	shift
+done
+sort -u "$tmp/declared" >"$tmp/header"
+grep -oE '^[[:space:]]+prealloc_[a-z_]+;' "$1" | tr -d ' \t;' | sort -u >"$tmp/map"
+nm -D --defined-only "$2" >"$tmp/nm"
 awk '$2 == "T" { sub(/@.*/, "", $3); print $3 }' "$tmp/nm" | sort -u >"$tmp/lib"
 status=0
 for pair in "header map" "map lib"; do

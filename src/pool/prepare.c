@@ -119,7 +119,7 @@ static int new_req(struct prealloc_pool *p, int dirfd, const char *name,
 	r->name = strdup(name);
 	ret = r->name ? dir_key(dirfd, name, &r->key_dev, &r->key_ino) : -ENOMEM;
 	if (!ret)
-		ret = pa_pool_same_fs(p, dirfd, name);
+		ret = pa_store_same_fs(&p->store, dirfd, name);
 	if (!ret && (r->dirfd = own_dir(dirfd)) < 0)
 		ret = r->dirfd;
 	if (ret) {
@@ -178,39 +178,50 @@ PA_EXPORT int prealloc_pool_prepare(struct prealloc_pool *p, int dirfd, const ch
 	return ret;
 }
 
-/* Worker: move a segment under @r's name.  Called without the lock, returns
- * with it held. */
-static void install(struct prealloc_pool *p, struct pa_prepared *r)
+/* An install: the request, and what handing the segment out did. */
+struct pa_install {
+	struct pa_prepared *r;
+	struct pa_hand_out o;
+	int fd;
+};
+
+/* Worker, without the lock: move a segment under the request's name. */
+static int install_io(struct prealloc_pool *p, void *arg)
 {
-	struct pa_hand_out o = { 0 };
-	uint64_t t0 = pa_now_ns();
-	int fd = pa_pool_hand_out(p, r->dirfd, r->name, PA_POOL_URGENT, &o);
+	struct pa_install *in = arg;
+
+	in->fd = pa_pool_hand_out(p, in->r->dirfd, in->r->name, 0, PA_POOL_URGENT, &in->o);
+	return in->fd;
+}
+
+/* Worker, under lock: the install's outcome. */
+static void installed(struct prealloc_pool *p, struct pa_prepared *r, int fd,
+		      const struct pa_hand_out *o)
+{
 	int dirfd;
 
-	pthread_mutex_lock(&p->lock);
 	/* -1 before the close: a child forked in between must not close a
 	 * number reused by then. */
 	dirfd = r->dirfd;
 	r->dirfd = -1;
 	close(dirfd);
-	p->st.worker_ns += pa_now_ns() - t0;
-	if (o.made) {
-		p->st.created++;
-		p->st.bytes_zeroed += o.zeroed;
+	if (o->made) {
+		p->s.st.created++;
+		pa_state_count_fill(&p->s, &o->fill);
 	}
 	if (fd >= 0) {
 		r->state = PA_PREP_INSTALLED;
 		r->seg = fd;
-		p->st.prepared++;
+		p->s.st.prepared++;
 	} else {
 		r->state = PA_PREP_FAILED;
 		r->err = fd;
-		r->moved = o.moved;
+		r->moved = o->moved;
 		/* The caller's name or directory (EEXIST, ENOENT, EXDEV, ...)
 		 * with the segment back in the pool is not the pool's failure:
 		 * no back-off, no last_error. */
-		if (!o.kept || pa_pool_out_of_space(fd))
-			pa_pool_failed(p, fd);
+		if (!o->kept || pa_out_of_space(fd))
+			pa_state_failed(&p->s, fd, p->stop);
 	}
 	pthread_cond_broadcast(&p->changed);
 }
@@ -219,6 +230,7 @@ static void install(struct prealloc_pool *p, struct pa_prepared *r)
  * name; false if none is queued. */
 bool pa_pool_install_next(struct prealloc_pool *p)
 {
+	struct pa_install in = { 0 };
 	struct pa_prepared *r;
 
 	for (r = p->prep; r && r->state != PA_PREP_QUEUED; r = r->next)
@@ -227,8 +239,9 @@ bool pa_pool_install_next(struct prealloc_pool *p)
 		return false;
 	/* Nobody frees an INSTALLING request: take waits, close joins first. */
 	r->state = PA_PREP_INSTALLING;
-	pthread_mutex_unlock(&p->lock);
-	install(p, r);
+	in.r = r;
+	(void)pa_pool_unlocked(p, install_io, &in, &p->s.st.worker_ns);
+	installed(p, r, in.fd, &in.o);
 	return true;
 }
 
@@ -236,10 +249,10 @@ bool pa_pool_install_next(struct prealloc_pool *p)
  * checked to be the inode the worker put there and still holds open (so its
  * number was not reused), still linked. */
 static int open_installed(struct prealloc_pool *p, const struct pa_prepared *r, int dirfd,
-			  const char *name, bool *ret_gone)
+			  const char *name, int oflags, bool *ret_gone)
 {
 	struct stat st, held;
-	int fd = openat(dirfd, name, O_RDWR | O_CLOEXEC);
+	int fd = openat(dirfd, name, O_RDWR | O_CLOEXEC | oflags);
 
 	*ret_gone = fd < 0 && errno == ENOENT;
 	if (fd < 0)
@@ -255,9 +268,18 @@ static int open_installed(struct prealloc_pool *p, const struct pa_prepared *r, 
 		return -ESTALE;
 	}
 	pthread_mutex_lock(&p->lock);
-	p->st.hits++;
+	p->s.st.hits++;
 	pthread_mutex_unlock(&p->lock);
 	return fd;
+}
+
+/* Back on the list, as it was before take found it. */
+static void relink(struct prealloc_pool *p, struct pa_prepared *r)
+{
+	pthread_mutex_lock(&p->lock);
+	r->next = p->prep;
+	p->prep = r;
+	pthread_mutex_unlock(&p->lock);
 }
 
 /*
@@ -266,7 +288,8 @@ static int open_installed(struct prealloc_pool *p, const struct pa_prepared *r, 
  * usual (not prepared, still queued, the install failed, or the installed
  * name was removed since).
  */
-bool pa_pool_take_prepared(struct prealloc_pool *p, int dirfd, const char *name, int *ret)
+bool pa_pool_take_prepared(struct prealloc_pool *p, int dirfd, const char *name, int oflags,
+			   int *ret)
 {
 	struct pa_prepared **pp, *r = NULL;
 	bool any, gone, served = false;
@@ -287,11 +310,16 @@ bool pa_pool_take_prepared(struct prealloc_pool *p, int dirfd, const char *name,
 	}
 	pthread_mutex_unlock(&p->lock);
 	if (r && r->state == PA_PREP_INSTALLED) {
-		int fd = open_installed(p, r, dirfd, name, &gone);
+		int fd = open_installed(p, r, dirfd, name, oflags, &gone);
 
 		served = !gone;
 		if (served)
 			*ret = fd;
+		/* O_DIRECT refused: still installed, for a take without it. */
+		if (fd == -EINVAL) {
+			relink(p, r);
+			r = NULL;
+		}
 	} else if (r && r->state == PA_PREP_FAILED && r->moved) {
 		*ret = r->err;	/* under @name, maybe not durable: as take says */
 		served = true;
