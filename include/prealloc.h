@@ -17,6 +17,7 @@
 #ifndef LIBPREALLOC_H
 #define LIBPREALLOC_H
 
+#include <stdarg.h>
 #include <stdint.h>
 
 #ifdef __cplusplus
@@ -641,6 +642,56 @@ struct prealloc_ctx *prealloc_ctx_unref(struct prealloc_ctx *ctx);
  * Since: 0.2
  */
 int prealloc_ctx_flush(struct prealloc_ctx *ctx);
+
+/**
+ * typedef prealloc_log_fn - the caller's log hook
+ * @data: the pointer given to prealloc_ctx_set_log_fn().
+ * @priority: a syslog(3) priority, LOG_ERR to LOG_DEBUG.
+ * @file: source file of the message, or NULL.
+ * @line: its line, or 0.
+ * @fn: its function, or NULL.
+ * @format: printf(3) format of one line, newline-terminated.
+ * @args: the format's arguments.
+ *
+ * Called in the thread of the call that logs, while that call runs.  It must
+ * not call prealloc_ctx_set_log_fn() on the same context.
+ */
+typedef void (*prealloc_log_fn)(void *data, int priority, const char *file, int line,
+				const char *fn, const char *format, va_list args);
+
+/**
+ * prealloc_ctx_set_log_fn() - route the library's messages to the caller
+ * @ctx: &struct prealloc_ctx (not NULL: the default context has no hook)
+ * @fn: the hook, or NULL to be silent again (the default)
+ * @data: passed to @fn
+ *
+ * The library never prints.  With a hook, calls using @ctx report what a
+ * database log wants: methods refused and why, and background pacing's
+ * adaptations.  Messages above the priority set by
+ * prealloc_ctx_set_log_priority() (LOG_INFO by default) are dropped.
+ *
+ * Thread-safety: may be called while other threads use @ctx.  When it
+ * returns, no call of the previous hook is running or will start, so its
+ * @data may be freed.
+ *
+ * Returns: 0, or -EINVAL (@ctx NULL).
+ *
+ * Since: 0.3
+ */
+int prealloc_ctx_set_log_fn(struct prealloc_ctx *ctx, prealloc_log_fn fn, void *data);
+
+/**
+ * prealloc_ctx_set_log_priority() - the least urgent message the hook receives
+ * @ctx: &struct prealloc_ctx (not NULL)
+ * @priority: a syslog(3) priority, LOG_EMERG (0) to LOG_DEBUG (7)
+ *
+ * Thread-safety: may be called while other threads use @ctx.
+ *
+ * Returns: 0, or -EINVAL (@ctx NULL, @priority out of range).
+ *
+ * Since: 0.3
+ */
+int prealloc_ctx_set_log_priority(struct prealloc_ctx *ctx, int priority);
 
 /**
  * enum prealloc_answer - a yes/no question the storage may not answer

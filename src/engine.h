@@ -162,7 +162,7 @@ int pa_file_prealloc(struct pa_call *c, uint64_t off, uint64_t len);
 
 /* Remember in @ctx (NULL: the default context) that FALLOC_FL_WRITE_ZEROES
  * failed with EOPNOTSUPP on (dev, fs_type) so later calls do not try again
- * (src/wz_cache.c). */
+ * (src/context.c, over src/wz_cache.c). */
 bool pa_wz_refused(struct prealloc_ctx *ctx, uint64_t dev, uint64_t fs_type);
 void pa_wz_set_refused(struct prealloc_ctx *ctx, uint64_t dev, uint64_t fs_type);
 
