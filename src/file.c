@@ -63,7 +63,8 @@ static int classify(struct file_job *j)
 static int check_space(struct file_job *j)
 {
 	uint64_t avail;
-	int ret = pa_space_check(j->c->target.ctx, &j->c->target.sfs, j->c->target.st.st_dev, &j->segs, &avail);
+	int ret = pa_space_check(j->c->target.ctx, &j->c->target.sfs, j->c->target.st.st_dev,
+				 &j->segs, &avail);
 
 	/* Allocated space is not reserved again (xfs would count it, and
 	 * fail near full): reserve hole by hole when the range exceeds what

@@ -54,7 +54,8 @@ static void hook(void *data, int priority, const char *file, int line, const cha
 	pthread_mutex_lock(&h->lock);
 	h->calls++;
 	h->after_unset += h->unset;
-	h->min_priority = h->calls == 1 ? priority : (priority < h->min_priority ? priority : h->min_priority);
+	if (h->calls == 1 || priority < h->min_priority)
+		h->min_priority = priority;
 	h->where = file && line > 0 && fn;
 	if (strlen(h->text) + strlen(msg) < sizeof(h->text))
 		strcat(h->text, msg);
