@@ -629,8 +629,9 @@ int prealloc_ctx_flush(struct prealloc_ctx *ctx);
  * @format: printf(3) format of one newline-terminated line.
  * @args: the format's arguments.
  *
- * Called in the thread of the call that logs.  It must not call
- * prealloc_ctx_set_log_fn() on the same context.
+ * Called in the thread doing the work (the library's own for
+ * prealloc_async_start()).  It must not call prealloc_ctx_set_log_fn() on
+ * the same context.
  */
 typedef void (*prealloc_log_fn)(void *data, int priority, const char *file, int line,
 				const char *fn, const char *format, va_list args);
