@@ -24,9 +24,7 @@
  * beside a 4 KiB fdatasync foreground, so it would throttle an idle device.
  */
 #include <errno.h>
-#include <stdio.h>
 #include <string.h>
-#include <sys/sysmacros.h>
 #include <linux/ioprio.h>
 
 #include "context.h"
