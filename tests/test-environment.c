@@ -44,6 +44,7 @@ struct heard {
 	char text[4096];		/* every message, concatenated */
 };
 
+__attribute__((format(printf, 6, 0)))
 static void hook(void *data, int priority, const char *file, int line, const char *fn,
 		 const char *format, va_list args)
 {
