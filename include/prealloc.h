@@ -643,7 +643,8 @@ typedef void (*prealloc_log_fn)(void *data, int priority, const char *file, int 
  * @data: passed to @fn
  *
  * The library never prints.  With a hook, calls using @ctx report methods
- * refused and why, and background pacing's adaptations (libprealloc(7)).
+ * refused and why, a failed free-space check, background pacing's
+ * adaptations (libprealloc(7)).
  * Messages less urgent than prealloc_ctx_set_log_priority() allows
  * (LOG_INFO by default) are dropped.  Thread-safe: when it returns, no call
  * of the previous hook runs or will start, so its @data may be freed.

@@ -69,5 +69,10 @@ int pa_space_check(struct prealloc_ctx *ctx, const struct statfs *sfs, dev_t dev
 		need += ((need / bs) / 32767 + nfresh) / 340 * bs + 2 * bs;
 	}
 	*ret_avail = avail;
-	return need > avail ? -ENOSPC : 0;
+	if (need <= avail)
+		return 0;
+	pa_log(ctx, LOG_NOTICE, "free-space check: %llu bytes needed, %llu available: "
+	       "ENOSPC before anything was changed\n", (unsigned long long)need,
+	       (unsigned long long)avail);
+	return -ENOSPC;
 }

@@ -252,24 +252,30 @@ static void silent_by_default(void **state)
 }
 
 /* The free-space check reads ext4's reserve from the context's tree: a
- * reserve larger than the filesystem fails fast, the file untouched. */
+ * reserve larger than the filesystem fails fast, the file untouched, and
+ * the log says why. */
 static void space_check_reads_context_root(void **state)
 {
 	struct prealloc_report r;
-	struct prealloc_ctx *ctx = tree_ctx(NULL);
+	struct heard h;
+	struct prealloc_ctx *ctx;
 	char path[256];
 	struct stat st;
 
 	(void)state;
+	heard_init(&h);
+	ctx = tree_ctx(&h);
 	assert_int_equal(tfs_sh("mkdir -p '%s/fs/ext4/nvme0n1p1' && "
 				"echo 1000000000 > '%s/fs/ext4/nvme0n1p1/reserved_clusters'", sys, sys), 0);
 	assert_int_equal(run(ctx, "reserved", 1 * M, 0, &r), -ENOSPC);
+	assert_non_null(strstr(h.text, "free-space check: "));
 	assert_int_equal(stat(tfs_path(&t, "reserved", path, sizeof(path)), &st), 0);
 	assert_int_equal(st.st_size, 0);
 	assert_int_equal(st.st_blocks, 0);
 	assert_int_equal(tfs_sh("rm -r '%s/fs'", sys), 0);
 	assert_int_equal(run(ctx, "reserved", 1 * M, 0, &r), 0);
 	prealloc_ctx_unref(ctx);
+	pthread_mutex_destroy(&h.lock);
 }
 
 static int setup(void **state)
