@@ -128,8 +128,7 @@ enum prealloc_step {
 };
 
 /**
- * enum prealloc_background - pacing mechanisms that applied, in
- *	&prealloc_report.background
+ * enum prealloc_background - pacing that applied (prealloc_report.background)
  * @PREALLOC_BG_PACED: requests were held back by the pacer (the
  *	&prealloc_options.max_rate cap or the adaptive rate).
  * @PREALLOC_BG_IDLE_PRIO: io_uring writes were sent with IOPRIO_CLASS_IDLE to
@@ -659,8 +658,6 @@ int prealloc_ctx_set_log_fn(struct prealloc_ctx *ctx, prealloc_log_fn fn, void *
  * prealloc_ctx_set_log_priority() - the least urgent message the hook receives
  * @ctx: &struct prealloc_ctx (not NULL)
  * @priority: a syslog(3) priority, LOG_EMERG (0) to LOG_DEBUG (7)
- *
- * Thread-safe.
  *
  * Returns: 0, or -EINVAL (@ctx NULL, @priority out of range).
  *
