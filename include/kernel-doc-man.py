@@ -261,14 +261,25 @@ def refs(doc, names):
     return seen
 
 
+def synopsis(decl):
+    """@decl as the page shows it: tabs expanded, without PREALLOC_WUR (and
+    its width taken off the continuation lines aligned after it)."""
+    lines = [l.expandtabs(8) for l in decl.split('\n')]
+    m = re.match(r'PREALLOC_WUR\s+', lines[0])
+    if not m:
+        return '\n'.join(lines)
+    cut = m.end()
+    return '\n'.join([lines[0][cut:]] + [l[cut:] if l[:cut].isspace() else l for l in lines[1:]])
+
+
 def render(doc, names, version):
     kind, name = doc['kind'], doc['name']
     section = '3' if kind == 'function' else '3type'
     out = th(name, section, version)
     out += ['.SH NAME', '%s \\- %s' % (name, minus(roff_escape(doc['short'])))]
     out += ['.SH SYNOPSIS', '.nf', '.B #include <prealloc.h>', '.PP']
-    for line in doc['decl'].split('\n'):
-        out.append('\\&' + roff_escape(line.replace('\t', '        ')))
+    for line in synopsis(doc['decl']).split('\n'):
+        out.append('\\&' + roff_escape(line))
     out += ['.fi']
     out += ['.SH DESCRIPTION']
     if doc['params']:
@@ -318,7 +329,7 @@ def render_overview(text, docs, version):
                 sect = '3' if d['kind'] == 'function' else '3type'
                 out += ['.TP', '.BR %s (%s)' % (d['name'], sect)]
                 out += para_lines(inline(d['short']))
-    out += ['.SH SEE ALSO', '.BR prealloc (1)']
+    out += ['.SH SEE ALSO', '.BR libprealloc (7),', '.BR prealloc (1)']
     return '\n'.join(out) + '\n'
 
 

@@ -2,11 +2,11 @@
 /*
  * libprealloc - preallocate file space that is allocated *and written*.
  *
- * fallocate(2) leaves unwritten extents, and the first durable write into each
- * one pays a metadata transaction.  prealloc_file() makes a range of a regular
- * file (or a block device) read as zeros with every block allocated and in the
- * written state, using the cheapest method the storage offers, without
- * touching bytes that already hold data and without ever exposing stale data.
+ * prealloc_file() makes a range of a regular file (or a block device) read as
+ * zeros with every block allocated and in the written state, using the
+ * cheapest method the storage offers, without touching bytes that already
+ * hold data and without ever exposing stale data.  How methods are chosen,
+ * background pacing and the pool's life cycle: libprealloc(7).
  *
  * Conventions: every function returns 0 (or a non-negative value) on success
  * and a negative errno value on failure; nothing is printed; output parameters
@@ -14,11 +14,27 @@
  * thread-safe; concurrent calls on one file are ordered where they could meet
  * (see prealloc_file()).  Callers must not write into a range while it is
  * being preallocated (the same contract as any zeroing call).
+ *
+ * Unknown is %PREALLOC_FACT_NULL for a fact, %PREALLOC_UNKNOWN for a yes/no
+ * answer, and never a number.  The ABI is LP64-only (64-bit pointers and
+ * longs): the header refuses other targets.
  */
 #ifndef LIBPREALLOC_H
 #define LIBPREALLOC_H
 
+#if defined(__SIZEOF_POINTER__) && (__SIZEOF_POINTER__ != 8 || __SIZEOF_LONG__ != 8)
+#error "libprealloc: the ABI is LP64-only"
+#endif
+
+#include <stdarg.h>
 #include <stdint.h>
+
+/* Marks functions whose result must be looked at: ignoring it is a bug. */
+#if defined(__GNUC__) || defined(__clang__)
+#define PREALLOC_WUR __attribute__((warn_unused_result))
+#else
+#define PREALLOC_WUR
+#endif
 
 #ifdef __cplusplus
 extern "C" {
@@ -28,36 +44,22 @@ extern "C" {
 
 /**
  * enum prealloc_flags - behaviour flags for prealloc_file()
- * @PREALLOC_KEEP_SIZE: do not change the file size.  Written blocks cannot
- *	exist beyond end of file, so the part of the range beyond EOF is only
- *	reserved (unwritten) and the report says the range is not written.
- * @PREALLOC_ZERO_DATA: zero the whole range, including bytes that hold data
- *	(recycling a WAL segment).  Required for block devices.  Zeroed data
- *	cannot be restored: a call that fails part way leaves some of the
- *	range's data zeroed (see prealloc_file()).
+ * @PREALLOC_KEEP_SIZE: do not change the file size; the part of the range
+ *	beyond EOF is only reserved, and the report says it is not written.
+ * @PREALLOC_ZERO_DATA: zero the whole range, data included (recycling a WAL
+ *	segment); required for block devices.  Zeroed data cannot be restored
+ *	after a failure (see prealloc_file()).
  * @PREALLOC_NO_SYNC: skip the final fdatasync(); the result is not durable
  *	until the caller syncs.
  * @PREALLOC_FORCE: block devices only: zero a device that carries a
  *	filesystem, RAID or partition-table signature.  A mounted or otherwise
  *	exclusively held device is refused even with this flag.
- * @PREALLOC_BACKGROUND: run beside live traffic: pace the work so that
- *	concurrent foreground I/O on the same device hardly notices it (see
- *	&prealloc_options.max_rate for a hard cap).  Writes are 1 MiB with 4 in
- *	flight (unless &prealloc_options says otherwise), offloaded zeroing goes
- *	in 16 MiB calls, io_uring writes carry IOPRIO_CLASS_IDLE where the
- *	device's scheduler honours it (mq-deadline, bfq), and the rate adapts
- *	every 50 ms: while the device serves other I/O (its sysfs counters show
- *	reads, flushes or writes beyond the library's, more than 100 a second
- *	and 8 a window, above a filesystem's own trickle; where it has none, the
- *	library's own requests taking 4 times longer than on the quiet device)
- *	requests shrink to 256 KiB, one at a time, and the rate falls to a
- *	floor that keeps the work moving: two sevenths of what such requests
- *	did when sent back to back for 25 ms beside that I/O (learnt when it
- *	first appears; where the device has no counters, of the best throughput
- *	seen); when it returns after a quiet spell the rate is halved every 50
- *	ms down to that floor; while it is absent the rate climbs back, so an
- *	idle device is used at nearly full speed.
- *	&prealloc_report.background says what applied.
+ * @PREALLOC_BACKGROUND: run beside live traffic: smaller requests, idle I/O
+ *	priority where the scheduler honours it, and a rate that falls while the
+ *	device serves other I/O and climbs back while it does not, never below
+ *	a floor that keeps the work moving (libprealloc(7) tells how).
+ *	&prealloc_options.max_rate is a hard cap; &prealloc_report.background
+ *	says what applied.
  */
 enum prealloc_flags {
 	PREALLOC_KEEP_SIZE = 1u << 0,
@@ -70,15 +72,12 @@ enum prealloc_flags {
 /**
  * enum prealloc_method - how a byte range was (or is to be) made written
  * @PREALLOC_METHOD_AUTO: let the library choose (options only).
- * @PREALLOC_METHOD_WRITE_ZEROES: fallocate(FALLOC_FL_WRITE_ZEROES); the device
- *	zeroes by unmapping (Linux 6.17+, ext4 and block devices).
+ * @PREALLOC_METHOD_WRITE_ZEROES: fallocate(FALLOC_FL_WRITE_ZEROES): the device zeroes.
  * @PREALLOC_METHOD_ZEROOUT: ioctl(BLKZEROOUT) on a block device.
- * @PREALLOC_METHOD_URING: large O_DIRECT zero writes through io_uring.
- * @PREALLOC_METHOD_BUFFERED: ordinary pwrite() of zeros (also used for the
- *	unaligned edges of the other write methods).
+ * @PREALLOC_METHOD_URING: O_DIRECT zero writes through io_uring.
+ * @PREALLOC_METHOD_BUFFERED: pwrite() of zeros.
  * @PREALLOC_METHOD_ALLOCATE: fallocate() reservation only; the blocks may stay
- *	unwritten (copy-on-write files, keep-size beyond EOF) or are written by
- *	definition (tmpfs).
+ *	unwritten (copy-on-write files, keep-size beyond EOF).
  *
  * New methods get new values at the end.  Struct fields hold a method as a
  * uint32_t; to list the methods this library knows, loop over
@@ -97,8 +96,7 @@ enum prealloc_method {
 /**
  * enum prealloc_step - the step of a prealloc_file_ex() call that failed
  * @PREALLOC_STEP_NONE: nothing failed (the call succeeded).
- * @PREALLOC_STEP_TARGET: examining the descriptor: fstat(), fstatfs(), the
- *	storage probe, reopening it for ordinary writes.
+ * @PREALLOC_STEP_TARGET: examining the descriptor and probing the storage.
  * @PREALLOC_STEP_REQUEST: the request does not suit the target: a block
  *	device without %PREALLOC_ZERO_DATA or with a misaligned or out-of-device
  *	range (-EINVAL), an append-only or immutable file (-EPERM), a forced
@@ -153,8 +151,7 @@ enum prealloc_action {
 };
 
 /**
- * enum prealloc_background - pacing mechanisms that applied, in
- *	&prealloc_report.background
+ * enum prealloc_background - pacing that applied (prealloc_report.background)
  * @PREALLOC_BG_PACED: requests were held back by the pacer (the
  *	&prealloc_options.max_rate cap or the adaptive rate).
  * @PREALLOC_BG_IDLE_PRIO: io_uring writes were sent with IOPRIO_CLASS_IDLE to
@@ -170,8 +167,7 @@ enum prealloc_background {
 	PREALLOC_BG_ADAPTED   = 1u << 2,
 };
 
-/* Size of &prealloc_report.bytes_by_method: fixed forever, whatever methods
- * are added, so the fields after it never move. */
+/* Size of &prealloc_report.bytes_by_method: fixed forever. */
 #define PREALLOC_METHOD_SLOTS 16
 
 /**
@@ -189,13 +185,11 @@ enum prealloc_background {
 typedef int (*prealloc_progress_fn)(uint64_t done, uint64_t total, void *data);
 
 /**
- * struct prealloc_ctx - library state: caches and the mount-table watch
+ * struct prealloc_ctx - library state: caches, sysfs root, log hook
  *
- * Opaque.  Holds what the library learns between calls: the device
- * capabilities cache (with a watch on /proc/self/mountinfo that drops it when
- * the mount table changes) and the memory of devices that refused
- * FALLOC_FL_WRITE_ZEROES.  Calls given no context use a process-wide default
- * one.  A context may be used by several threads at once.
+ * Opaque.  Holds what the library learns between calls and takes from the
+ * environment (libprealloc(7)).  Calls given no context use a process-wide
+ * default one.  A context may be used by several threads at once.
  */
 struct prealloc_ctx;
 
@@ -210,15 +204,13 @@ struct prealloc_ctx;
  *	method is used alone: if the storage refuses it the call fails with
  *	-EOPNOTSUPP instead of falling back.
  * @queue_depth: io_uring writes in flight; 0 for the default.
- * @request_bytes: bytes per io_uring write (rounded down to whole pages
- *	and the direct-I/O alignment, at least one page, at most what the call
- *	writes); 0 for the default.
+ * @request_bytes: bytes per io_uring write (rounded down to whole pages and
+ *	the direct-I/O alignment, at least one page); 0 for the default.
  * @progress: optional &prealloc_progress_fn.
  * @progress_data: passed to @progress.
- * @max_rate: hard cap on the zeroing rate in bytes per second; 0 for none.
- *	Applies with or without %PREALLOC_BACKGROUND, to every method (bytes
- *	zeroed by the device count like bytes written).  No credit is saved up
- *	while idle, so the cap holds over any interval longer than one request.
+ * @max_rate: hard cap on the zeroing rate in bytes per second, over any
+ *	interval longer than one request; 0 for none.  Applies with or without
+ *	%PREALLOC_BACKGROUND, to every method (bytes zeroed by the device count).
  * @ctx: &struct prealloc_ctx whose caches the call uses, or NULL for the
  *	default context.  It must stay referenced for the call's duration.
  *
@@ -266,9 +258,8 @@ struct prealloc_options {
  * @failed_method: the &enum prealloc_method that was running when the call
  *	failed (%PREALLOC_METHOD_AUTO when none was); with
  *	%PREALLOC_STEP_RESERVE, the method that needed the reservation.
- * @bytes_unknown: bytes of @bytes_kept whose extent state the library cannot
- *	tell: without FIEMAP (FUSE, some network filesystems) SEEK_DATA shows
- *	unwritten extents as data.  @written is 0 while this is not 0.
+ * @bytes_unknown: bytes of @bytes_kept whose extent state cannot be told
+ *	without FIEMAP (FUSE, some network filesystems); @written is then 0.
  *	Since: 0.2
  * @background: &enum prealloc_background bits: the pacing that applied.
  * @__pad2: zero.
@@ -314,10 +305,8 @@ struct prealloc_report {
  * @hole_bytes: bytes with no extent.
  * @shared_bytes: bytes of @written_bytes in shared (reflinked) extents.
  * @unknown_bytes: without FIEMAP, bytes SEEK_DATA calls data but which may
- *	be unwritten extents (FUSE, network filesystems): not counted in
- *	@written_bytes.  On tmpfs and ramfs, which have no FIEMAP either, data
- *	is written and pages allocated but never written (fallocate) count as
- *	holes.  Since: 0.2
+ *	be unwritten extents: not counted in @written_bytes (tmpfs and ramfs
+ *	are exact: data is written, other pages count as holes).  Since: 0.2
  */
 struct prealloc_census {
 	uint32_t size;
@@ -370,10 +359,8 @@ struct prealloc_census {
  * where O_DIRECT is refused, anything but buffered on ext4 inline data),
  * append-only or immutable files, -ENOSPC from the free-space check.
  *
- * ext4 inline data (tiny files kept in the inode) is only ever written with
- * pwrite(), never fallocate()d: fallocate() on an inline file can lose the
- * next write at umount.  Keep-size space beyond EOF of such a file is not
- * reserved (the report says so).
+ * Keep-size space beyond EOF of an ext4 inline-data file is not reserved
+ * (the report says so).
  *
  * On a block device the range must be logical-block aligned and inside the
  * device, and %PREALLOC_ZERO_DATA is required because every byte is zeroed.
@@ -384,32 +371,24 @@ struct prealloc_census {
  * block device leaves the part already zeroed zeroed: there is nothing to
  * restore.
  *
- * Concurrent calls of one process on one file (from any threads, contexts
- * or async handles, through any descriptors) run one after the other where
- * they could meet, and in parallel elsewhere.  They meet when their ranges,
- * widened to whole pages and filesystem blocks, overlap, or when both reach
- * past end of file (each may move the size, and undo it).  A waiting call
- * calls its progress callback now and then with done 0, so it can be
- * cancelled while it waits.  A call made from a progress callback on bytes
- * its own running call holds fails with -EDEADLK instead of waiting for
- * itself.  Calls from different processes are not ordered: overlapping them
- * is the caller's to prevent, as is writing into a range being preallocated.
+ * @fd's file offset and status flags are not changed.  Where the file
+ * cannot be reopened (no /proc, a mode that forbids it), an O_APPEND @fd
+ * needs Linux 6.9 (-EOPNOTSUPP before) and a write-only O_DIRECT @fd gets
+ * -EINVAL for a range with unaligned edges.
  *
- * The undo is durable (it ends with fsync(), unless %PREALLOC_NO_SYNC), and
- * when any step of it fails &prealloc_report.undo_error says so: then the
- * file may not be as it was (after a filesystem shutdown, say).
+ * Concurrency: the call works on its own duplicate of @fd, so closing or
+ * dup2()ing over @fd meanwhile does not redirect it.  Calls of one process
+ * on one file (any thread, context, async handle or descriptor) run one
+ * after the other where they could meet: ranges that overlap once widened
+ * to whole pages and blocks, or that both reach past end of file.  A
+ * waiting call calls its progress callback with done 0 now and then, so it
+ * can be cancelled; a call from a progress callback on bytes its own call
+ * holds fails with -EDEADLK.  Calls of different processes are not ordered.
+ * Do not write into the range or truncate the file during the call (a
+ * truncate may raise SIGBUS).
  *
- * The descriptor's file offset and status flags are not changed.  The call
- * works on its own duplicate of @fd taken on entry, so closing or dup2()ing
- * over @fd meanwhile does not redirect it.  Writes go through descriptors
- * reopened via /proc/self/fd (checked to be the same file) where possible;
- * without /proc, or when the file's mode forbids reopening it, @fd itself
- * serves: an O_APPEND @fd needs Linux 6.9 (RWF_NOAPPEND; -EOPNOTSUPP
- * before), an O_DIRECT @fd writes whole pages direct and partial pages
- * through a shared mapping, which needs @fd open O_RDWR (a write-only
- * O_DIRECT @fd gets -EINVAL for a range with unaligned edges).  Do not
- * truncate the file during the call: a mapped page beyond the new end of
- * file would raise SIGBUS.
+ * The undo ends with fsync() (unless %PREALLOC_NO_SYNC); when a step of it
+ * fails, &prealloc_report.undo_error says so: the file may not be as it was.
  *
  * Returns: 0, or a negative errno: -EBADF (fd not open for writing), -EINVAL
  * (bad arguments, unknown flags, misaligned block-device range, block device
@@ -424,7 +403,7 @@ struct prealloc_census {
  *
  * Since: 0.2
  */
-int prealloc_file(int fd, uint64_t offset, uint64_t len, unsigned int flags);
+PREALLOC_WUR int prealloc_file(int fd, uint64_t offset, uint64_t len, unsigned int flags);
 
 /**
  * prealloc_file_ex() - prealloc_file() with options and a report
@@ -442,9 +421,9 @@ int prealloc_file(int fd, uint64_t offset, uint64_t len, unsigned int flags);
  *
  * Since: 0.2
  */
-int prealloc_file_ex(int fd, uint64_t offset, uint64_t len,
-		     const struct prealloc_options *opts,
-		     struct prealloc_report *report);
+PREALLOC_WUR int prealloc_file_ex(int fd, uint64_t offset, uint64_t len,
+				  const struct prealloc_options *opts,
+				  struct prealloc_report *report);
 
 /**
  * struct prealloc_async - handle of an asynchronous preallocation (opaque)
@@ -467,15 +446,11 @@ struct prealloc_async;
  * @ret_handle: where to store the handle, to be released with
  *	prealloc_async_free()
  *
- * The work runs on a thread the library creates, with every signal
- * blocked, so signals go to the caller's threads and never interrupt it.
- * Arguments are checked before the thread starts; everything else (such as
- * -ENOSPC) is the result that prealloc_async_poll() returns.  The same
- * contract as prealloc_file_ex() holds: in particular the caller must not
- * write into the range until the work is done.
- *
- * fork(): the thread does not exist in a child process; a child must not use
- * handles inherited from its parent (not even prealloc_async_free()).
+ * The work runs on a library thread with every signal blocked.  Arguments
+ * are checked before it starts; every other error (such as -ENOSPC) is the
+ * result prealloc_async_poll() returns.  prealloc_file_ex()'s contract holds
+ * until the work is done.  A child process must not use handles inherited
+ * from its parent (not even prealloc_async_free()).
  *
  * Returns: 0, or a negative errno: -EINVAL (NULL @ret_handle, bad arguments
  * as for prealloc_file_ex()), -EBADF (@fd not open for writing), -E2BIG,
@@ -483,9 +458,9 @@ struct prealloc_async;
  *
  * Since: 0.2
  */
-int prealloc_async_start(int fd, uint64_t offset, uint64_t len,
-			 const struct prealloc_options *opts,
-			 struct prealloc_async **ret_handle);
+PREALLOC_WUR int prealloc_async_start(int fd, uint64_t offset, uint64_t len,
+				      const struct prealloc_options *opts,
+				      struct prealloc_async **ret_handle);
 
 /**
  * prealloc_async_fd() - descriptor that becomes readable when the work is done
@@ -499,7 +474,7 @@ int prealloc_async_start(int fd, uint64_t offset, uint64_t len,
  *
  * Since: 0.2
  */
-int prealloc_async_fd(const struct prealloc_async *h);
+PREALLOC_WUR int prealloc_async_fd(const struct prealloc_async *h);
 
 /**
  * prealloc_async_poll() - result of the work, without blocking
@@ -511,7 +486,7 @@ int prealloc_async_fd(const struct prealloc_async *h);
  *
  * Since: 0.2
  */
-int prealloc_async_poll(const struct prealloc_async *h);
+PREALLOC_WUR int prealloc_async_poll(const struct prealloc_async *h);
 
 /**
  * prealloc_async_wait() - wait until the work is done
@@ -523,7 +498,7 @@ int prealloc_async_poll(const struct prealloc_async *h);
  *
  * Since: 0.2
  */
-int prealloc_async_wait(const struct prealloc_async *h);
+PREALLOC_WUR int prealloc_async_wait(const struct prealloc_async *h);
 
 /**
  * prealloc_async_cancel() - ask the work to stop
@@ -550,7 +525,8 @@ int prealloc_async_cancel(struct prealloc_async *h);
  *
  * Since: 0.2
  */
-int prealloc_async_report(const struct prealloc_async *h, struct prealloc_report *report);
+PREALLOC_WUR int prealloc_async_report(const struct prealloc_async *h,
+				       struct prealloc_report *report);
 
 /**
  * prealloc_async_free() - release a handle
@@ -573,16 +549,16 @@ void prealloc_async_free(struct prealloc_async *h);
  * @len: length of the range, > 0
  * @census: &struct prealloc_census to fill (@census->size set by the caller)
  *
- * Flushes delayed allocation (FIEMAP_FLAG_SYNC) and counts written, unwritten,
- * hole and shared bytes in [@offset, @offset + @len), beyond EOF included.
- * Where FIEMAP is not supported it falls back to SEEK_DATA/SEEK_HOLE.
+ * Flushes delayed allocation and counts written, unwritten, hole and shared
+ * bytes in [@offset, @offset + @len), beyond EOF included (FIEMAP, else
+ * SEEK_DATA/SEEK_HOLE).
  *
  * Returns: 0, or a negative errno (-EINVAL, -EBADF, -EFBIG, or the kernel's).
  *
  * Since: 0.2
  */
-int prealloc_verify(int fd, uint64_t offset, uint64_t len,
-		    struct prealloc_census *census);
+PREALLOC_WUR int prealloc_verify(int fd, uint64_t offset, uint64_t len,
+				 struct prealloc_census *census);
 
 /**
  * prealloc_method_name() - short name of a method
@@ -603,7 +579,7 @@ const char *prealloc_method_name(enum prealloc_method method);
  *
  * Since: 0.2
  */
-int prealloc_method_from_name(const char *name);
+PREALLOC_WUR int prealloc_method_from_name(const char *name);
 
 /**
  * prealloc_step_name() - short name of a step, for messages
@@ -641,7 +617,8 @@ const char *prealloc_action_name(enum prealloc_action action);
 /**
  * prealloc_version() - version of the library in use at run time
  *
- * Returns: a string such as "0.1.0".
+ * Returns: "MAJOR.MINOR.MICRO" of the library loaded, which may be newer
+ * than the header's %PREALLOC_VERSION_MAJOR and %PREALLOC_VERSION_MINOR.
  *
  * Since: 0.2
  */
@@ -649,24 +626,23 @@ const char *prealloc_version(void);
 
 /**
  * prealloc_ctx_new() - create a context
- * @sysfs_root: directory to read device facts from instead of /sys (a
- *	captured tree), or NULL for $PREALLOC_SYSFS_ROOT (read with
- *	secure_getenv() at each probe) else /sys.  Device nodes are only opened
- *	for transport probes when the root in use is /sys.
+ * @sysfs_root: directory every sysfs reader of the context uses instead of
+ *	/sys (a captured tree), or NULL for $PREALLOC_SYSFS_ROOT (read with
+ *	secure_getenv() each time) else /sys.  Device nodes are opened for
+ *	transport probes only when the root in use is /sys.
  * @flags: 0; no flags are defined yet.
  * @ret_ctx: where to store the new context, with one reference.
  *
- * A context keeps caches between calls; pass it through
- * &prealloc_options.ctx and to prealloc_probe_new().  Nothing is opened or
- * probed until a call needs it.
+ * Pass it through &prealloc_options.ctx and to prealloc_probe_new().
+ * Nothing is opened or probed until a call needs it.
  *
  * Returns: 0, or -EINVAL (@ret_ctx NULL, @sysfs_root empty, unknown flags),
  * -ENOMEM.
  *
  * Since: 0.2
  */
-int prealloc_ctx_new(const char *sysfs_root, unsigned int flags,
-		     struct prealloc_ctx **ret_ctx);
+PREALLOC_WUR int prealloc_ctx_new(const char *sysfs_root, unsigned int flags,
+				  struct prealloc_ctx **ret_ctx);
 
 /**
  * prealloc_ctx_ref() - take a reference on a context
@@ -682,9 +658,8 @@ struct prealloc_ctx *prealloc_ctx_ref(struct prealloc_ctx *ctx);
  * prealloc_ctx_unref() - drop a reference on a context
  * @ctx: &struct prealloc_ctx, or NULL
  *
- * When the last reference goes, every cached record is freed and the
- * mount-table watch descriptor is closed: nothing of the context outlives
- * it.  A probe holds a reference on its context until prealloc_probe_free().
+ * When the last reference goes, everything the context holds is released,
+ * descriptors included.  A probe holds a reference on its context until prealloc_probe_free().
  * The caller must not drop its last reference while a call using @ctx runs.
  *
  * Returns: @ctx while references remain, NULL once it is freed.
@@ -700,13 +675,9 @@ struct prealloc_ctx *prealloc_ctx_unref(struct prealloc_ctx *ctx);
  * Drops the cached device capabilities and the memory of write-zeroes
  * refusals, and closes the mount-table watch descriptor; the next call
  * probes afresh.  Use it after changing the storage under the process in a
- * way the mount table does not show (e.g. a device's queue limits), or
- * before closing every descriptor of the process.  Probes already created
- * keep what they saw.
- *
- * The watch descriptor is also checked before each use: a process that
- * closes it (closefrom() after fork()) and opens something else on the same
- * number does not get that file polled or closed by the library.
+ * way the mount table does not show (e.g. a device's queue limits).  Probes
+ * already created keep what they saw.  A watch descriptor the process closed
+ * behind the library's back (closefrom()) is never polled or closed by it.
  *
  * Returns: 0.
  *
@@ -715,11 +686,59 @@ struct prealloc_ctx *prealloc_ctx_unref(struct prealloc_ctx *ctx);
 int prealloc_ctx_flush(struct prealloc_ctx *ctx);
 
 /**
+ * typedef prealloc_log_fn - the caller's log hook
+ * @data: the pointer given to prealloc_ctx_set_log_fn().
+ * @priority: a syslog(3) priority.
+ * @file: source file of the message, or NULL.
+ * @line: its line, or 0.
+ * @fn: its function, or NULL.
+ * @format: printf(3) format of one newline-terminated line.
+ * @args: the format's arguments.
+ *
+ * Called in the thread doing the work (the library's own for
+ * prealloc_async_start()).  It must not call prealloc_ctx_set_log_fn() on
+ * the same context.
+ */
+typedef void (*prealloc_log_fn)(void *data, int priority, const char *file, int line,
+				const char *fn, const char *format, va_list args);
+
+/**
+ * prealloc_ctx_set_log_fn() - route the library's messages to the caller
+ * @ctx: &struct prealloc_ctx (not NULL: the default context has no hook)
+ * @fn: the hook, or NULL to be silent again (the default)
+ * @data: passed to @fn
+ *
+ * The library never prints.  With a hook, calls using @ctx report methods
+ * refused and why, a failed free-space check, background pacing's
+ * adaptations (libprealloc(7)).
+ * Messages less urgent than prealloc_ctx_set_log_priority() allows
+ * (LOG_INFO by default) are dropped.  Thread-safe: when it returns, no call
+ * of the previous hook runs or will start, so its @data may be freed.
+ *
+ * Returns: 0, or -EINVAL (@ctx NULL).
+ *
+ * Since: 0.3
+ */
+int prealloc_ctx_set_log_fn(struct prealloc_ctx *ctx, prealloc_log_fn fn, void *data);
+
+/**
+ * prealloc_ctx_set_log_priority() - the least urgent message the hook receives
+ * @ctx: &struct prealloc_ctx (not NULL)
+ * @priority: a syslog(3) priority, LOG_EMERG (0) to LOG_DEBUG (7)
+ *
+ * Returns: 0, or -EINVAL (@ctx NULL, @priority out of range).
+ *
+ * Since: 0.3
+ */
+int prealloc_ctx_set_log_priority(struct prealloc_ctx *ctx, int priority);
+
+/**
  * enum prealloc_answer - a yes/no question the storage may not answer
  * @PREALLOC_NO: no.
  * @PREALLOC_YES: yes.
  * @PREALLOC_UNKNOWN: the facts needed could not be read (no sysfs, an
- *	unreadable attribute); the library will try and fall back.
+ *	unreadable attribute); the library will try and fall back.  The fact
+ *	holding such an answer is %PREALLOC_FACT_NULL.
  */
 enum prealloc_answer {
 	PREALLOC_NO = 0,
@@ -729,7 +748,7 @@ enum prealloc_answer {
 
 /**
  * enum prealloc_fact_type - the type of a probe fact's value
- * @PREALLOC_FACT_NULL: not known (not reported, unreadable, or not
+ * @PREALLOC_FACT_NULL: unknown (not reported, unreadable, or not
  *	applicable in this probe); no value.
  * @PREALLOC_FACT_BOOL: a number, 0 or 1.
  * @PREALLOC_FACT_NUMBER: a number.
@@ -753,28 +772,14 @@ enum prealloc_fact_type {
 /**
  * struct prealloc_probe - what the library knows about a target
  *
- * Opaque.  A snapshot taken by prealloc_probe_new(): the filesystem, the
- * device chain under it with each device's facts, whether zeroing is
- * offloaded and why, the plan for a request and why and its steps, the
- * direct-I/O alignment and the atomic-write limits.  Read it with the accessors below;
- * free it with prealloc_probe_free().
+ * Opaque.  A snapshot taken by prealloc_probe_new(): facts of the target
+ * and of each device of the chain under it, and the plan for a request with
+ * its steps.
  *
  * Facts are named with dotted paths ("queue.write_zeroes_unmap_max_bytes",
- * "nvme.dlfeat", "scsi.lbp.lbprz"); facts sharing a prefix are adjacent.
- * Facts of the target:
- * "kind" ("file" or "block-device"), "filesystem", "cow", "sysfs_root",
- * "zeroing_offloaded", "decided_by", "write_zeroes_unmap" (the device
- * chain's verdict) and its "evidence", "kernel_write_zeroes",
- * "write_zeroes_refused", "dio.offset_align", "dio.mem_align",
- * "atomic_write.unit_min", "atomic_write.unit_max",
- * "atomic_write.segments_max", "atomic_write.unit_max_opt" (from statx
- * STATX_WRITE_ATOMIC), "signatures" (block devices), "request.*" and
- * "plan.*" (when a request was given).
- * Facts of each device: "name", "dev", "role", "above", "size_bytes", role
- * specific ones ("start_bytes", "backing_file", "direct_io", "dm_name",
- * "md_level"), "transport", "queue.*" (the sysfs queue limits, including
- * write_zeroes_unmap_* and atomic_write_*), "nvme.*" and "scsi.*".  New
- * facts may appear in later versions; none is removed or changes type.
+ * "nvme.dlfeat"); facts sharing a prefix are adjacent; libprealloc(7)
+ * lists them.  New facts may appear in later versions; none is removed or
+ * changes type.
  */
 struct prealloc_probe;
 
@@ -791,11 +796,8 @@ struct prealloc_probe;
  * Reads what prealloc_file_ex(@fd, @offset, @len, @opts) would read, plans
  * what it would do, and writes nothing.  Facts that cannot be learnt (no
  * privilege for a device command, no sysfs, an old kernel) are
- * %PREALLOC_FACT_NULL or %PREALLOC_UNKNOWN, with the reason where one is
- * known; they never make the call fail.  Signatures on a block device are
- * read through a new descriptor opened via /proc/self/fd (so @fd's offset
- * is not moved); without read permission on the device or without /proc
- * they are unknown.
+ * unknown, with the reason where one is known; they never make the call
+ * fail.  @fd's offset is not moved.
  *
  * Returns: 0, or a negative errno: -EINVAL (@ret_probe NULL, bad options as
  * for prealloc_file_ex()), -EFBIG (@offset + @len too large), -E2BIG (@opts
@@ -804,9 +806,9 @@ struct prealloc_probe;
  *
  * Since: 0.2
  */
-int prealloc_probe_new(int fd, uint64_t offset, uint64_t len,
-		       const struct prealloc_options *opts,
-		       struct prealloc_probe **ret_probe);
+PREALLOC_WUR int prealloc_probe_new(int fd, uint64_t offset, uint64_t len,
+				    const struct prealloc_options *opts,
+				    struct prealloc_probe **ret_probe);
 
 /**
  * prealloc_probe_free() - free a probe
@@ -822,24 +824,20 @@ void prealloc_probe_free(struct prealloc_probe *probe);
  * prealloc_probe_zeroing_offloaded() - will the device do the zeroing?
  * @probe: &struct prealloc_probe
  * @ret_decided_by: if not NULL, set to the fact that decided the answer
- *	(e.g. "nvme0n1: queue/write_zeroes_unmap_max_bytes = 0" or "the
- *	filesystem does not implement FALLOC_FL_WRITE_ZEROES"); valid until
+ *	(e.g. "nvme0n1: queue/write_zeroes_unmap_max_bytes = 0"); valid until
  *	the probe is freed.
  *
  * Yes when the request (or, without one, extending the file) would be
- * zeroed by the device through FALLOC_FL_WRITE_ZEROES: the kernel knows the
- * flag, the filesystem implements it and every device of the chain can zero
- * by unmapping.  No when any of these is known not to hold, or when the
- * request's steps (prealloc_probe_step()) give no bytes to write-zeroes (a
- * forced method, ext4 inline data, no whole block in the range); unknown
- * when a device fact needed could not be read.
+ * zeroed by the device through FALLOC_FL_WRITE_ZEROES; no when that is known
+ * not to happen (also when the request's steps give no bytes to
+ * write-zeroes); unknown when a device fact needed could not be read.
  *
  * Returns: an &enum prealloc_answer, or -EINVAL (@probe NULL).
  *
  * Since: 0.2
  */
-int prealloc_probe_zeroing_offloaded(const struct prealloc_probe *probe,
-				     const char **ret_decided_by);
+PREALLOC_WUR int prealloc_probe_zeroing_offloaded(const struct prealloc_probe *probe,
+						  const char **ret_decided_by);
 
 /**
  * prealloc_probe_plan() - a method of the plan for the request
@@ -853,7 +851,7 @@ int prealloc_probe_zeroing_offloaded(const struct prealloc_probe *probe,
  *
  * Since: 0.2
  */
-int prealloc_probe_plan(const struct prealloc_probe *probe, unsigned int index);
+PREALLOC_WUR int prealloc_probe_plan(const struct prealloc_probe *probe, unsigned int index);
 
 /**
  * prealloc_probe_plan_reason() - why the plan is what it is
@@ -917,9 +915,9 @@ int prealloc_probe_step(const struct prealloc_probe *probe, unsigned int index,
  *
  * Since: 0.2
  */
-int prealloc_probe_fact(const struct prealloc_probe *probe, unsigned int index,
-			const char **ret_name, uint64_t *ret_number,
-			const char **ret_string);
+PREALLOC_WUR int prealloc_probe_fact(const struct prealloc_probe *probe, unsigned int index,
+				     const char **ret_name, uint64_t *ret_number,
+				     const char **ret_string);
 
 /**
  * prealloc_probe_lookup() - a fact of the target, by name
@@ -941,15 +939,14 @@ int prealloc_probe_lookup(const struct prealloc_probe *probe, const char *name,
  * @probe: &struct prealloc_probe
  *
  * The device holding the target comes first (index 0), then the devices
- * below it: partition, disk, the lower devices of dm and md, the device
- * holding a loop device's backing file, recursively.
- * A file on a filesystem without a block device (tmpfs, NFS) has none.
+ * below it, recursively (partition, disk, dm and md members, a loop
+ * device's backing file's device); none for tmpfs, NFS and the like.
  *
  * Returns: the number of devices, or -EINVAL (@probe NULL).
  *
  * Since: 0.2
  */
-int prealloc_probe_device_count(const struct prealloc_probe *probe);
+PREALLOC_WUR int prealloc_probe_device_count(const struct prealloc_probe *probe);
 
 /**
  * prealloc_probe_device_fact() - a fact of a device, by position
@@ -965,9 +962,10 @@ int prealloc_probe_device_count(const struct prealloc_probe *probe);
  *
  * Since: 0.2
  */
-int prealloc_probe_device_fact(const struct prealloc_probe *probe, unsigned int device,
-			       unsigned int index, const char **ret_name,
-			       uint64_t *ret_number, const char **ret_string);
+PREALLOC_WUR int prealloc_probe_device_fact(const struct prealloc_probe *probe,
+					    unsigned int device, unsigned int index,
+					    const char **ret_name, uint64_t *ret_number,
+					    const char **ret_string);
 
 /**
  * prealloc_probe_device_lookup() - a fact of a device, by name
@@ -982,9 +980,10 @@ int prealloc_probe_device_fact(const struct prealloc_probe *probe, unsigned int 
  *
  * Since: 0.2
  */
-int prealloc_probe_device_lookup(const struct prealloc_probe *probe, unsigned int device,
-				 const char *name, uint64_t *ret_number,
-				 const char **ret_string);
+int prealloc_probe_device_lookup(const struct prealloc_probe *probe,
+				 unsigned int device, const char *name,
+				 uint64_t *ret_number, const char **ret_string);
+
 
 #ifdef __cplusplus
 }

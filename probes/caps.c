@@ -55,7 +55,7 @@ static int build(const char *root, dev_t dev, struct pa_caps_entry **ret)
 	n = pa_chain_walk(root, dev, devs, PA_CHAIN_MAX);
 	if (n < 0)
 		return n;
-	pa_chain_probe_transports(root, !strcmp(root, "/sys"), devs, (size_t)n);
+	pa_chain_probe_transports(root, pa_sysfs_root_is_machine(root), devs, (size_t)n);
 	e = calloc(1, sizeof(*e) + (size_t)n * sizeof(devs[0]));
 	if (!e)
 		return -ENOMEM;
@@ -194,7 +194,7 @@ static struct pa_caps_entry *lookup_locked(struct pa_caps_cache *cc, dev_t dev)
 
 const char *pa_caps_cache_root(const struct pa_caps_cache *cc)
 {
-	return cc->fixed_root ? cc->fixed_root : pa_sysfs_root();
+	return pa_sysfs_root_path(cc->root);
 }
 
 int pa_caps_cache_get(struct pa_caps_cache *cc, dev_t dev, const struct pa_caps **ret)
@@ -243,12 +243,9 @@ void pa_caps_cache_invalidate(struct pa_caps_cache *cc, dev_t dev)
 	pthread_mutex_unlock(&cc->lock);
 }
 
-int pa_caps_cache_init(struct pa_caps_cache *cc, const char *root)
+void pa_caps_cache_init(struct pa_caps_cache *cc, const struct pa_sysfs_root *root)
 {
-	*cc = (struct pa_caps_cache)PA_CAPS_CACHE_INIT;
-	if (root && !(cc->fixed_root = strdup(root)))
-		return -ENOMEM;
-	return 0;
+	*cc = (struct pa_caps_cache)PA_CAPS_CACHE_INIT(root);
 }
 
 void pa_caps_cache_flush(struct pa_caps_cache *cc)
@@ -267,7 +264,5 @@ void pa_caps_cache_flush(struct pa_caps_cache *cc)
 void pa_caps_cache_fini(struct pa_caps_cache *cc)
 {
 	pa_caps_cache_flush(cc);
-	free(cc->fixed_root);
-	cc->fixed_root = NULL;
 	pthread_mutex_destroy(&cc->lock);
 }

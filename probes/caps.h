@@ -12,6 +12,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "sysfs_root.h"
+
 enum pa_tristate {
 	PA_UNKNOWN = -1,
 	PA_NO = 0,
@@ -48,20 +50,20 @@ struct pa_caps_cache {
 	pthread_mutex_t lock;
 	struct pa_caps_entry *head;
 	char *cached_root;		/* the root the cached records came from */
-	char *fixed_root;		/* the context's sysfs root; NULL: pa_sysfs_root() */
+	const struct pa_sysfs_root *root;	/* the context's */
 	int mountinfo_fd;		/* -1 when not open */
 	dev_t mi_dev;			/* identity of mountinfo_fd */
 	ino_t mi_ino;
 	pid_t mi_pid;			/* process that opened it */
 };
 
-#define PA_CAPS_CACHE_INIT { .lock = PTHREAD_MUTEX_INITIALIZER, .mountinfo_fd = -1 }
+#define PA_CAPS_CACHE_INIT(r) { .lock = PTHREAD_MUTEX_INITIALIZER, .mountinfo_fd = -1, .root = (r) }
 
-/* @root: sysfs root for this cache, or NULL to follow $PREALLOC_SYSFS_ROOT. */
-int pa_caps_cache_init(struct pa_caps_cache *cache, const char *root);
+/* @root: the sysfs root this cache reads (the context's; outlives the cache). */
+void pa_caps_cache_init(struct pa_caps_cache *cache, const struct pa_sysfs_root *root);
 /* Drop every record and close the watch; the cache may be used again. */
 void pa_caps_cache_flush(struct pa_caps_cache *cache);
-/* Flush, then free what init allocated. */
+/* Flush, then release the cache. */
 void pa_caps_cache_fini(struct pa_caps_cache *cache);
 /* The sysfs root this cache reads. */
 const char *pa_caps_cache_root(const struct pa_caps_cache *cache);
@@ -78,8 +80,10 @@ void pa_caps_put(const struct pa_caps *caps);
 /* Drop cached records (all when dev == 0), e.g. after a remount. */
 void pa_caps_cache_invalidate(struct pa_caps_cache *cache, dev_t dev);
 
-/* The same on the default context's cache (src/context.c). */
+#ifdef PA_TEST_HOOKS
+/* Test builds: the same on the default context's cache (src/context.c). */
 int pa_caps_get(dev_t dev, const struct pa_caps **ret);
 void pa_caps_invalidate(dev_t dev);
+#endif
 
 #endif

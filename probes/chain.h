@@ -90,12 +90,6 @@ struct pa_device {
 #define PA_CHAIN_MAX 16
 
 /*
- * The sysfs root in use: $PREALLOC_SYSFS_ROOT (secure_getenv) or "/sys".
- * The pointer is valid until the environment changes.
- */
-const char *pa_sysfs_root(void);
-
-/*
  * Walk the chain under @dev in the sysfs tree at @root into @devs (at most
  * @max entries).  Returns the number of devices, -ENOENT when @dev is not a
  * block device known to sysfs, -E2BIG when the stack does not fit.  Only

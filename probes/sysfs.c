@@ -61,13 +61,6 @@ const char *pa_role_name(int role)
 	return names[role];
 }
 
-const char *pa_sysfs_root(void)
-{
-	const char *r = secure_getenv("PREALLOC_SYSFS_ROOT");
-
-	return r && *r ? r : "/sys";
-}
-
 static void copy_name(char *dst, size_t len, const char *src)
 {
 	size_t n = strnlen(src, len - 1);

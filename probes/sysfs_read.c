@@ -9,6 +9,7 @@
 #include <sys/sysmacros.h>
 
 #include "sysfs_read.h"
+#include "sysfs_root.h"
 #include "util.h"
 
 int pa_path_join(char *buf, size_t len, const char *a, const char *b)
@@ -119,7 +120,8 @@ int pa_sysfs_dev_dir(const char *root, dev_t dev, char *ret)
 {
 	char path[PATH_MAX];
 
-	snprintf(path, sizeof(path), "%s/dev/block/%u:%u", root, major(dev), minor(dev));
+	if (pa_sysfs_dev_link(root, dev, path, sizeof(path)) < 0)
+		return -ENAMETOOLONG;
 	if (!realpath(path, ret))
 		return errno == ENOTDIR ? -ENOENT : -errno;
 	return 0;

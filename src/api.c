@@ -266,7 +266,7 @@ PA_EXPORT int prealloc_file_ex(int fd, uint64_t offset, uint64_t len,
 	if (!ret)
 		open_wfd(&c, fl);
 	if (!ret)
-		pa_pace_init(&c.pace, c.opts.flags, c.opts.max_rate, c.target.dev);
+		pa_pace_init(&c.pace, c.target.ctx, c.opts.flags, c.opts.max_rate, c.target.dev);
 	if (!ret)
 		ret = S_ISBLK(c.target.st.st_mode) ? pa_blockdev_prealloc(&c, offset, len) :
 					     pa_file_prealloc(&c, offset, len);

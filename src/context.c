@@ -1,15 +1,19 @@
 /* SPDX-License-Identifier: MIT */
-/* Contexts: creation, references, flush and release (kmod_new()'s shape). */
+/* Contexts: creation, references, flush, release and the log hook (kmod_new()'s shape). */
 #include <errno.h>
 #include <stdlib.h>
+#include <sys/sysmacros.h>
 
 #include "context.h"
+#include "engine.h"
 #include "internal.h"
 
 static struct prealloc_ctx default_ctx = {
 	.refs = 1,
-	.caps = PA_CAPS_CACHE_INIT,
+	.sysfs = PA_SYSFS_ROOT_INIT,
+	.caps = PA_CAPS_CACHE_INIT(&default_ctx.sysfs),
 	.wz = PA_WZ_CACHE_INIT,
+	.log = PA_LOG_INIT,
 };
 
 struct prealloc_ctx *pa_ctx(struct prealloc_ctx *ctx)
@@ -17,6 +21,26 @@ struct prealloc_ctx *pa_ctx(struct prealloc_ctx *ctx)
 	return ctx ? ctx : &default_ctx;
 }
 
+const char *pa_ctx_sysfs(struct prealloc_ctx *ctx)
+{
+	return pa_sysfs_root_path(&pa_ctx(ctx)->sysfs);
+}
+
+bool pa_wz_refused(struct prealloc_ctx *ctx, uint64_t dev, uint64_t fs_type)
+{
+	return pa_wz_cache_has(&pa_ctx(ctx)->wz, dev, fs_type);
+}
+
+void pa_wz_set_refused(struct prealloc_ctx *ctx, uint64_t dev, uint64_t fs_type)
+{
+	if (pa_wz_cache_add(&pa_ctx(ctx)->wz, dev, fs_type))
+		pa_log(ctx, LOG_DEBUG,
+		       "write-zeroes refused on device %u:%u (filesystem 0x%llx): "
+		       "not tried there again until prealloc_ctx_flush()\n",
+		       major((dev_t)dev), minor((dev_t)dev), (unsigned long long)fs_type);
+}
+
+#ifdef PA_TEST_HOOKS
 int pa_caps_get(dev_t dev, const struct pa_caps **ret)
 {
 	return pa_caps_cache_get(&default_ctx.caps, dev, ret);
@@ -26,24 +50,25 @@ void pa_caps_invalidate(dev_t dev)
 {
 	pa_caps_cache_invalidate(&default_ctx.caps, dev);
 }
+#endif
 
 PA_EXPORT int prealloc_ctx_new(const char *sysfs_root, unsigned int flags,
 			       struct prealloc_ctx **ret)
 {
 	struct prealloc_ctx *ctx;
-	int r;
 
 	if (!ret || flags || (sysfs_root && !*sysfs_root))
 		return -EINVAL;
 	ctx = calloc(1, sizeof(*ctx));
 	if (!ctx)
 		return -ENOMEM;
-	r = pa_caps_cache_init(&ctx->caps, sysfs_root);
-	if (r < 0) {
+	if (pa_sysfs_root_init(&ctx->sysfs, sysfs_root) < 0) {
 		free(ctx);
-		return r;
+		return -ENOMEM;
 	}
+	pa_caps_cache_init(&ctx->caps, &ctx->sysfs);
 	ctx->wz = (struct pa_wz_cache)PA_WZ_CACHE_INIT;
+	ctx->log = (struct pa_log)PA_LOG_INIT;
 	ctx->refs = 1;
 	*ret = ctx;
 	return 0;
@@ -64,6 +89,8 @@ PA_EXPORT struct prealloc_ctx *prealloc_ctx_unref(struct prealloc_ctx *ctx)
 		return ctx;
 	pa_caps_cache_fini(&ctx->caps);
 	pthread_mutex_destroy(&ctx->wz.lock);
+	pthread_rwlock_destroy(&ctx->log.lock);
+	pa_sysfs_root_fini(&ctx->sysfs);
 	free(ctx);
 	return NULL;
 }
@@ -73,5 +100,22 @@ PA_EXPORT int prealloc_ctx_flush(struct prealloc_ctx *ctx)
 	ctx = pa_ctx(ctx);
 	pa_caps_cache_flush(&ctx->caps);
 	pa_wz_cache_flush(&ctx->wz);
+	return 0;
+}
+
+PA_EXPORT int prealloc_ctx_set_log_fn(struct prealloc_ctx *ctx, prealloc_log_fn fn, void *data)
+{
+	/* The default context is shared by every user in the process: no hook. */
+	if (!ctx)
+		return -EINVAL;
+	pa_log_set_fn(&ctx->log, fn, data);
+	return 0;
+}
+
+PA_EXPORT int prealloc_ctx_set_log_priority(struct prealloc_ctx *ctx, int priority)
+{
+	if (!ctx || priority < LOG_EMERG || priority > LOG_DEBUG)
+		return -EINVAL;
+	pa_log_set_priority(&ctx->log, priority);
 	return 0;
 }

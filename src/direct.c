@@ -7,8 +7,10 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdbool.h>
+#include <string.h>
 #include <unistd.h>
 
+#include "context.h"
 #include "engine.h"
 #include "internal.h"
 #include "statx.h"
@@ -65,24 +67,34 @@ static int caller_direct(struct pa_call *c)
 	return pa_dup(c->fd);
 }
 
+/* Direct I/O is refused for the reason @why: tell the log, -EOPNOTSUPP. */
+static int refuse_direct(const struct pa_call *c, const char *why, int err)
+{
+	pa_log(c->target.ctx, LOG_NOTICE, "O_DIRECT refused: %s%s%s\n", why,
+	       err ? ": " : "", err ? strerror(-err) : "");
+	return -EOPNOTSUPP;
+}
+
 int pa_open_direct(struct pa_call *c, uint32_t logical_block_size)
 {
 	uint32_t off_align = 0, mem_align = 0;
-	int dfd;
+	int dfd, err;
 
 	if (c->dfd >= 0)
 		return 0;
 	c->dio_rwf = 0;
 	dfd = pa_reopen(c->fd, &c->target.st, O_WRONLY | O_DIRECT);
 	if (dfd == -EINVAL)
-		return -EOPNOTSUPP;	/* the filesystem has no direct I/O */
+		return refuse_direct(c, "the filesystem has no direct I/O", 0);
+	err = dfd;
 	if (dfd < 0)
 		dfd = caller_direct(c);
 	if (dfd < 0)
-		return -EOPNOTSUPP;
+		return refuse_direct(c, "cannot reopen the file with it and the caller's "
+				     "descriptor is not O_DIRECT", err);
 	if (dio_align_statx(dfd, &off_align, &mem_align) && !off_align) {
 		close(dfd);
-		return -EOPNOTSUPP;
+		return refuse_direct(c, "statx reports no direct I/O alignment", 0);
 	}
 	c->dfd = dfd;
 	c->dio_align = off_align ? off_align : PA_MAX(logical_block_size, 512u);

@@ -197,7 +197,7 @@ int pa_file_space(const struct pa_target *t, struct pa_work *w);
 
 /* Remember in @ctx (NULL: the default context) that FALLOC_FL_WRITE_ZEROES
  * failed with EOPNOTSUPP on (dev, fs_type) so later calls do not try again
- * (src/wz_cache.c). */
+ * (src/context.c, over src/wz_cache.c). */
 bool pa_wz_refused(struct prealloc_ctx *ctx, uint64_t dev, uint64_t fs_type);
 void pa_wz_set_refused(struct prealloc_ctx *ctx, uint64_t dev, uint64_t fs_type);
 

@@ -41,7 +41,7 @@ int pa_file_classify(int fd, struct pa_work *w, struct pa_seglist *segs, bool *r
 int pa_file_space(const struct pa_target *t, struct pa_work *w)
 {
 	uint64_t avail;
-	int ret = pa_space_check(&t->sfs, t->st.st_dev, w->segs, &avail);
+	int ret = pa_space_check(t->ctx, &t->sfs, t->st.st_dev, w->segs, &avail);
 
 	/* Allocated space is not reserved again (xfs would count it, and
 	 * fail near full): reserve hole by hole when the range exceeds what

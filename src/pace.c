@@ -24,16 +24,15 @@
  * beside a 4 KiB fdatasync foreground, so it would throttle an idle device.
  */
 #include <errno.h>
-#include <stdio.h>
 #include <string.h>
-#include <sys/sysmacros.h>
 #include <linux/ioprio.h>
 
-#include "chain.h"
+#include "context.h"
 #include "devstat.h"
 #include "internal.h"
 #include "pace.h"
 #include "sysfs_read.h"
+#include "sysfs_root.h"
 
 #define MIB		(1ull << 20)
 #define NS		1000000000ull
@@ -62,16 +61,20 @@
 #define FLOOR_DEN	7
 #define GROW_SHARE	8		/* increase per window: peak / GROW_SHARE */
 
-/* Read @name ("queue/scheduler", "stat", ...) of device @dev into @buf,
- * from directory @dir (filled in); a partition's queue is its disk's. */
-static bool read_attr(uint64_t dev, const char *name, char *buf, size_t len, char *dir,
-		      size_t dlen)
+/* Read @name ("queue/scheduler", "stat", ...) of device @dev under sysfs
+ * @root into @buf, from directory @dir (filled in); a partition's queue is
+ * its disk's. */
+static bool read_attr(const char *root, uint64_t dev, const char *name, char *buf, size_t len,
+		      char *dir, size_t dlen)
 {
 	bool queue = strncmp(name, "queue/", 6) == 0;
+	char link[160];
 
+	if (pa_sysfs_dev_link(root, (dev_t)dev, link, sizeof(link)) < 0)
+		return false;
 	for (int up = 0; up <= queue; up++) {
-		snprintf(dir, dlen, "%s/dev/block/%u:%u%s", pa_sysfs_root(), major(dev),
-			 minor(dev), up ? "/.." : "");
+		if (pa_path_join(dir, dlen, link, up ? ".." : ".") < 0)
+			return false;
 		if (pa_sysfs_read_str(dir, name, buf, len) == 0)
 			return buf[0] != 0;
 	}
@@ -87,11 +90,14 @@ static bool device_stat(const char *dir, struct pa_devstat *s)
 	       pa_devstat_parse(buf, s);
 }
 
-void pa_pace_init(struct pa_pace *p, uint32_t flags, uint64_t max_rate, uint64_t dev)
+void pa_pace_init(struct pa_pace *p, struct prealloc_ctx *ctx, uint32_t flags,
+		  uint64_t max_rate, uint64_t dev)
 {
-	char buf[256], dir[160];
+	char buf[256], dir[sizeof(p->stat)];
+	const char *root;
 
 	memset(p, 0, sizeof(*p));
+	p->ctx = ctx;
 	p->adaptive = flags & PREALLOC_BACKGROUND;
 	p->cap = max_rate;
 	p->on = p->adaptive || p->cap;
@@ -100,10 +106,11 @@ void pa_pace_init(struct pa_pace *p, uint32_t flags, uint64_t max_rate, uint64_t
 	/* Cautious until the first window shows nobody else is there: a
 	 * foreground already running never sees a full-speed burst. */
 	p->busy = p->measuring = true;
-	if (read_attr(dev, "queue/scheduler", buf, sizeof(buf), dir, sizeof(dir)))
+	root = pa_ctx_sysfs(ctx);
+	if (read_attr(root, dev, "queue/scheduler", buf, sizeof(buf), dir, sizeof(dir)))
 		p->idle_prio = strstr(buf, "[mq-deadline]") || strstr(buf, "[bfq]");
-	if (read_attr(dev, "stat", buf, sizeof(buf), dir, sizeof(dir)) &&
-	    strlen(dir) < sizeof(p->stat) && pa_devstat_parse(buf, &p->dev))
+	if (read_attr(root, dev, "stat", buf, sizeof(buf), dir, sizeof(dir)) &&
+	    pa_devstat_parse(buf, &p->dev))
 		strcpy(p->stat, dir);
 }
 
@@ -159,6 +166,8 @@ uint16_t pa_pace_ioprio(struct pa_pace *p)
 {
 	if (!p->idle_prio)
 		return 0;
+	if (!(p->applied & PREALLOC_BG_IDLE_PRIO))
+		pa_log(p->ctx, LOG_INFO, "background: writes sent at I/O priority class idle\n");
 	p->applied |= PREALLOC_BG_IDLE_PRIO;
 	return IOPRIO_PRIO_VALUE(IOPRIO_CLASS_IDLE, 0);
 }
@@ -263,9 +272,27 @@ static void decide(struct pa_pace *p, bool contended)
 	p->rate = measured ? floor_rate(p) : PA_MAX(cur / 2, floor_rate(p));
 }
 
+/* Tell the log when the rate in force changed: lowered beside others,
+ * raised while they are quiet, lifted, or unpaced for one window to learn
+ * what our requests do beside them. */
+static void log_rate(const struct pa_pace *p, uint64_t before)
+{
+	const char *why = p->busy ? "others use the device" : "device quiet";
+
+	if (p->rate == before)
+		return;
+	if (p->rate)
+		pa_log(p->ctx, LOG_INFO, "background: %s, rate %s to %llu KiB/s\n", why,
+		       before && p->rate > before ? "raised" : "lowered",
+		       (unsigned long long)(p->rate >> 10));
+	else
+		pa_log(p->ctx, LOG_INFO, "background: %s, rate %s\n", why,
+		       p->measuring ? "measured beside them for one window" : "no longer limited");
+}
+
 void pa_pace_done(struct pa_pace *p, uint64_t bytes, uint64_t lat_ns)
 {
-	uint64_t now, win;
+	uint64_t now, win, before;
 	bool slow;
 
 	p->inflight -= PA_MIN(p->inflight, bytes);
@@ -285,7 +312,9 @@ void pa_pace_done(struct pa_pace *p, uint64_t bytes, uint64_t lat_ns)
 		p->peak = PA_MAX(p->peak, p->tput);
 	p->busy = others_active(p, win);
 	/* The latency is the only signal where the device has no counters. */
+	before = p->rate;
 	decide(p, p->busy || (slow && !p->stat[0]));
+	log_rate(p, before);
 	p->win_ns = now;
 	p->win_bytes = 0;
 }

@@ -26,7 +26,10 @@
 /* While others use the device: smaller requests, one at a time. */
 #define PA_BG_BUSY_REQUEST	(256u << 10)
 
+struct prealloc_ctx;
+
 struct pa_pace {
+	struct prealloc_ctx *ctx;	/* its sysfs root and log hook */
 	bool on;		/* any pacing at all (background or a cap) */
 	bool adaptive;		/* background: AIMD on the rate */
 	bool idle_prio;		/* the scheduler honours IOPRIO_CLASS_IDLE */
@@ -46,12 +49,14 @@ struct pa_pace {
 	bool measuring;		/* this window learns it: busy shape, unpaced */
 	bool busy;		/* others used the device in the last window */
 	struct pa_devstat dev;	/* what the device did so far (sysfs stat) */
-	char stat[96];		/* the sysfs directory of the device's stat, "" if none */
+	char stat[160];		/* the sysfs directory of the device's stat, "" if none */
 };
 
 /* Set up for a call with @flags and @max_rate on device @dev (st_dev of a
- * file, st_rdev of a block device; 0 if none). */
-void pa_pace_init(struct pa_pace *p, uint32_t flags, uint64_t max_rate, uint64_t dev);
+ * file, st_rdev of a block device; 0 if none), reading the sysfs of @ctx
+ * (NULL: the default context) and logging through its hook. */
+void pa_pace_init(struct pa_pace *p, struct prealloc_ctx *ctx, uint32_t flags,
+		  uint64_t max_rate, uint64_t dev);
 
 /* May a request go now?  With nothing in flight (@inflight == 0) it sleeps
  * until it may and returns true; otherwise it returns false when the caller

@@ -12,10 +12,10 @@
 #include <stdio.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <sys/sysmacros.h>
 
 #include "reopen.h"
 #include "sysfs_read.h"
+#include "sysfs_root.h"
 
 int pa_dup(int fd)
 {
@@ -50,15 +50,16 @@ bool pa_same_file(int fd, const struct stat *st)
 /*
  * Without /proc a block device can still be opened by name: sysfs gives
  * its kernel name, devtmpfs the node (identity is checked by the caller).
+ * The node is this machine's, so is the sysfs asked: a context's captured
+ * tree describes another machine's devices.
  */
 static int open_blockdev(const struct stat *st, int flags)
 {
 	char dir[64], name[64], node[80];
 	int fd;
 
-	snprintf(dir, sizeof(dir), "/sys/dev/block/%u:%u", major(st->st_rdev),
-		 minor(st->st_rdev));
-	if (pa_sysfs_uevent(dir, "DEVNAME", name, sizeof(name)) < 0 ||
+	if (pa_sysfs_dev_link(PA_SYSFS_MACHINE, st->st_rdev, dir, sizeof(dir)) < 0 ||
+	    pa_sysfs_uevent(dir, "DEVNAME", name, sizeof(name)) < 0 ||
 	    snprintf(node, sizeof(node), "/dev/%s", name) >= (int)sizeof(node))
 		return -ENOENT;
 	fd = open(node, flags | O_CLOEXEC | O_NOCTTY);

@@ -5,39 +5,42 @@
  * request that cannot fit fails with ENOSPC having done nothing.
  */
 #include <errno.h>
+#include <limits.h>
 #include <linux/magic.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/statfs.h>
-#include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include "context.h"
 #include "internal.h"
 #include "space.h"
 #include "sysfs_read.h"
+#include "sysfs_root.h"
 
 /*
  * Bytes ext4 keeps from everyone, root included (reserved_clusters, about 2%
  * of the volume up to 4096 clusters), which statfs counts as free.
  */
-static uint64_t ext4_reserved_bytes(dev_t dev, uint64_t bsize)
+static uint64_t ext4_reserved_bytes(const char *root, dev_t dev, uint64_t bsize)
 {
-	char path[96], link[256], *name;
+	char path[PATH_MAX], link[256], *name;
 	uint64_t n;
 	ssize_t len;
 
-	snprintf(path, sizeof(path), "/sys/dev/block/%u:%u", major(dev), minor(dev));
+	if (pa_sysfs_dev_link(root, dev, path, sizeof(path)) < 0)
+		return 0;
 	len = readlink(path, link, sizeof(link) - 1);
 	if (len <= 0)
 		return 0;
 	link[len] = 0;
 	name = strrchr(link, '/');
-	snprintf(path, sizeof(path), "/sys/fs/ext4/%.40s", name ? name + 1 : link);
+	snprintf(path, sizeof(path), "%s/fs/ext4/%.40s", root, name ? name + 1 : link);
 	return pa_sysfs_read_u64(path, "reserved_clusters", &n) == 0 ? n * bsize : 0;
 }
 
-int pa_space_check(const struct statfs *sfs, dev_t dev, const struct pa_seglist *segs,
-		   uint64_t *ret_avail)
+int pa_space_check(struct prealloc_ctx *ctx, const struct statfs *sfs, dev_t dev,
+		   const struct pa_seglist *segs, uint64_t *ret_avail)
 {
 	uint64_t need = 0, nfresh = 0, avail, spare, bs;
 
@@ -60,11 +63,16 @@ int pa_space_check(const struct statfs *sfs, dev_t dev, const struct pa_seglist 
 	/* Root may use the blocks ext4 reserves for it, not its own reserve. */
 	avail = (uint64_t)(geteuid() == 0 ? sfs->f_bfree : sfs->f_bavail) * bs;
 	if (sfs->f_type == EXT4_SUPER_MAGIC && geteuid() == 0) {
-		spare = ext4_reserved_bytes(dev, bs);
+		spare = ext4_reserved_bytes(pa_ctx_sysfs(ctx), dev, bs);
 		avail = avail > spare ? avail - spare : 0;
 		/* Extent tree: a leaf of 340 extents of at most 32767 blocks. */
 		need += ((need / bs) / 32767 + nfresh) / 340 * bs + 2 * bs;
 	}
 	*ret_avail = avail;
-	return need > avail ? -ENOSPC : 0;
+	if (need <= avail)
+		return 0;
+	pa_log(ctx, LOG_NOTICE, "free-space check: %llu bytes needed, %llu available: "
+	       "ENOSPC before anything was changed\n", (unsigned long long)need,
+	       (unsigned long long)avail);
+	return -ENOSPC;
 }

@@ -5,38 +5,41 @@
  * context is enough: a process touches few filesystems, and forgetting one
  * only costs one more failed syscall.
  */
-#include <pthread.h>
-#include <stdbool.h>
-#include <stdint.h>
 #include <string.h>
 
-#include "context.h"
-#include "engine.h"
+#include "wz_cache.h"
 
-bool pa_wz_refused(struct prealloc_ctx *ctx, uint64_t dev, uint64_t fs_type)
+static bool has_locked(const struct pa_wz_cache *wz, uint64_t dev, uint64_t fs_type)
 {
-	struct pa_wz_cache *wz = &pa_ctx(ctx)->wz;
-	bool found = false;
+	for (unsigned int i = 0; i < PA_WZ_SLOTS; i++)
+		if (wz->slot[i].dev == dev && wz->slot[i].fs_type == fs_type && (dev || fs_type))
+			return true;
+	return false;
+}
+
+bool pa_wz_cache_has(struct pa_wz_cache *wz, uint64_t dev, uint64_t fs_type)
+{
+	bool found;
 
 	pthread_mutex_lock(&wz->lock);
-	for (unsigned int i = 0; i < PA_WZ_SLOTS && !found; i++)
-		found = wz->slot[i].dev == dev && wz->slot[i].fs_type == fs_type &&
-			(dev || fs_type);
+	found = has_locked(wz, dev, fs_type);
 	pthread_mutex_unlock(&wz->lock);
 	return found;
 }
 
-void pa_wz_set_refused(struct prealloc_ctx *ctx, uint64_t dev, uint64_t fs_type)
+bool pa_wz_cache_add(struct pa_wz_cache *wz, uint64_t dev, uint64_t fs_type)
 {
-	struct pa_wz_cache *wz = &pa_ctx(ctx)->wz;
+	bool added;
 
-	if (pa_wz_refused(ctx, dev, fs_type))
-		return;
 	pthread_mutex_lock(&wz->lock);
-	wz->slot[wz->next % PA_WZ_SLOTS].dev = dev;
-	wz->slot[wz->next % PA_WZ_SLOTS].fs_type = fs_type;
-	wz->next++;
+	added = !has_locked(wz, dev, fs_type);
+	if (added) {
+		wz->slot[wz->next % PA_WZ_SLOTS].dev = dev;
+		wz->slot[wz->next % PA_WZ_SLOTS].fs_type = fs_type;
+		wz->next++;
+	}
 	pthread_mutex_unlock(&wz->lock);
+	return added;
 }
 
 void pa_wz_cache_flush(struct pa_wz_cache *wz)

@@ -11,6 +11,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include "context.h"
 #include "engine.h"
 #include "internal.h"
 
@@ -50,8 +51,13 @@ static bool refused_by_inode(const struct pa_call *c)
 
 void pa_method_refused(struct pa_call *c, unsigned int method)
 {
+	bool wz = method == PREALLOC_METHOD_WRITE_ZEROES, inode = wz && refused_by_inode(c);
+
 	c->rep.refused |= 1u << method;
-	if (method == PREALLOC_METHOD_WRITE_ZEROES && !refused_by_inode(c))
+	pa_log(c->target.ctx, LOG_NOTICE, "%s refused by %s (EOPNOTSUPP): trying the next method\n",
+	       prealloc_method_name(method), inode ? "this file (ext4 without extents)" :
+	       wz ? "the device or the kernel" : "the file or the system");
+	if (wz && !inode)
 		pa_wz_set_refused(c->target.ctx, c->target.dev, c->target.fs_type);
 }
 

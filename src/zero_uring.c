@@ -7,8 +7,10 @@
 #include <errno.h>
 #include <liburing.h>
 #include <stdbool.h>
+#include <string.h>
 #include <sys/mman.h>
 
+#include "context.h"
 #include "engine.h"
 #include "internal.h"
 
@@ -226,6 +228,8 @@ static int writer_init(struct writer *w, struct pa_call *c, const struct pa_rang
 		/* io_uring disabled (sysctl, seccomp) or its rings not granted
 		 * (-ENOMEM: RLIMIT_MEMLOCK of an unprivileged caller): nothing
 		 * was written, let the caller fall back. */
+		pa_log(c->target.ctx, LOG_NOTICE, "io_uring refused: io_uring_queue_init: %s\n",
+		       strerror(-ret));
 		return -EOPNOTSUPP;
 	}
 	iov = (struct iovec){ .iov_base = w->buf, .iov_len = w->req };

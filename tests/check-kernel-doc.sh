@@ -40,6 +40,18 @@ struct x_thing {
 };
 
 /**
+ * x_must() - a result not to ignore
+ * @a: first
+ * @b: second
+ *
+ * Returns: 0.
+ *
+ * Since: 0.3
+ */
+PREALLOC_WUR int x_must(int a,
+			int b);
+
+/**
  * X_MACRO() - a macro
  *
  * Since: 0.2
@@ -50,9 +62,14 @@ H
 if ! python3 "$gen" "$tmp/good.h" "$tmp/out" 1.0; then
 	fail "good header refused"
 else
-	for page in man3/x_call.3 man3type/x_thing.3type man3/X_MACRO.3 man3/libprealloc.3; do
+	for page in man3/x_call.3 man3/x_must.3 man3type/x_thing.3type man3/X_MACRO.3 \
+		    man3/libprealloc.3; do
 		[ -f "$tmp/out/$page" ] || fail "missing page $page"
 	done
+	# The attribute macro is not shown; what was aligned after it still is.
+	grep -q WUR "$tmp/out/man3/x_must.3" && fail "PREALLOC_WUR shown in the synopsis"
+	grep -qx '\\&           int b);' "$tmp/out/man3/x_must.3" ||
+		fail "continuation line not realigned"
 	grep -q '^\\&\.starting' "$tmp/out/man3/x_call.3" || fail "a leading dot is not escaped"
 	grep -q '\\-EINVAL' "$tmp/out/man3/x_call.3" || fail "-EINVAL is not a minus sign"
 	if command -v man >/dev/null; then

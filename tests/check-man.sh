@@ -1,11 +1,13 @@
 #!/bin/sh
 # Every function the shared library exports has a section 3 page; every page
-# (generated ones and prealloc.1) renders with man -l without a warning; every
-# option the tool's and its commands' --help list appears in prealloc.1.
-# usage: check-man.sh LIBRARY MANDIR PREALLOC.1 TOOL
+# (generated ones, prealloc.1 and the hand-written PAGE...) renders with man -l
+# without a warning; every option the tool's and its commands' --help list
+# appears in prealloc.1.
+# usage: check-man.sh LIBRARY MANDIR PREALLOC.1 TOOL [PAGE...]
 # Exit 77 (skip) for the rendering part only, when man(1) is missing.
 set -eu
 lib=$1 mandir=$2 page1=$3 tool=$4
+shift 4
 status=0
 for sym in $(nm -D --defined-only "$lib" | awk '$2 == "T" { sub(/@.*/, "", $3); print $3 }'); do
 	if [ ! -f "$mandir/man3/$sym.3" ]; then
@@ -31,7 +33,7 @@ if ! command -v man >/dev/null; then
 	exit 77
 fi
 n=0
-for page in "$mandir"/man3/*.3 "$mandir"/man3type/*.3type "$page1"; do
+for page in "$mandir"/man3/*.3 "$mandir"/man3type/*.3type "$page1" "$@"; do
 	warn=$(LC_ALL=C.UTF-8 MANWIDTH=80 man --warnings -l "$page" 2>&1 >/dev/null) || warn="man failed: $warn"
 	if [ -n "$warn" ]; then
 		echo "$page: $warn" >&2

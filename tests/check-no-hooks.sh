@@ -1,12 +1,13 @@
 #!/bin/sh
 # The installed libraries carry no test hook: no *_set_io seam, no io_uring
-# completion hook (cqe_hook) and no hook variable, neither exported (nm -D)
+# completion hook (cqe_hook), no hook variable and no test-only helper
+# (pa_caps_get/pa_caps_invalidate on the default context), neither exported (nm -D)
 # nor internal (nm of the .so's symbol table and of the static archive), so
 # no code path can consult one.
 # The test-only archive must have them, or this check proves nothing.
 # usage: check-no-hooks.sh LIBRARY.so LIBRARY.a TEST-LIBRARY.a
 set -eu
-pattern='_set_io$|(^|[^a-z_])test_io$|(cqe|submit)_hook$'
+pattern='_set_io$|(^|[^a-z_])test_io$|(cqe|submit)_hook$|^pa_caps_(get|invalidate)$'
 status=0
 check() {
 	if "$@" 2>/dev/null | awk '{ print $NF }' | grep -E "$pattern"; then

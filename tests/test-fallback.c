@@ -54,24 +54,13 @@ static void kernel_refusal_falls_back_once(void **state)
 
 static int setup(void **state)
 {
-	char cmd[512], path[256];
-	const char *scripts = getenv("PROBE_SCRIPTS");
-	struct stat st;
-	int fd;
+	char sys[256];
 
 	(void)state;
-	if (!scripts || !mkdtemp(tree) || tfs_create(&t, "ext4", 64, NULL))
+	if (!mkdtemp(tree) || tfs_create(&t, "ext4", 64, NULL) ||
+	    tfs_nvme_tree(&t, tree, sys, sizeof(sys)))
 		return -1;
-	fd = open(tfs_path(&t, "probe", path, sizeof(path)), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-	if (fd < 0 || fstat(fd, &st) < 0)
-		return -1;
-	close(fd);
-	snprintf(cmd, sizeof(cmd), "sh '%s/make-tree.sh' %u:%u '%s' >/dev/null", scripts,
-		 major(st.st_dev), minor(st.st_dev), tree);
-	if (system(cmd) != 0)
-		return -1;
-	snprintf(path, sizeof(path), "%s/sys", tree);
-	return setenv("PREALLOC_SYSFS_ROOT", path, 1);
+	return setenv("PREALLOC_SYSFS_ROOT", sys, 1);
 }
 
 static int teardown(void **state)

@@ -18,7 +18,7 @@
  *	files take turns in R rounds (the order rotating) so that the noise of
  *	a shared machine falls on all of them alike.
  *   prealloc-bench probe [-r ROUNDS] [-i ITERS] FILE
- *	pa_caps_get() for FILE's device: after pa_caps_invalidate(0) and cached.
+ *	pa_caps_cache_get() for FILE's device: after invalidating the cache and cached.
  *   prealloc-bench census FILE
  *	percentage of FILE in written extents (FIEMAP), independently of the
  *	library.
@@ -50,6 +50,7 @@
 
 #include "prealloc.h"
 #include "caps.h"
+#include "context.h"
 #include "json.h"
 
 #define BLK		4096u
@@ -608,12 +609,12 @@ static uint64_t median(uint64_t *v, size_t n)
 	return v[n / 2];
 }
 
-/* Time one pa_caps_get()/pa_caps_put(); 0 on failure. */
+/* Time one pa_caps_cache_get()/pa_caps_put() on the default context; 0 on failure. */
 static uint64_t time_probe(dev_t dev, int *ret_err)
 {
 	const struct pa_caps *caps;
 	uint64_t t0 = now_ns(), t;
-	int ret = pa_caps_get(dev, &caps);
+	int ret = pa_caps_cache_get(&pa_ctx(NULL)->caps, dev, &caps);
 
 	t = now_ns() - t0;
 	if (ret < 0) {
@@ -646,10 +647,10 @@ static int cmd_probe(int argc, char **argv)
 	cached = calloc(iters, sizeof(*cached));
 	if (!first || !cached)
 		return 1;
-	pa_caps_invalidate(0);
+	pa_caps_cache_invalidate(&pa_ctx(NULL)->caps, 0);
 	cold = time_probe(st.st_dev, &err);
 	for (i = 0; i < rounds; i++) {
-		pa_caps_invalidate(0);
+		pa_caps_cache_invalidate(&pa_ctx(NULL)->caps, 0);
 		first[i] = time_probe(st.st_dev, &err);
 	}
 	for (i = 0; i < iters; i++)

@@ -12,6 +12,7 @@
 #include <sys/ioctl.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/wait.h>
 
 #include "tfs.h"
@@ -200,4 +201,16 @@ int tfs_count_fds(void)
 	for (int i = 0; i < 4096; i++)
 		n += fcntl(i, F_GETFD) >= 0;
 	return n;
+}
+
+int tfs_nvme_tree(const struct tfs *t, const char *dir, char *sys, size_t len)
+{
+	const char *scripts = getenv("PROBE_SCRIPTS");
+	struct stat st;
+
+	if (!scripts || stat(t->dir, &st) < 0 ||
+	    tfs_sh("sh '%s/make-tree.sh' %u:%u '%s' >/dev/null", scripts, major(st.st_dev),
+		   minor(st.st_dev), dir))
+		return -1;
+	return snprintf(sys, len, "%s/sys", dir) < (int)len ? 0 : -1;
 }

@@ -50,6 +50,12 @@ int tfs_rmtree(const char *dir);
  * command is printed to stderr). */
 int tfs_sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* A captured sysfs tree under @dir in which the device of @t's filesystem
+ * is a partition of an NVMe namespace that advertises unmap Write Zeroes
+ * (tests/probes/make-tree.sh, found through $PROBE_SCRIPTS); its root
+ * ("@dir/sys") lands in @sys.  0, or -1 (the scripts are not known). */
+int tfs_nvme_tree(const struct tfs *t, const char *dir, char *sys, size_t len);
+
 /* Descriptors open in this process (below 4096), counted without /proc:
  * for "the call left none behind" checks. */
 int tfs_count_fds(void);

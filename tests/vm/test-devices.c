@@ -32,6 +32,7 @@
 
 #include "caps.h"
 #include "chain.h"
+#include "sysfs_root.h"
 #include "prealloc.h"
 #include "stacks.h"
 
@@ -146,9 +147,9 @@ static void probe(const char *devpath, struct probed *p)
 	struct stat st;
 
 	assert_int_equal(stat(devpath, &st), 0);
-	p->n = pa_chain_walk(pa_sysfs_root(), st.st_rdev, p->devs, PA_CHAIN_MAX);
+	p->n = pa_chain_walk(PA_SYSFS_MACHINE, st.st_rdev, p->devs, PA_CHAIN_MAX);
 	assert_true(p->n >= 1);
-	pa_chain_probe_transports(pa_sysfs_root(), true, p->devs, (size_t)p->n);
+	pa_chain_probe_transports(PA_SYSFS_MACHINE, true, p->devs, (size_t)p->n);
 }
 
 /* The verdict of the probes must be the kernel's own. */
@@ -565,13 +566,13 @@ static int probe_unprivileged(void)
 
 		if (!devpath || stat(devpath, &st))
 			continue;
-		p.n = pa_chain_walk(pa_sysfs_root(), st.st_rdev, p.devs, PA_CHAIN_MAX);
+		p.n = pa_chain_walk(PA_SYSFS_MACHINE, st.st_rdev, p.devs, PA_CHAIN_MAX);
 		if (p.n < 1) {
 			printf("%s: chain walk %d as nobody\n", devpath, p.n);
 			bad++;
 			continue;
 		}
-		pa_chain_probe_transports(pa_sysfs_root(), true, p.devs, (size_t)p.n);
+		pa_chain_probe_transports(PA_SYSFS_MACHINE, true, p.devs, (size_t)p.n);
 		for (int k = 0; k < p.n; k++) {
 			const struct pa_device *d = &p.devs[k];
 
