@@ -22,7 +22,7 @@ extern "C" {
  * @PREALLOC_POOL_FULL_SPEED: the worker always zeroes at full speed, in one
  *	burst of large writes per segment, instead of quietly (still capped by
  *	&prealloc_pool_config.max_rate).  Commits that flush during a burst wait
- *	for it (tests/bench/RESULTS.md measures both ways).
+ *	for it.
  */
 enum prealloc_pool_flags {
 	PREALLOC_POOL_FULL_SPEED = 1u << 0,
@@ -193,7 +193,7 @@ struct prealloc_pool;
  *
  * Since: 0.2
  */
-int prealloc_pool_open(const char *dir, const struct prealloc_pool_config *cfg,
+PREALLOC_WUR int prealloc_pool_open(const char *dir, const struct prealloc_pool_config *cfg,
 		       struct prealloc_pool **ret_pool);
 
 /**
@@ -232,7 +232,7 @@ int prealloc_pool_open(const char *dir, const struct prealloc_pool_config *cfg,
  *
  * Since: 0.2
  */
-int prealloc_pool_take(struct prealloc_pool *pool, int dirfd, const char *name,
+PREALLOC_WUR int prealloc_pool_take(struct prealloc_pool *pool, int dirfd, const char *name,
 		       unsigned int flags);
 
 /**
@@ -257,7 +257,7 @@ int prealloc_pool_take(struct prealloc_pool *pool, int dirfd, const char *name,
  *
  * Since: 0.3
  */
-int prealloc_pool_take_ex(struct prealloc_pool *pool, int dirfd, const char *name,
+PREALLOC_WUR int prealloc_pool_take_ex(struct prealloc_pool *pool, int dirfd, const char *name,
 			  unsigned int flags, int open_flags);
 
 /**
@@ -352,7 +352,7 @@ int prealloc_pool_prepare(struct prealloc_pool *pool, int dirfd, const char *nam
  *
  * Since: 0.2
  */
-int prealloc_pool_recycle(struct prealloc_pool *pool, int dirfd, const char *name,
+PREALLOC_WUR int prealloc_pool_recycle(struct prealloc_pool *pool, int dirfd, const char *name,
 			  unsigned int flags);
 
 /**
@@ -375,7 +375,7 @@ int prealloc_pool_recycle(struct prealloc_pool *pool, int dirfd, const char *nam
  *
  * Since: 0.2
  */
-int prealloc_pool_wait_ready(struct prealloc_pool *pool, uint32_t count, int timeout_ms);
+PREALLOC_WUR int prealloc_pool_wait_ready(struct prealloc_pool *pool, uint32_t count, int timeout_ms);
 
 /**
  * prealloc_pool_get_stats() - read a pool's counters
