@@ -331,36 +331,19 @@ struct prealloc_census {
  * (unless %PREALLOC_KEEP_SIZE) and the result is durable (unless
  * %PREALLOC_NO_SYNC).
  *
- * On failure the call undoes exactly what it did, and nothing else:
- *  - blocks it allocated are released: every whole block of the range that
- *    was a hole (or unallocated beyond EOF) when the call started, and a
- *    block the range shares with bytes outside it when those bytes are
- *    beyond EOF.  A hole block the range shares with bytes inside EOF
- *    outside the range (at most one at each end) may stay allocated,
- *    reading zero as before: another writer may be using the rest of it.
- *  - the size is restored if the call changed it and it is still one the
- *    call set (the file is never made longer by the undo);
- *  - space the file had reserved beyond EOF (%PREALLOC_KEEP_SIZE) is kept.
- *    ext4 cannot punch beyond EOF, so there the undo truncates to the size
- *    the file has (a truncate that keeps the size) and reserves the file's
- *    own reservation again (a write extending the file from another thread
- *    between that truncate's size check and the truncate would be cut);
- *  - btrfs writes zeros into the rest of the old last block when a call
- *    reaches past EOF, allocating it if it was a hole: it is released again
- *    when its bytes inside EOF still read zero;
- *  - data is untouched, except with %PREALLOC_ZERO_DATA: then any part of
- *    the range's data the call had zeroed before the failure reads zero
- *    (not necessarily a prefix: writes run in parallel), and
- *    &prealloc_report.bytes_zeroed counts every byte the call wrote,
- *    writes still in flight when it failed included.  Bytes that held no
- *    data read zero either way.
- * A failure decided before anything is changed changes nothing at all: bad
- * arguments, a forced method known not to apply (zeroout on a file, uring
- * where O_DIRECT is refused, anything but buffered on ext4 inline data),
- * append-only or immutable files, -ENOSPC from the free-space check.
- *
- * Keep-size space beyond EOF of an ext4 inline-data file is not reserved
- * (the report says so).
+ * On failure the call undoes exactly what it did, and nothing else: blocks
+ * it allocated are released (a hole block the range shares with bytes inside
+ * EOF outside the range may stay allocated, reading zero), the size is cut
+ * back if it is still one the call set, the file's own reservation beyond
+ * EOF is kept, and data is untouched, except with %PREALLOC_ZERO_DATA: data
+ * the call had zeroed before the failure reads zero, and
+ * &prealloc_report.bytes_zeroed counts every byte it wrote.  The undo ends
+ * with fsync() (unless %PREALLOC_NO_SYNC); when a step of it fails,
+ * &prealloc_report.undo_error says so: the file may not be as it was.  A
+ * failure decided before anything changes changes nothing: bad arguments,
+ * a forced method that cannot apply, append-only or immutable files,
+ * -ENOSPC from the free-space check, keep-size beyond EOF where nothing can
+ * be reserved.  libprealloc(7) says how each filesystem is undone.
  *
  * On a block device the range must be logical-block aligned and inside the
  * device, and %PREALLOC_ZERO_DATA is required because every byte is zeroed.
@@ -386,9 +369,6 @@ struct prealloc_census {
  * holds fails with -EDEADLK.  Calls of different processes are not ordered.
  * Do not write into the range or truncate the file during the call (a
  * truncate may raise SIGBUS).
- *
- * The undo ends with fsync() (unless %PREALLOC_NO_SYNC); when a step of it
- * fails, &prealloc_report.undo_error says so: the file may not be as it was.
  *
  * Returns: 0, or a negative errno: -EBADF (fd not open for writing), -EINVAL
  * (bad arguments, unknown flags, misaligned block-device range, block device
