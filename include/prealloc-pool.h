@@ -3,8 +3,9 @@
  * libprealloc's ready-segment pool: a directory of segments (files of one
  * size, allocated, written and durable) that a library thread keeps filled,
  * so that a database switching to a new WAL segment renames one into place
- * instead of zeroing one while commits wait.  Built on the calls of
- * <prealloc.h>, which includes this header; it may also be included alone.
+ * instead of zeroing one while commits wait; its life cycle is told in
+ * libprealloc(7).  Built on the calls of <prealloc.h>, which includes this
+ * header; it may also be included alone.
  */
 #ifndef LIBPREALLOC_POOL_H
 #define LIBPREALLOC_POOL_H
@@ -94,8 +95,8 @@ struct prealloc_pool_config {
  * @bytes_zeroed: bytes the worker made to read zero (new and recycled
  *	segments; &prealloc_report.bytes_zeroed summed).
  * @enospc: times the pool (worker or a miss) ran out of space.
- * @worker_ns: time the worker spent making and recycling segments (with
- *	pacing, much longer than the zeroing itself takes).
+ * @worker_ns: time the worker spent making and recycling segments, pacing
+ *	included.
  * @prepared: segments the worker installed ahead under names from
  *	prealloc_pool_prepare() (taken or not yet).
  * @cow_segments: segments made, recycled, or adopted by prealloc_pool_open()
@@ -131,66 +132,46 @@ struct prealloc_pool;
  * @ret_pool: where to store the new handle
  *
  * Removes leftovers of an earlier run, adopts the complete ready segments
- * already there, and starts the worker, which runs with every signal blocked.
+ * already there, and starts the worker: a library thread, with every signal
+ * blocked, that keeps &prealloc_pool_config.target segments ready, paced as
+ * background work while one is ready anyway, at full speed when none is,
+ * never faster than &prealloc_pool_config.max_rate (libprealloc(7)).
  *
- * A pool keeps a number of segments (files of one fixed size, allocated,
- * written and durable) ready in one directory, so that a database switching
- * to a new WAL segment renames one into place instead of zeroing one while
- * commits wait.  A library thread (the worker) makes them in the background,
- * one at a time and in order: while a segment is ready anyway, with
- * %PREALLOC_BACKGROUND pacing and 256 KiB writes one at a time, so that a
- * commit's cache flush never waits behind more than that; at full speed when
- * none is ready; never faster than &prealloc_pool_config.max_rate.  Each is
- * made under a temporary name ".prealloc-tmp-NNNNNN": reserved with one
- * fallocate() for the whole segment, zero-written, fdatasync()ed, renamed to
- * ".prealloc-ready-NNNNNN" and the directory fsync()ed.  After a crash the
- * directory therefore holds only complete segments under ".prealloc-ready-*"
- * names; prealloc_pool_open() removes every ".prealloc-tmp-*" leftover and
- * every ready segment that is not complete: of the configured size and
- * fully written (or, copy-on-write, fully allocated).  Files with other names are never touched, nor is anything under
- * the pool's names that it cannot have made (anything but a regular file
- * with one link: FIFOs, devices, directories, symbolic links, hard links);
- * the scan never opens such a name in a way that could block or follow it.  (Named temporaries
- * rather than O_TMPFILE: every filesystem has them, and a crash leaves
- * nothing that start-up cannot find.)
+ * Crash safety: a segment only ever appears complete under a
+ * ".prealloc-ready-*" name.  This call removes every ".prealloc-tmp-*"
+ * leftover and every ready segment that is not complete: of the configured
+ * size and fully written (or, copy-on-write, fully allocated).  Nothing else
+ * is touched: not files with other names, nor anything under the pool's
+ * names that it cannot have made (anything but a regular file with one
+ * link), which is never opened in a way that could block or follow it.
  *
  * Copy-on-write files (btrfs, unless the pool's directory has the nodatacow
- * attribute, chattr +C, which new segments inherit): an overwrite never goes
- * in place there, so written zeros would spare it nothing.  A segment there
- * is complete when it is of the configured size, every block allocated
- * (reserved with fallocate(), no holes) and durable; it is not written
- * (FIEMAP shows it unwritten), &prealloc_report.cow holds for it, and it is
- * counted in &prealloc_pool_stats.cow_segments (the worker zeroes nothing:
- * &prealloc_pool_stats.bytes_zeroed stays 0).  The worker makes, and
- * prealloc_pool_open() adopts, exactly such segments.  Under nodatacow they
- * are written as on ext4 or xfs.
+ * attribute, chattr +C): a complete segment is of the configured size,
+ * every block allocated and durable, but not written; &prealloc_report.cow
+ * holds for it, it is counted in &prealloc_pool_stats.cow_segments, and the
+ * worker zeroes nothing (&prealloc_pool_stats.bytes_zeroed stays 0).
  *
  * One pool object per directory at a time: the directory is flock()ed and a
  * second open, in this process or another, fails with -EBUSY.  The
- * filesystem must support renameat2(RENAME_NOREPLACE) (ext4, xfs, btrfs,
- * tmpfs and most local filesystems do).
+ * filesystem must support renameat2(RENAME_NOREPLACE).
  *
  * Free space: the worker never grows the pool while the filesystem would be
  * left with less than &prealloc_pool_config.free_floor bytes available after
- * the segment it would add, and while less than the floor is available it
- * removes ready segments, oldest first, to give the space back.  A miss in
- * prealloc_pool_take() is the database asking, so it ignores the floor.  An
- * ENOSPC (or EDQUOT) met by the worker lowers its target to the segments it
- * has and is counted in &prealloc_pool_stats.enospc; the target grows back
- * when space returns.  prealloc_pool_take() hands out a ready segment whenever
- * one exists.
+ * the segment it would add, and while less is available it removes ready
+ * segments, oldest first.  A miss in prealloc_pool_take() ignores the floor.
+ * An ENOSPC (or EDQUOT) met by the worker lowers its target to the segments
+ * it has, counted in &prealloc_pool_stats.enospc, until space returns.
+ * prealloc_pool_take() hands out a ready segment whenever one exists.
  *
- * Fork: the worker thread does not exist in a child process.  In the child,
- * every pool function fails with -ECHILD and prealloc_pool_close() only frees
- * the child's copy of the handle: the parent's pool, its worker, its lock on
- * the directory and its segments are untouched.  The pool's descriptors are
- * close-on-exec.
+ * Fork: in a child process every pool function fails with -ECHILD and
+ * prealloc_pool_close() only frees the child's copy of the handle; the
+ * parent's pool (worker, lock, segments) is untouched.  The pool's
+ * descriptors are close-on-exec.
  *
  * Returns: 0, or a negative errno: -EINVAL (bad arguments or configuration,
  * unknown flags), -E2BIG (@cfg from a newer library with unknown non-zero
  * fields), -ENOTDIR, -EBUSY (the directory is already a pool's), -ENOMEM,
  * -EAGAIN (no thread), or what the kernel returned.
- *
  * Since: 0.2
  */
 PREALLOC_WUR int prealloc_pool_open(const char *dir, const struct prealloc_pool_config *cfg,
@@ -212,24 +193,21 @@ PREALLOC_WUR int prealloc_pool_open(const char *dir, const struct prealloc_pool_
  * &prealloc_pool_stats.misses).  The segment is
  * &prealloc_pool_config.segment_size bytes, allocated, written (unless
  * copy-on-write: see prealloc_pool_open()) and durable; freshly made
- * segments read zero, recycled ones hold what
- * prealloc_pool_recycle() left in them.  Safe to call from several threads at
- * once: each call gets its own segment.  A @name given to
- * prealloc_pool_prepare() before is served by the worker's install: see
- * there.
+ * segments read zero, recycled ones hold what prealloc_pool_recycle() left
+ * in them.  Safe to call from several threads at once: each call gets its
+ * own segment.  A @name given to prealloc_pool_prepare() before is served
+ * by the worker's install: see there.
  *
  * Returns: a new descriptor open O_RDWR | O_CLOEXEC on the segment
  * (prealloc_pool_take_ex() adds O_DSYNC or O_DIRECT), or a negative errno:
- * -EINVAL,
- * -EEXIST (@name exists; the segment stays in the pool), -EXDEV (@dirfd on
- * another filesystem; likewise), -ENOSPC (none ready and none could be made),
- * -ESTALE (@name was prepared, installed, and another file put there since;
- * once, the name is then forgotten),
- * -ECHILD, or what the kernel returned.  If the rename succeeded but a
+ * -EINVAL, -EEXIST (@name exists; the segment stays in the pool), -EXDEV
+ * (@dirfd on another filesystem; likewise), -ENOSPC (none ready and none
+ * could be made), -ESTALE (@name was prepared, installed, and another file
+ * put there since; once, the name is then forgotten), -ECHILD, or what the
+ * kernel returned.  If the rename succeeded but a
  * directory fsync() failed (-EIO), the segment is under @name but the rename
  * may not be durable (also when the worker's install of a prepared @name
  * failed that way).
- *
  * Since: 0.2
  */
 PREALLOC_WUR int prealloc_pool_take(struct prealloc_pool *pool, int dirfd, const char *name,
@@ -254,7 +232,6 @@ PREALLOC_WUR int prealloc_pool_take(struct prealloc_pool *pool, int dirfd, const
  *
  * Returns: as prealloc_pool_take(); -EINVAL also for @open_flags outside
  * the three, or refused by the filesystem.
- *
  * Since: 0.3
  */
 PREALLOC_WUR int prealloc_pool_take_ex(struct prealloc_pool *pool, int dirfd, const char *name,
@@ -270,48 +247,39 @@ PREALLOC_WUR int prealloc_pool_take_ex(struct prealloc_pool *pool, int dirfd, co
  *	prealloc_pool_take()
  * @flags: 0 (no flags are defined yet)
  *
- * Takes the segment switch off the commit path.  prealloc_pool_take() moves a
- * segment under its name with a rename and a directory fsync() (a journal
- * commit, milliseconds), in the calling thread.  Called early (say when the
- * current WAL segment is three quarters full), prealloc_pool_prepare() only
- * queues @name and returns; the worker, once done with the segment it may be
- * making at that moment and before any other work, moves the
- * oldest ready segment under @name exactly as prealloc_pool_take() would
- * (renameat2(RENAME_NOREPLACE), directories fsync()ed), or first makes one
- * when none is ready (ignoring the free-space floor, like a miss; not paced
- * as background work, but never faster than &prealloc_pool_config.max_rate).
- * Later, prealloc_pool_take() of the same @name (relative to the same
- * directory, through any descriptor of it; any directory for an absolute
- * @name) only opens the segment: no rename, no fsync, counted as a hit.  If
- * the worker is installing it at that moment, take waits for it; if the
- * request is still queued, take withdraws it and takes as usual in the
- * calling thread; if the install failed, take takes as usual (and so fails
- * with -EEXIST if @name appeared meanwhile), except that an install whose
- * rename succeeded but whose directory fsync() failed is reported by take
- * as that error.  Failing to make the segment or to sync a directory, and
- * running out of space, count like the worker's other failures
- * (&prealloc_pool_stats.last_error or &prealloc_pool_stats.enospc, and the
- * worker's back-off that follows them); a rename refused because of @name or
- * its directory (@name appeared, the directory was removed) puts the segment
- * back in the pool and leaves last_error and the refills alone.
- * PostgreSQL installs its future WAL segments under their final names the
- * same way.
+ * Takes the segment switch (a rename and a directory fsync()) off the
+ * commit path: the call only queues @name.  The worker, once done with the
+ * segment it may be making and before any other work, moves the oldest
+ * ready segment under @name exactly as prealloc_pool_take() would, or first
+ * makes one when none is ready (ignoring the free-space floor, like a miss;
+ * not paced, but never faster than &prealloc_pool_config.max_rate).  Later,
+ * prealloc_pool_take() of the same @name (relative to the same directory,
+ * through any descriptor of it; any directory for an absolute @name) only
+ * opens the segment: no rename, no fsync, counted as a hit.  If the worker is
+ * installing it at that moment, take waits for it; if the request is still
+ * queued, take withdraws it and takes as usual; if the install failed, take
+ * takes as usual (and so fails with -EEXIST if @name appeared meanwhile),
+ * except that an install whose rename succeeded but whose directory fsync()
+ * failed is reported by take as that error.  Failing to make the segment or
+ * to sync a directory, and running out of space, count like the worker's
+ * other failures (&prealloc_pool_stats.last_error or
+ * &prealloc_pool_stats.enospc, and the back-off that follows); a rename
+ * refused because of @name or its directory (@name appeared, the directory
+ * was removed) puts the segment back and leaves last_error and the refills
+ * alone.
  *
- * An installed segment belongs to the caller: a complete segment
- * (&prealloc_pool_config.segment_size bytes, written, durable, reading zero
- * or what prealloc_pool_recycle() left) under @name, whose rename is durable.
- * prealloc_pool_close() drops the names still queued but leaves installed
- * ones in place, and after a crash an installed name is there too: the
- * caller's start-up must expect a prepared name to exist and hold such a
- * segment that no record was written to.  If the caller removes or renames
- * an installed name instead of taking it, take of that name later takes as
- * usual; if another file is put under it, take fails with -ESTALE once and
- * leaves that file alone, and the pool forgets the name (a later take of it
- * fails with -EEXIST: the file exists).  The pool remembers a prepared name
- * until it is taken (whatever the outcome) or the pool closes, and holds an
- * installed segment open (one descriptor, close-on-exec) until then; a name
- * whose install failed, or an installed name removed since, may be prepared
- * again.
+ * An installed segment belongs to the caller: complete, as from
+ * prealloc_pool_take(), under @name, with its rename durable.
+ * prealloc_pool_close() and a crash leave it there: the caller's start-up
+ * must expect a prepared name to hold such a segment, with no record
+ * written to it.  If the caller removes or renames an installed name
+ * instead of taking it, take of that name later takes as usual; if another
+ * file is put under it, take fails with -ESTALE once and leaves that file
+ * alone, and the pool forgets the name (a later take fails with -EEXIST).
+ * The pool remembers a prepared name until it is taken (whatever the
+ * outcome) or the pool closes, and holds an installed segment open (one
+ * descriptor, close-on-exec) until then; a name whose install failed, or an
+ * installed name removed since, may be prepared again.
  *
  * Returns: 0 once @name is queued, or a negative errno: -EINVAL (@flags,
  * @name empty or one of the pool's names), -EEXIST (@name exists, or is
@@ -319,7 +287,6 @@ PREALLOC_WUR int prealloc_pool_take_ex(struct prealloc_pool *pool, int dirfd, co
  * directory is on another filesystem), -ENOMEM, -ECHILD, or what the kernel
  * returned.  The install's own outcome is reported by the
  * prealloc_pool_take() of @name.
- *
  * Since: 0.2
  */
 int prealloc_pool_prepare(struct prealloc_pool *pool, int dirfd, const char *name,
@@ -339,17 +306,14 @@ int prealloc_pool_prepare(struct prealloc_pool *pool, int dirfd, const char *nam
  * written and durable (zeroing every byte first with
  * %PREALLOC_POOL_RECYCLE_ZERO, at
  * the background pace) and adds it to the ready segments, after those already
- * there.  Recycled segments are kept even beyond the target (the database
- * decides what it recycles); the free-space floor still applies.  Without
- * %PREALLOC_POOL_RECYCLE_ZERO the old bytes stay, as in PostgreSQL's recycled WAL
- * segments: the reader must tell old records from new.  A recycled segment
- * not yet ready when the pool closes is removed by the next
- * prealloc_pool_open().
+ * there.  Recycled segments are kept even beyond the target; the free-space
+ * floor still applies.  Without %PREALLOC_POOL_RECYCLE_ZERO the old bytes
+ * stay: the reader must tell old records from new.  A recycled segment not
+ * yet ready when the pool closes is removed by the next prealloc_pool_open().
  *
  * Returns: 0, or a negative errno: -EINVAL (also: @name not a regular file,
- * or one with other hard links), -ENOENT, -EXDEV (@dirfd on another filesystem), -ENOMEM, -ECHILD, or what
- * the kernel returned.
- *
+ * or one with other hard links), -ENOENT, -EXDEV (@dirfd on another
+ * filesystem), -ENOMEM, -ECHILD, or what the kernel returned.
  * Since: 0.2
  */
 PREALLOC_WUR int prealloc_pool_recycle(struct prealloc_pool *pool, int dirfd, const char *name,
@@ -362,7 +326,6 @@ PREALLOC_WUR int prealloc_pool_recycle(struct prealloc_pool *pool, int dirfd, co
  * @timeout_ms: give up after this many milliseconds; -1 waits as long as the
  *	worker makes progress
  *
- * For start-up ("open the database once the pool is warm") and tests.
  * Returns at once when @count segments are ready.  Otherwise the worker is
  * asked for a fresh round (free space looked at again, a retry after an
  * ENOSPC) and the call returns when @count are ready or that round ends
@@ -372,7 +335,6 @@ PREALLOC_WUR int prealloc_pool_recycle(struct prealloc_pool *pool, int dirfd, co
  * (@count above the target), -ETIMEDOUT, -ENOSPC (the worker stopped short for
  * lack of space: floor or ENOSPC), the worker's last error if it stopped short
  * for another reason, -ECHILD.
- *
  * Since: 0.2
  */
 PREALLOC_WUR int prealloc_pool_wait_ready(struct prealloc_pool *pool, uint32_t count, int timeout_ms);
@@ -383,7 +345,6 @@ PREALLOC_WUR int prealloc_pool_wait_ready(struct prealloc_pool *pool, uint32_t c
  * @stats: &struct prealloc_pool_stats, @stats->size set by the caller
  *
  * Returns: 0, or -EINVAL (NULL argument, @stats->size below 16), -ECHILD.
- *
  * Since: 0.2
  */
 int prealloc_pool_get_stats(struct prealloc_pool *pool, struct prealloc_pool_stats *stats);
@@ -397,7 +358,6 @@ int prealloc_pool_get_stats(struct prealloc_pool *pool, struct prealloc_pool_sta
  * Names prealloc_pool_prepare() queued and the worker did not install yet are
  * dropped; installed ones stay, as complete segments under their names.
  * No other call on @pool may be running or follow.
- *
  * Since: 0.2
  */
 void prealloc_pool_close(struct prealloc_pool *pool);

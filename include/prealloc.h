@@ -3,17 +3,16 @@
  * libprealloc - preallocate file space that is allocated *and written*.
  *
  * prealloc_file() makes a range of a regular file (or a block device) read as
- * zeros with every block allocated and in the written state, using the
- * cheapest method the storage offers, without touching bytes that already
- * hold data and without ever exposing stale data.  How methods are chosen,
- * background pacing and the pool's life cycle: libprealloc(7).
+ * zeros with every block allocated and written, by the cheapest method the
+ * storage offers, keeping bytes that hold data and never exposing stale
+ * data.  How methods are chosen, background pacing and the pool's life
+ * cycle: libprealloc(7).
  *
- * Conventions: every function returns 0 (or a non-negative value) on success
- * and a negative errno value on failure; nothing is printed; output parameters
+ * Conventions: functions return 0 (or a non-negative value) on success and
+ * a negative errno value on failure; nothing is printed; output parameters
  * are left untouched on failure unless stated otherwise.  All functions are
- * thread-safe; concurrent calls on one file are ordered where they could meet
- * (see prealloc_file()).  Callers must not write into a range while it is
- * being preallocated (the same contract as any zeroing call).
+ * thread-safe (calls on one file: see prealloc_file()).  Callers must not
+ * write into a range while it is being preallocated.
  *
  * Unknown is %PREALLOC_FACT_NULL for a fact, %PREALLOC_UNKNOWN for a yes/no
  * answer, and never a number.  The ABI is LP64-only (64-bit pointers and
@@ -54,12 +53,10 @@ extern "C" {
  * @PREALLOC_FORCE: block devices only: zero a device that carries a
  *	filesystem, RAID or partition-table signature.  A mounted or otherwise
  *	exclusively held device is refused even with this flag.
- * @PREALLOC_BACKGROUND: run beside live traffic: smaller requests, idle I/O
- *	priority where the scheduler honours it, and a rate that falls while the
- *	device serves other I/O and climbs back while it does not, never below
- *	a floor that keeps the work moving (libprealloc(7) tells how).
- *	&prealloc_options.max_rate is a hard cap; &prealloc_report.background
- *	says what applied.
+ * @PREALLOC_BACKGROUND: run beside live traffic: the rate falls while the
+ *	device serves other I/O and climbs back while it does not, never to
+ *	zero (libprealloc(7)).  &prealloc_options.max_rate is a hard cap;
+ *	&prealloc_report.background says what applied.
  */
 enum prealloc_flags {
 	PREALLOC_KEEP_SIZE = 1u << 0,
@@ -79,10 +76,9 @@ enum prealloc_flags {
  * @PREALLOC_METHOD_ALLOCATE: fallocate() reservation only; the blocks may stay
  *	unwritten (copy-on-write files, keep-size beyond EOF).
  *
- * New methods get new values at the end.  Struct fields hold a method as a
- * uint32_t; to list the methods this library knows, loop over
- * [1, %PREALLOC_METHOD_SLOTS) and skip values prealloc_method_name() does not
- * name.
+ * New methods get new values at the end; struct fields hold a method as a
+ * uint32_t.  To list the methods this library knows, skip the values in
+ * [1, %PREALLOC_METHOD_SLOTS) that prealloc_method_name() does not name.
  */
 enum prealloc_method {
 	PREALLOC_METHOD_AUTO = 0,
@@ -97,26 +93,21 @@ enum prealloc_method {
  * enum prealloc_step - the step of a prealloc_file_ex() call that failed
  * @PREALLOC_STEP_NONE: nothing failed (the call succeeded).
  * @PREALLOC_STEP_TARGET: examining the descriptor and probing the storage.
- * @PREALLOC_STEP_REQUEST: the request does not suit the target: a block
- *	device without %PREALLOC_ZERO_DATA or with a misaligned or out-of-device
- *	range (-EINVAL), an append-only or immutable file (-EPERM), a forced
- *	method the target cannot take (-EOPNOTSUPP).
- * @PREALLOC_STEP_CLAIM: claiming a block device with O_EXCL: -EBUSY when it
- *	is mounted or held open exclusively.
- * @PREALLOC_STEP_SIGNATURES: looking for signatures on a block device:
- *	-EEXIST when one was found and %PREALLOC_FORCE was not set.
+ * @PREALLOC_STEP_REQUEST: the request does not suit the target: -EINVAL
+ *	(block-device range or flags), -EPERM (append-only or immutable file),
+ *	-EOPNOTSUPP (a forced method the target cannot take).
+ * @PREALLOC_STEP_CLAIM: claiming a block device with O_EXCL (-EBUSY).
+ * @PREALLOC_STEP_SIGNATURES: looking for block-device signatures (-EEXIST).
  * @PREALLOC_STEP_CLASSIFY: reading the extent map of the range.
- * @PREALLOC_STEP_SPACE_CHECK: the free-space check, done before anything is
+ * @PREALLOC_STEP_SPACE_CHECK: the free-space check, before anything is
  *	written: -ENOSPC here means nothing was changed.
  * @PREALLOC_STEP_RESERVE: reserving the range with fallocate().
- * @PREALLOC_STEP_ZERO: zeroing with the method in
- *	&prealloc_report.failed_method.
+ * @PREALLOC_STEP_ZERO: zeroing with &prealloc_report.failed_method.
  * @PREALLOC_STEP_SYNC: the final fdatasync().
  *
- * Steps are listed in the order a call runs them; a step a target does not
- * need is skipped.  When a method is refused and the call falls back, the
- * next method's steps run again from %PREALLOC_STEP_RESERVE.  New steps get
- * new values at the end.
+ * In the order a call runs them, skipping those a target does not need;
+ * after a refused method the next one runs again from
+ * %PREALLOC_STEP_RESERVE.  New steps get new values at the end.
  */
 enum prealloc_step {
 	PREALLOC_STEP_NONE = 0,
@@ -140,7 +131,6 @@ enum prealloc_step {
  * @PREALLOC_ACTION_SYNC: fdatasync() the target (no bytes are counted).
  *
  * New actions get new values at the end.
- *
  * Since: 0.3
  */
 enum prealloc_action {
@@ -158,7 +148,6 @@ enum prealloc_action {
  *	a scheduler that honours it.
  * @PREALLOC_BG_ADAPTED: the adaptive rate was lowered at least once because
  *	the device was busy with other I/O.
- *
  * Since: 0.2
  */
 enum prealloc_background {
@@ -178,16 +167,15 @@ enum prealloc_background {
  *
  * Called from the calling thread between chunks of work, and now and then
  * with @done 0 while the call waits for another on the same bytes (@total
- * is then the range's length).  Return 0 to go on,
- * anything else to cancel: the call then stops, undoes its work as any failed
- * call does (see prealloc_file()) and returns -ECANCELED.
+ * is then the range's length).  Return 0 to go on, anything else to cancel:
+ * the call undoes its work as any failed call does and returns -ECANCELED.
  */
 typedef int (*prealloc_progress_fn)(uint64_t done, uint64_t total, void *data);
 
 /**
  * struct prealloc_ctx - library state: caches, sysfs root, log hook
  *
- * Opaque.  Holds what the library learns between calls and takes from the
+ * Opaque; what the library learns between calls and takes from the
  * environment (libprealloc(7)).  Calls given no context use a process-wide
  * default one.  A context may be used by several threads at once.
  */
@@ -196,13 +184,11 @@ struct prealloc_ctx;
 /**
  * struct prealloc_options - options for prealloc_file_ex()
  * @size: sizeof(struct prealloc_options) as the caller knows it.  Fields
- *	beyond @size are taken as zero; a larger struct is accepted only if the
- *	bytes the library does not know are zero (-E2BIG otherwise).  Sizes
- *	above 4096 are refused with -E2BIG.
+ *	beyond @size are taken as zero; bytes the library does not know must be
+ *	zero, and @size at most 4096 (-E2BIG otherwise).
  * @flags: &enum prealloc_flags
  * @method: &enum prealloc_method to force, or %PREALLOC_METHOD_AUTO.  A forced
- *	method is used alone: if the storage refuses it the call fails with
- *	-EOPNOTSUPP instead of falling back.
+ *	method is used alone: refused, it fails the call with -EOPNOTSUPP.
  * @queue_depth: io_uring writes in flight; 0 for the default.
  * @request_bytes: bytes per io_uring write (rounded down to whole pages and
  *	the direct-I/O alignment, at least one page); 0 for the default.
@@ -211,8 +197,8 @@ struct prealloc_ctx;
  * @max_rate: hard cap on the zeroing rate in bytes per second, over any
  *	interval longer than one request; 0 for none.  Applies with or without
  *	%PREALLOC_BACKGROUND, to every method (bytes zeroed by the device count).
- * @ctx: &struct prealloc_ctx whose caches the call uses, or NULL for the
- *	default context.  It must stay referenced for the call's duration.
+ * @ctx: &struct prealloc_ctx the call uses, or NULL for the default one;
+ *	it must stay referenced for the call's duration.
  *
  * New fields are appended at the end.
  */
@@ -230,13 +216,12 @@ struct prealloc_options {
 
 /**
  * struct prealloc_report - what prealloc_file_ex() did
- * @size: set by the caller to sizeof(struct prealloc_report); the library
- *	fills at most that many bytes.  At least 8 (@size, @written, @cow);
- *	sizes above 4096 are refused with -E2BIG.
+ * @size: set by the caller to sizeof(struct prealloc_report), 8 to 4096
+ *	(-EINVAL, -E2BIG); the library fills at most that many bytes.
  * @written: 1 if every block of the range is now allocated and written.
- * @cow: 1 if the file is copy-on-write, or the range holds shared
- *	(reflinked) extents: overwrites will not go in place, so written state
- *	is not achievable (space was reserved instead; shared data is kept).
+ * @cow: 1 if the file is copy-on-write or the range holds shared
+ *	(reflinked) extents: written state is not achievable, so space was
+ *	reserved instead (shared data is kept).
  * @__pad: zero.
  * @method: the &enum prealloc_method that covered the most bytes
  *	(%PREALLOC_METHOD_AUTO if nothing needed doing).
@@ -253,25 +238,21 @@ struct prealloc_options {
  *	whatever methods exist.
  * @failed_step: the &enum prealloc_step that failed, %PREALLOC_STEP_NONE
  *	on success.  Arguments rejected before any work (-EINVAL, -E2BIG,
- *	-EFBIG, -EBADF from the checks of the call itself) leave the whole
- *	report untouched.
+ *	-EFBIG, -EBADF) leave the whole report untouched.
  * @failed_method: the &enum prealloc_method that was running when the call
  *	failed (%PREALLOC_METHOD_AUTO when none was); with
  *	%PREALLOC_STEP_RESERVE, the method that needed the reservation.
  * @bytes_unknown: bytes of @bytes_kept whose extent state cannot be told
- *	without FIEMAP (FUSE, some network filesystems); @written is then 0.
- *	Since: 0.2
+ *	without FIEMAP; @written is then 0.  Since: 0.2
  * @background: &enum prealloc_background bits: the pacing that applied.
  * @__pad2: zero.
  * @bytes_per_sec: achieved rate: @bytes_zeroed per second of @elapsed_ns.
- * @undo_error: 0, unless the call failed and undoing it failed too: then
- *	the first error the undo met (-EIO after a filesystem shutdown, say),
- *	and the file may not be as it was (size, allocation; with
- *	%PREALLOC_ZERO_DATA see prealloc_file()).  Since: 0.3
+ * @undo_error: the first error met undoing a failed call (-EIO after a
+ *	filesystem shutdown, say): the file's size and allocation may not be
+ *	as they were; 0 otherwise.  Since: 0.3
  * @__pad3: zero.
  *
- * New fields are appended at the end; a caller compiled against an older
- * header passes a smaller @size and never sees them.
+ * New fields are appended at the end, past an older caller's @size.
  */
 struct prealloc_report {
 	uint32_t size;
@@ -305,8 +286,8 @@ struct prealloc_report {
  * @hole_bytes: bytes with no extent.
  * @shared_bytes: bytes of @written_bytes in shared (reflinked) extents.
  * @unknown_bytes: without FIEMAP, bytes SEEK_DATA calls data but which may
- *	be unwritten extents: not counted in @written_bytes (tmpfs and ramfs
- *	are exact: data is written, other pages count as holes).  Since: 0.2
+ *	be unwritten extents, not counted in @written_bytes (libprealloc(7)
+ *	tells where the census is exact anyway).  Since: 0.2
  */
 struct prealloc_census {
 	uint32_t size;
@@ -329,58 +310,45 @@ struct prealloc_census {
  * allocated and written, bytes that held data hold the same bytes, all other
  * bytes of the range read zero, the file is at least @offset + @len long
  * (unless %PREALLOC_KEEP_SIZE) and the result is durable (unless
- * %PREALLOC_NO_SYNC).
+ * %PREALLOC_NO_SYNC).  @fd's file offset and status flags are not changed.
  *
  * On failure the call undoes exactly what it did, and nothing else: blocks
- * it allocated are released (a hole block the range shares with bytes inside
- * EOF outside the range may stay allocated, reading zero), the size is cut
- * back if it is still one the call set, the file's own reservation beyond
- * EOF is kept, and data is untouched, except with %PREALLOC_ZERO_DATA: data
- * the call had zeroed before the failure reads zero, and
- * &prealloc_report.bytes_zeroed counts every byte it wrote.  The undo ends
- * with fsync() (unless %PREALLOC_NO_SYNC); when a step of it fails,
- * &prealloc_report.undo_error says so: the file may not be as it was.  A
- * failure decided before anything changes changes nothing: bad arguments,
- * a forced method that cannot apply, append-only or immutable files,
- * -ENOSPC from the free-space check, keep-size beyond EOF where nothing can
- * be reserved.  libprealloc(7) says how each filesystem is undone.
+ * it allocated are released (a hole block the range shares with bytes
+ * inside EOF may stay allocated, reading zero), the size is cut back if it
+ * is still one the call set, the file's own reservation beyond EOF is kept,
+ * and data is untouched, except with %PREALLOC_ZERO_DATA: data zeroed before
+ * the failure reads zero (&prealloc_report.bytes_zeroed counts every byte
+ * written).  The undo ends with fsync() (unless %PREALLOC_NO_SYNC); if a
+ * step of it fails, &prealloc_report.undo_error says so.  Failures decided before anything
+ * changes (bad arguments, a forced method that cannot apply, -EPERM,
+ * -ENOSPC, keep-size -EOPNOTSUPP) change nothing.  On a block device what
+ * was zeroed stays zeroed.  How, per filesystem: libprealloc(7).
  *
- * On a block device the range must be logical-block aligned and inside the
- * device, and %PREALLOC_ZERO_DATA is required because every byte is zeroed.
- * The call claims the device with O_EXCL for its duration, so a device that is
- * mounted or held with O_EXCL by anyone, the caller included, is refused with
- * -EBUSY.  A library built without libblkid cannot look for signatures and
- * requires %PREALLOC_FORCE for every device.  A failed or cancelled call on a
- * block device leaves the part already zeroed zeroed: there is nothing to
- * restore.
+ * A block-device range must be logical-block aligned and inside the device,
+ * with %PREALLOC_ZERO_DATA; the device is claimed with O_EXCL for the call.
+ * A library built without libblkid requires %PREALLOC_FORCE.
  *
- * @fd's file offset and status flags are not changed.  Where the file
- * cannot be reopened (no /proc, a mode that forbids it), an O_APPEND @fd
- * needs Linux 6.9 (-EOPNOTSUPP before) and a write-only O_DIRECT @fd gets
- * -EINVAL for a range with unaligned edges.
- *
- * Concurrency: the call works on its own duplicate of @fd, so closing or
- * dup2()ing over @fd meanwhile does not redirect it.  Calls of one process
- * on one file (any thread, context, async handle or descriptor) run one
- * after the other where they could meet: ranges that overlap once widened
- * to whole pages and blocks, or that both reach past end of file.  A
- * waiting call calls its progress callback with done 0 now and then, so it
- * can be cancelled; a call from a progress callback on bytes its own call
- * holds fails with -EDEADLK.  Calls of different processes are not ordered.
- * Do not write into the range or truncate the file during the call (a
- * truncate may raise SIGBUS).
+ * Concurrency: the call works on a duplicate of @fd (closing or dup2()ing
+ * over @fd does not redirect it).  Calls of one process on one file (any
+ * thread, context, async handle or descriptor) whose ranges could meet run
+ * one after the other (libprealloc(7)), a waiting one calling its progress
+ * callback with done 0 now and then, so it can be cancelled; calls of
+ * different processes are not ordered.  Do not write into the range or truncate the file during the
+ * call (a truncate may raise SIGBUS).
  *
  * Returns: 0, or a negative errno: -EBADF (fd not open for writing), -EINVAL
- * (bad arguments, unknown flags, misaligned block-device range, block device
- * without %PREALLOC_ZERO_DATA), -EFBIG (@offset + @len too large), -ENOSPC
- * (does not fit; checked before anything is written), -EBUSY (block device in
- * use), -EEXIST (block device carries a signature and %PREALLOC_FORCE is not
+ * (bad arguments, unknown flags, a block-device request as above, a
+ * write-only O_DIRECT @fd with unaligned edges where the file cannot be
+ * reopened), -EFBIG (@offset + @len too large), -ENOSPC (does not fit;
+ * checked before anything is written), -EBUSY (block device mounted or held
+ * with O_EXCL by anyone, the caller included), -EEXIST (block device carries
+ * a filesystem, RAID or partition-table signature and %PREALLOC_FORCE is not
  * set), -ECANCELED (progress callback asked to stop), -EDEADLK (called from
  * a progress callback on bytes its running call holds), -EOPNOTSUPP
- * (%PREALLOC_KEEP_SIZE beyond end of file where nothing can be reserved
- * there: ext2/ext3, ext4 files without extents; nothing is changed), or
- * what the kernel returned (-EIO, -EDQUOT, -EPERM, -EISDIR, -ESPIPE, -ENODEV, ...).
- *
+ * (%PREALLOC_KEEP_SIZE beyond EOF where the filesystem cannot reserve; an
+ * O_APPEND @fd before Linux 6.9 where the file cannot be reopened), or what
+ * the kernel returned (-EIO, -EDQUOT, -EPERM for an append-only or immutable
+ * file, -EISDIR, -ESPIPE, -ENODEV, ...).
  * Since: 0.2
  */
 PREALLOC_WUR int prealloc_file(int fd, uint64_t offset, uint64_t len, unsigned int flags);
@@ -398,7 +366,6 @@ PREALLOC_WUR int prealloc_file(int fd, uint64_t offset, uint64_t len, unsigned i
  * library with unknown non-zero fields), -EINVAL (@opts->size or
  * @report->size too small, unknown method), -EOPNOTSUPP (forced method not
  * possible here).
- *
  * Since: 0.2
  */
 PREALLOC_WUR int prealloc_file_ex(int fd, uint64_t offset, uint64_t len,
@@ -407,17 +374,15 @@ PREALLOC_WUR int prealloc_file_ex(int fd, uint64_t offset, uint64_t len,
 
 /**
  * struct prealloc_async - handle of an asynchronous preallocation (opaque)
- *
  * Since: 0.2
  */
 struct prealloc_async;
 
 /**
  * prealloc_async_start() - start prealloc_file_ex() on a library thread
- * @fd: as for prealloc_file(); duplicated (F_DUPFD_CLOEXEC) before this
- *	returns, so the caller may close @fd at once.  The duplicate shares the
- *	open file description, whose offset and status flags the work does not
- *	change; it is closed by prealloc_async_free().
+ * @fd: as for prealloc_file(); duplicated (F_DUPFD_CLOEXEC, closed by
+ *	prealloc_async_free()) before this returns, so the caller may close @fd
+ *	at once.  The open file description's offset and flags are not changed.
  * @offset: as for prealloc_file()
  * @len: as for prealloc_file()
  * @opts: &struct prealloc_options (copied), or NULL; %PREALLOC_BACKGROUND is
@@ -426,16 +391,15 @@ struct prealloc_async;
  * @ret_handle: where to store the handle, to be released with
  *	prealloc_async_free()
  *
- * The work runs on a library thread with every signal blocked.  Arguments
- * are checked before it starts; every other error (such as -ENOSPC) is the
- * result prealloc_async_poll() returns.  prealloc_file_ex()'s contract holds
- * until the work is done.  A child process must not use handles inherited
- * from its parent (not even prealloc_async_free()).
+ * The work runs on a library thread with every signal blocked, under
+ * prealloc_file_ex()'s contract.  Arguments are checked before it starts;
+ * every other error (such as -ENOSPC) is what prealloc_async_poll()
+ * returns.  A child process must not use handles inherited from its parent
+ * (not even prealloc_async_free()).
  *
  * Returns: 0, or a negative errno: -EINVAL (NULL @ret_handle, bad arguments
  * as for prealloc_file_ex()), -EBADF (@fd not open for writing), -E2BIG,
  * -ENOMEM, -EAGAIN (no thread could be created), -EMFILE.
- *
  * Since: 0.2
  */
 PREALLOC_WUR int prealloc_async_start(int fd, uint64_t offset, uint64_t len,
@@ -446,12 +410,11 @@ PREALLOC_WUR int prealloc_async_start(int fd, uint64_t offset, uint64_t len,
  * prealloc_async_fd() - descriptor that becomes readable when the work is done
  * @h: handle from prealloc_async_start()
  *
- * An eventfd (non-blocking, close-on-exec) owned by the handle, for poll(),
- * epoll or an event loop: it turns readable (POLLIN) once the result is
- * available and stays so.  Do not read from it or close it.
+ * An eventfd (non-blocking, close-on-exec) owned by the handle, readable
+ * (POLLIN) once the result is available and from then on.  Do not read
+ * from it or close it.
  *
  * Returns: the descriptor, or -EINVAL for a NULL @h.
- *
  * Since: 0.2
  */
 PREALLOC_WUR int prealloc_async_fd(const struct prealloc_async *h);
@@ -463,7 +426,6 @@ PREALLOC_WUR int prealloc_async_fd(const struct prealloc_async *h);
  * Returns: -EINPROGRESS while the work runs; then what prealloc_file_ex()
  * returned (0, -ECANCELED after prealloc_async_cancel(), or another negative
  * errno); -EINVAL for a NULL @h.
- *
  * Since: 0.2
  */
 PREALLOC_WUR int prealloc_async_poll(const struct prealloc_async *h);
@@ -475,7 +437,6 @@ PREALLOC_WUR int prealloc_async_poll(const struct prealloc_async *h);
  * Blocks (in poll(), restarted after signals) until the result is available.
  *
  * Returns: as prealloc_async_poll(), never -EINPROGRESS.
- *
  * Since: 0.2
  */
 PREALLOC_WUR int prealloc_async_wait(const struct prealloc_async *h);
@@ -485,12 +446,10 @@ PREALLOC_WUR int prealloc_async_wait(const struct prealloc_async *h);
  * @h: handle from prealloc_async_start()
  *
  * Does not block.  The work stops after the request in flight, undoes what
- * it did (as prealloc_file_ex() does when its progress callback cancels)
- * and completes with -ECANCELED; work that had already finished keeps its
- * result.  Cancelling twice is harmless.
+ * it did as a failed call does and completes with -ECANCELED; work already
+ * finished keeps its result.  Cancelling twice is harmless.
  *
  * Returns: 0, or -EINVAL for a NULL @h.
- *
  * Since: 0.2
  */
 int prealloc_async_cancel(struct prealloc_async *h);
@@ -500,9 +459,8 @@ int prealloc_async_cancel(struct prealloc_async *h);
  * @h: handle from prealloc_async_start()
  * @report: &struct prealloc_report to fill (@report->size set by the caller)
  *
- * Returns: 0, -EINPROGRESS while the work runs (@report untouched), or
+ * Returns: 0, -EINPROGRESS while the work runs (@report untouched),
  * -EINVAL (NULL argument, @report->size too small).
- *
  * Since: 0.2
  */
 PREALLOC_WUR int prealloc_async_report(const struct prealloc_async *h,
@@ -512,12 +470,11 @@ PREALLOC_WUR int prealloc_async_report(const struct prealloc_async *h,
  * prealloc_async_free() - release a handle
  * @h: handle from prealloc_async_start(), or NULL
  *
- * If the work still runs it is cancelled and waited for (undo included), so
- * the file is in a final state when this returns.  Closes the handle's
- * descriptors.  @h must not be used by other threads meanwhile or afterwards,
- * and neither this nor prealloc_async_wait() may be called from the handle's
+ * Work still running is cancelled and waited for (undo included), so the
+ * file is in a final state when this returns; the handle's descriptors are
+ * closed.  @h must not be used by other threads meanwhile or afterwards;
+ * neither this nor prealloc_async_wait() may be called from the handle's
  * own progress callback (they would wait for themselves).
- *
  * Since: 0.2
  */
 void prealloc_async_free(struct prealloc_async *h);
@@ -534,7 +491,6 @@ void prealloc_async_free(struct prealloc_async *h);
  * SEEK_DATA/SEEK_HOLE).
  *
  * Returns: 0, or a negative errno (-EINVAL, -EBADF, -EFBIG, or the kernel's).
- *
  * Since: 0.2
  */
 PREALLOC_WUR int prealloc_verify(int fd, uint64_t offset, uint64_t len,
@@ -546,7 +502,6 @@ PREALLOC_WUR int prealloc_verify(int fd, uint64_t offset, uint64_t len,
  *
  * Returns: "auto", "write-zeroes", "zeroout", "uring", "buffered" or
  * "allocate"; NULL for an unknown value.
- *
  * Since: 0.2
  */
 const char *prealloc_method_name(enum prealloc_method method);
@@ -556,7 +511,6 @@ const char *prealloc_method_name(enum prealloc_method method);
  * @name: one of the names prealloc_method_name() returns
  *
  * Returns: the &enum prealloc_method, or -EINVAL.
- *
  * Since: 0.2
  */
 PREALLOC_WUR int prealloc_method_from_name(const char *name);
@@ -567,7 +521,6 @@ PREALLOC_WUR int prealloc_method_from_name(const char *name);
  *
  * Returns: "none", "target", "request", "claim", "signatures", "classify",
  * "space-check", "reserve", "zero" or "sync"; NULL for an unknown value.
- *
  * Since: 0.2
  */
 const char *prealloc_step_name(enum prealloc_step step);
@@ -578,7 +531,6 @@ const char *prealloc_step_name(enum prealloc_step step);
  *
  * Returns: "paced", "idle-ioprio" or "adapted"; NULL for an unknown bit or
  * for a value that is not a single bit.
- *
  * Since: 0.3
  */
 const char *prealloc_background_name(enum prealloc_background bit);
@@ -589,7 +541,6 @@ const char *prealloc_background_name(enum prealloc_background bit);
  *
  * Returns: "reserve", "zero", "write-edges" or "sync"; NULL for an unknown
  * value.
- *
  * Since: 0.3
  */
 const char *prealloc_action_name(enum prealloc_action action);
@@ -599,26 +550,22 @@ const char *prealloc_action_name(enum prealloc_action action);
  *
  * Returns: "MAJOR.MINOR.MICRO" of the library loaded, which may be newer
  * than the header's %PREALLOC_VERSION_MAJOR and %PREALLOC_VERSION_MINOR.
- *
  * Since: 0.2
  */
 const char *prealloc_version(void);
 
 /**
  * prealloc_ctx_new() - create a context
- * @sysfs_root: directory every sysfs reader of the context uses instead of
- *	/sys (a captured tree), or NULL for $PREALLOC_SYSFS_ROOT (read with
- *	secure_getenv() each time) else /sys.  Device nodes are opened for
- *	transport probes only when the root in use is /sys.
+ * @sysfs_root: directory read instead of /sys (a captured tree), or NULL for
+ *	$PREALLOC_SYSFS_ROOT else /sys (libprealloc(7)); device nodes are
+ *	opened only when the root in use is /sys.
  * @flags: 0; no flags are defined yet.
  * @ret_ctx: where to store the new context, with one reference.
  *
- * Pass it through &prealloc_options.ctx and to prealloc_probe_new().
- * Nothing is opened or probed until a call needs it.
+ * Nothing is opened or probed until a call using it needs it.
  *
  * Returns: 0, or -EINVAL (@ret_ctx NULL, @sysfs_root empty, unknown flags),
  * -ENOMEM.
- *
  * Since: 0.2
  */
 PREALLOC_WUR int prealloc_ctx_new(const char *sysfs_root, unsigned int flags,
@@ -629,7 +576,6 @@ PREALLOC_WUR int prealloc_ctx_new(const char *sysfs_root, unsigned int flags,
  * @ctx: &struct prealloc_ctx, or NULL
  *
  * Returns: @ctx.
- *
  * Since: 0.2
  */
 struct prealloc_ctx *prealloc_ctx_ref(struct prealloc_ctx *ctx);
@@ -638,12 +584,11 @@ struct prealloc_ctx *prealloc_ctx_ref(struct prealloc_ctx *ctx);
  * prealloc_ctx_unref() - drop a reference on a context
  * @ctx: &struct prealloc_ctx, or NULL
  *
- * When the last reference goes, everything the context holds is released,
- * descriptors included.  A probe holds a reference on its context until prealloc_probe_free().
- * The caller must not drop its last reference while a call using @ctx runs.
+ * The last reference releases everything the context holds, descriptors
+ * included; a probe holds one until prealloc_probe_free().  The caller must
+ * not drop its last reference while a call using @ctx runs.
  *
  * Returns: @ctx while references remain, NULL once it is freed.
- *
  * Since: 0.2
  */
 struct prealloc_ctx *prealloc_ctx_unref(struct prealloc_ctx *ctx);
@@ -652,15 +597,13 @@ struct prealloc_ctx *prealloc_ctx_unref(struct prealloc_ctx *ctx);
  * prealloc_ctx_flush() - forget what a context has learnt
  * @ctx: &struct prealloc_ctx, or NULL for the default context
  *
- * Drops the cached device capabilities and the memory of write-zeroes
- * refusals, and closes the mount-table watch descriptor; the next call
- * probes afresh.  Use it after changing the storage under the process in a
- * way the mount table does not show (e.g. a device's queue limits).  Probes
- * already created keep what they saw.  A watch descriptor the process closed
- * behind the library's back (closefrom()) is never polled or closed by it.
+ * Drops the cached device capabilities and remembered write-zeroes
+ * refusals and closes the mount-table watch descriptor, so the next call
+ * probes afresh (libprealloc(7) says when that is needed).  Probes already
+ * created keep what they saw.  A watch descriptor closed behind the
+ * library's back (closefrom()) is never polled or closed by it.
  *
  * Returns: 0.
- *
  * Since: 0.2
  */
 int prealloc_ctx_flush(struct prealloc_ctx *ctx);
@@ -688,15 +631,13 @@ typedef void (*prealloc_log_fn)(void *data, int priority, const char *file, int 
  * @fn: the hook, or NULL to be silent again (the default)
  * @data: passed to @fn
  *
- * The library never prints.  With a hook, calls using @ctx report methods
- * refused and why, a failed free-space check, background pacing's
- * adaptations (libprealloc(7)).
- * Messages less urgent than prealloc_ctx_set_log_priority() allows
- * (LOG_INFO by default) are dropped.  Thread-safe: when it returns, no call
- * of the previous hook runs or will start, so its @data may be freed.
+ * Calls using @ctx then report refused methods, a failed free-space check
+ * and pacing's adaptations (libprealloc(7)); messages less urgent than
+ * prealloc_ctx_set_log_priority() allows (LOG_INFO by default) are dropped.
+ * Thread-safe: when it returns, no call of the previous hook runs or will
+ * start, so its @data may be freed.
  *
  * Returns: 0, or -EINVAL (@ctx NULL).
- *
  * Since: 0.3
  */
 int prealloc_ctx_set_log_fn(struct prealloc_ctx *ctx, prealloc_log_fn fn, void *data);
@@ -707,7 +648,6 @@ int prealloc_ctx_set_log_fn(struct prealloc_ctx *ctx, prealloc_log_fn fn, void *
  * @priority: a syslog(3) priority, LOG_EMERG (0) to LOG_DEBUG (7)
  *
  * Returns: 0, or -EINVAL (@ctx NULL, @priority out of range).
- *
  * Since: 0.3
  */
 int prealloc_ctx_set_log_priority(struct prealloc_ctx *ctx, int priority);
@@ -716,9 +656,8 @@ int prealloc_ctx_set_log_priority(struct prealloc_ctx *ctx, int priority);
  * enum prealloc_answer - a yes/no question the storage may not answer
  * @PREALLOC_NO: no.
  * @PREALLOC_YES: yes.
- * @PREALLOC_UNKNOWN: the facts needed could not be read (no sysfs, an
- *	unreadable attribute); the library will try and fall back.  The fact
- *	holding such an answer is %PREALLOC_FACT_NULL.
+ * @PREALLOC_UNKNOWN: the facts needed could not be read; the library will
+ *	try and fall back.  The fact holding it is %PREALLOC_FACT_NULL.
  */
 enum prealloc_answer {
 	PREALLOC_NO = 0,
@@ -733,8 +672,7 @@ enum prealloc_answer {
  * @PREALLOC_FACT_BOOL: a number, 0 or 1.
  * @PREALLOC_FACT_NUMBER: a number.
  * @PREALLOC_FACT_BYTES: a number of bytes.
- * @PREALLOC_FACT_FLAGS: a number that is a bit field or identifier, best
- *	shown in hexadecimal (NVMe DLFEAT, ONCS, ...).
+ * @PREALLOC_FACT_FLAGS: a number, bit field or identifier, best in hex.
  * @PREALLOC_FACT_STRING: a string.
  *
  * New types may be added at the end; show a type you do not know as a
@@ -754,12 +692,9 @@ enum prealloc_fact_type {
  *
  * Opaque.  A snapshot taken by prealloc_probe_new(): facts of the target
  * and of each device of the chain under it, and the plan for a request with
- * its steps.
- *
- * Facts are named with dotted paths ("queue.write_zeroes_unmap_max_bytes",
- * "nvme.dlfeat"); facts sharing a prefix are adjacent; libprealloc(7)
- * lists them.  New facts may appear in later versions; none is removed or
- * changes type.
+ * its steps.  Facts are named with dotted paths ("nvme.dlfeat"), listed in
+ * libprealloc(7); later versions may add facts, never remove one or change
+ * its type.
  */
 struct prealloc_probe;
 
@@ -774,16 +709,13 @@ struct prealloc_probe;
  * @ret_probe: where to store the probe.
  *
  * Reads what prealloc_file_ex(@fd, @offset, @len, @opts) would read, plans
- * what it would do, and writes nothing.  Facts that cannot be learnt (no
- * privilege for a device command, no sysfs, an old kernel) are
- * unknown, with the reason where one is known; they never make the call
+ * what it would do, and writes nothing.  Facts that cannot be learnt are
+ * unknown, with the reason where one is known, and never make the call
  * fail.  @fd's offset is not moved.
  *
- * Returns: 0, or a negative errno: -EINVAL (@ret_probe NULL, bad options as
- * for prealloc_file_ex()), -EFBIG (@offset + @len too large), -E2BIG (@opts
- * from a newer library with unknown non-zero fields), -EBADF, -EISDIR,
- * -ESPIPE, -ENODEV (not a regular file or block device), -ENOMEM.
- *
+ * Returns: 0, or a negative errno: -EINVAL (@ret_probe NULL, bad options),
+ * -E2BIG, -EFBIG (as for prealloc_file_ex()), -EBADF, -EISDIR, -ESPIPE,
+ * -ENODEV (not a regular file or block device), -ENOMEM.
  * Since: 0.2
  */
 PREALLOC_WUR int prealloc_probe_new(int fd, uint64_t offset, uint64_t len,
@@ -795,7 +727,6 @@ PREALLOC_WUR int prealloc_probe_new(int fd, uint64_t offset, uint64_t len,
  * @probe: &struct prealloc_probe, or NULL
  *
  * Also drops the probe's reference on its context.
- *
  * Since: 0.2
  */
 void prealloc_probe_free(struct prealloc_probe *probe);
@@ -803,9 +734,8 @@ void prealloc_probe_free(struct prealloc_probe *probe);
 /**
  * prealloc_probe_zeroing_offloaded() - will the device do the zeroing?
  * @probe: &struct prealloc_probe
- * @ret_decided_by: if not NULL, set to the fact that decided the answer
- *	(e.g. "nvme0n1: queue/write_zeroes_unmap_max_bytes = 0"); valid until
- *	the probe is freed.
+ * @ret_decided_by: if not NULL, set to the fact that decided the answer,
+ *	valid until the probe is freed.
  *
  * Yes when the request (or, without one, extending the file) would be
  * zeroed by the device through FALLOC_FL_WRITE_ZEROES; no when that is known
@@ -813,7 +743,6 @@ void prealloc_probe_free(struct prealloc_probe *probe);
  * write-zeroes); unknown when a device fact needed could not be read.
  *
  * Returns: an &enum prealloc_answer, or -EINVAL (@probe NULL).
- *
  * Since: 0.2
  */
 PREALLOC_WUR int prealloc_probe_zeroing_offloaded(const struct prealloc_probe *probe,
@@ -828,7 +757,6 @@ PREALLOC_WUR int prealloc_probe_zeroing_offloaded(const struct prealloc_probe *p
  * method), -ENODATA (the probe was made without a request), -EOPNOTSUPP (a
  * forced method that cannot apply to this target, or a request that cannot
  * be met here: prealloc_probe_plan_reason() says why), -EINVAL (@probe NULL).
- *
  * Since: 0.2
  */
 PREALLOC_WUR int prealloc_probe_plan(const struct prealloc_probe *probe, unsigned int index);
@@ -837,11 +765,9 @@ PREALLOC_WUR int prealloc_probe_plan(const struct prealloc_probe *probe, unsigne
  * prealloc_probe_plan_reason() - why the plan is what it is
  * @probe: &struct prealloc_probe
  *
- * Returns: one sentence, valid until the probe is freed; also why a request
- * cannot be met here when prealloc_probe_plan() says -EOPNOTSUPP; NULL when
- * there is no plan and no such reason (no request, a forced method that
- * cannot apply, or @probe NULL).
- *
+ * Returns: one sentence, valid until the probe is freed (also when
+ * prealloc_probe_plan() says -EOPNOTSUPP); NULL without a request, for a
+ * forced method that cannot apply, or for a NULL @probe.
  * Since: 0.2
  */
 const char *prealloc_probe_plan_reason(const struct prealloc_probe *probe);
@@ -858,20 +784,16 @@ const char *prealloc_probe_plan_reason(const struct prealloc_probe *probe);
  * @ret_length: if not NULL, set to its length in bytes
  *
  * The steps prealloc_file_ex() runs for the request, in order, with the
- * method it tries first: for each method, the sum of the lengths of its
- * zero and write-edges steps is what &prealloc_report.bytes_by_method
- * reports after a call that needed no fallback and found the range as the
- * probe did.  A method refused while running hands what is left to the
- * next (prealloc_probe_plan()), whose steps the probe does not list.
+ * method it tries first.  A call that needs no fallback and finds the range
+ * as the probe did reports in &prealloc_report.bytes_by_method each
+ * method's zero and write-edges lengths summed.  The steps of fallback
+ * methods (prealloc_probe_plan()) are not listed.
  *
  * Returns: 0, or -ENOENT (@index past the last step), -ENODATA (the probe
  * was made without a request), the error the call would fail with before
- * any step (-EOPNOTSUPP for a forced method that cannot apply, -ENOSPC,
- * -EPERM for an append-only or immutable file, -EINVAL for a block-device
- * request the device does not take), the error reading the range's extent
- * map (an O_PATH descriptor that cannot be reopened for reading), -EINVAL
- * (@probe NULL).
- *
+ * any step (-EOPNOTSUPP, -ENOSPC, -EPERM, -EINVAL: see &enum prealloc_step),
+ * the error reading the range's extent map (an O_PATH descriptor that
+ * cannot be reopened), -EINVAL (@probe NULL).
  * Since: 0.3
  */
 int prealloc_probe_step(const struct prealloc_probe *probe, unsigned int index,
@@ -892,7 +814,6 @@ int prealloc_probe_step(const struct prealloc_probe *probe, unsigned int index,
  *
  * Returns: the &enum prealloc_fact_type, or -ENOENT (@index past the last
  * fact), -EINVAL (@probe NULL).
- *
  * Since: 0.2
  */
 PREALLOC_WUR int prealloc_probe_fact(const struct prealloc_probe *probe, unsigned int index,
@@ -908,7 +829,6 @@ PREALLOC_WUR int prealloc_probe_fact(const struct prealloc_probe *probe, unsigne
  *
  * Returns: the &enum prealloc_fact_type, or -ENOENT (no such fact in this
  * probe), -EINVAL (@probe or @name NULL).
- *
  * Since: 0.2
  */
 int prealloc_probe_lookup(const struct prealloc_probe *probe, const char *name,
@@ -923,7 +843,6 @@ int prealloc_probe_lookup(const struct prealloc_probe *probe, const char *name,
  * device's backing file's device); none for tmpfs, NFS and the like.
  *
  * Returns: the number of devices, or -EINVAL (@probe NULL).
- *
  * Since: 0.2
  */
 PREALLOC_WUR int prealloc_probe_device_count(const struct prealloc_probe *probe);
@@ -939,7 +858,6 @@ PREALLOC_WUR int prealloc_probe_device_count(const struct prealloc_probe *probe)
  *
  * Returns: the &enum prealloc_fact_type, or -ENOENT (@index past the last
  * fact), -ENXIO (no such device), -EINVAL (@probe NULL).
- *
  * Since: 0.2
  */
 PREALLOC_WUR int prealloc_probe_device_fact(const struct prealloc_probe *probe,
@@ -957,13 +875,11 @@ PREALLOC_WUR int prealloc_probe_device_fact(const struct prealloc_probe *probe,
  *
  * Returns: the &enum prealloc_fact_type, or -ENOENT (no such fact for this
  * device), -ENXIO (no such device), -EINVAL (@probe or @name NULL).
- *
  * Since: 0.2
  */
 int prealloc_probe_device_lookup(const struct prealloc_probe *probe,
 				 unsigned int device, const char *name,
 				 uint64_t *ret_number, const char **ret_string);
-
 
 #ifdef __cplusplus
 }
