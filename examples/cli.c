@@ -149,6 +149,19 @@ int cli_method_arg(const char *cmd, const char *arg, uint32_t *ret)
 	return 0;
 }
 
+int cli_request_opt(const char *cmd, int c, const char *arg, uint64_t *offset,
+		    uint64_t *length, struct prealloc_options *o)
+{
+	switch (c) {
+	case 'o': return cli_size_arg(cmd, "offset", arg, 0, UINT64_MAX, offset);
+	case 'l': return cli_size_arg(cmd, "length", arg, 1, UINT64_MAX, length);
+	case 'k': o->flags |= PREALLOC_KEEP_SIZE; return 0;
+	case 'z': o->flags |= PREALLOC_ZERO_DATA; return 0;
+	case 'm': return cli_method_arg(cmd, arg, &o->method);
+	default: return -1;
+	}
+}
+
 const char *cli_human_size(uint64_t bytes, char *buf, size_t len)
 {
 	static const char *const units[] = { "B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB" };

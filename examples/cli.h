@@ -87,6 +87,26 @@ int cli_size_arg(const char *cmd, const char *what, const char *arg, uint64_t mi
  * "unknown method '@arg'". */
 int cli_method_arg(const char *cmd, const char *arg, uint32_t *ret);
 
+/* The options that say what to preallocate, shared by run and probe:
+ * their short letters, for getopt_long(), and their struct option rows. */
+#define CLI_REQUEST_SHORT "o:l:kzm:"
+#define CLI_REQUEST_LONG \
+	{ "offset", required_argument, NULL, 'o' }, \
+	{ "length", required_argument, NULL, 'l' }, \
+	{ "keep-size", no_argument, NULL, 'k' }, \
+	{ "zero-data", no_argument, NULL, 'z' }, \
+	{ "method", required_argument, NULL, 'm' }
+
+struct prealloc_options;
+
+/*
+ * Option @c (argument @arg) of command @cmd, when it is a request option,
+ * into @offset, @length or @o: 0, or EXIT_USAGE after saying what is wrong;
+ * -1 when @c is not a request option.
+ */
+int cli_request_opt(const char *cmd, int c, const char *arg, uint64_t *offset,
+		    uint64_t *length, struct prealloc_options *o);
+
 /* "512 B", "4 KiB", "1.5 GiB": for people; exact bytes go to JSON. */
 const char *cli_human_size(uint64_t bytes, char *buf, size_t len);
 

@@ -297,17 +297,14 @@ static void print_text(const char *path, const struct prealloc_probe *p)
 
 struct probe_args {
 	uint64_t offset, length;
-	bool have_offset, json;
+	bool json;
 	bool seen[128];			/* short options given */
 	struct prealloc_options o;
 };
 
+static const char sopts[] = CLI_REQUEST_SHORT "jh";
 static const struct option lopts[] = {
-	{ "offset", required_argument, NULL, 'o' },
-	{ "length", required_argument, NULL, 'l' },
-	{ "keep-size", no_argument, NULL, 'k' },
-	{ "zero-data", no_argument, NULL, 'z' },
-	{ "method", required_argument, NULL, 'm' },
+	CLI_REQUEST_LONG,
 	{ "json", no_argument, NULL, 'j' },
 	{ "help", no_argument, NULL, 'h' },
 	{ 0 }
@@ -324,20 +321,15 @@ static int parse_probe(int argc, char **argv, struct probe_args *a)
 
 	a->o.size = sizeof(a->o);
 	a->length = DEFAULT_LEN;
-	while (!err && (c = getopt_long(argc, argv, "o:l:kzm:jh", lopts, NULL)) != -1) {
+	while (!err && (c = getopt_long(argc, argv, sopts, lopts, NULL)) != -1) {
 		a->seen[c & 127] = true;
 		switch (c) {
-		case 'o':
-			err = cli_size_arg("probe", "offset", optarg, 0, UINT64_MAX, &a->offset);
-			a->have_offset = true;
-			break;
-		case 'l': err = cli_size_arg("probe", "length", optarg, 1, UINT64_MAX, &a->length); break;
-		case 'k': a->o.flags |= PREALLOC_KEEP_SIZE; break;
-		case 'z': a->o.flags |= PREALLOC_ZERO_DATA; break;
-		case 'm': err = cli_method_arg("probe", optarg, &a->o.method); break;
 		case 'j': a->json = true; break;
 		case 'h': usage(); return -1;
-		default: return cli_usage_error("probe", "bad option");
+		default:
+			err = cli_request_opt("probe", c, optarg, &a->offset, &a->length, &a->o);
+			if (err < 0)
+				return cli_usage_error("probe", "bad option");
 		}
 	}
 	if (err)
@@ -381,7 +373,7 @@ int cmd_probe(int argc, char **argv)
 	}
 	if (S_ISBLK(st.st_mode))
 		a.o.flags |= PREALLOC_ZERO_DATA;	/* block devices are only ever zeroed */
-	else if (!a.have_offset)
+	else if (!a.seen['o'])
 		a.offset = (uint64_t)st.st_size;
 	r = prealloc_probe_new(fd, a.offset, a.length, &a.o, &p);
 	close(fd);

@@ -82,14 +82,11 @@ struct run_args {
 	struct prealloc_options o;
 };
 
+static const char sopts[] = CLI_REQUEST_SHORT "fnq:r:bR:pjh";
 static const struct option lopts[] = {
-	{ "offset", required_argument, NULL, 'o' },
-	{ "length", required_argument, NULL, 'l' },
-	{ "keep-size", no_argument, NULL, 'k' },
-	{ "zero-data", no_argument, NULL, 'z' },
+	CLI_REQUEST_LONG,
 	{ "force", no_argument, NULL, 'f' },
 	{ "no-sync", no_argument, NULL, 'n' },
-	{ "method", required_argument, NULL, 'm' },
 	{ "queue-depth", required_argument, NULL, 'q' },
 	{ "request-size", required_argument, NULL, 'r' },
 	{ "background", no_argument, NULL, 'b' },
@@ -124,16 +121,11 @@ static int parse_run(int argc, char **argv, struct run_args *a)
 	int c, err = 0;
 
 	a->o.size = sizeof(a->o);
-	while (!err && (c = getopt_long(argc, argv, "o:l:kzfnm:q:r:bR:pjh", lopts, NULL)) != -1) {
+	while (!err && (c = getopt_long(argc, argv, sopts, lopts, NULL)) != -1) {
 		a->seen[c & 127] = true;
 		switch (c) {
-		case 'o': err = cli_size_arg("run", "offset", optarg, 0, UINT64_MAX, &a->offset); break;
-		case 'l': err = cli_size_arg("run", "length", optarg, 1, UINT64_MAX, &a->length); break;
-		case 'k': a->o.flags |= PREALLOC_KEEP_SIZE; break;
-		case 'z': a->o.flags |= PREALLOC_ZERO_DATA; break;
 		case 'f': a->o.flags |= PREALLOC_FORCE; break;
 		case 'n': a->o.flags |= PREALLOC_NO_SYNC; break;
-		case 'm': err = cli_method_arg("run", optarg, &a->o.method); break;
 		case 'q':
 			err = cli_size_arg("run", "queue depth", optarg, 1, 4096, &qd);
 			a->o.queue_depth = (uint32_t)qd;
@@ -147,7 +139,10 @@ static int parse_run(int argc, char **argv, struct run_args *a)
 		case 'p': a->progress = true; break;
 		case 'j': a->json = true; break;
 		case 'h': usage(); return -1;
-		default: return cli_usage_error("run", "bad option");
+		default:
+			err = cli_request_opt("run", c, optarg, &a->offset, &a->length, &a->o);
+			if (err < 0)
+				return cli_usage_error("run", "bad option");
 		}
 	}
 	if (err)

@@ -38,6 +38,9 @@ struct pa_fact_def {
 #define PA_FACT_TEXT(s, n, m)	PA_FACT_STR(s, n, PA_FIELD_TEXT, m)
 #define PA_FACT_LABEL(s, n, m, fn) \
 	{ n, PREALLOC_FACT_STRING, PA_FIELD_LABEL, PA_FACT_FIELD(s, m), fn }
+/* The common case: a number named as its field @m of the part @part
+ * (e.g. nvme.ns) of @s, of type PREALLOC_FACT_@t. */
+#define PA_FACT_OF(s, part, m, t) PA_FACT_NUM(s, #m, PREALLOC_FACT_##t, part.m)
 
 /* Facts learnt together: listed when @when is true, else null. */
 struct pa_fact_group {

@@ -104,37 +104,32 @@ static bool nvme_hint(const struct pa_device *d, char *buf, size_t len)
 	return true;
 }
 
-#define N(name, type, member) \
-	PA_FACT_NUM(struct pa_device, name, PREALLOC_FACT_##type, nvme.member)
+/* Facts named as their fields, per part of struct pa_nvme_info. */
+#define NVME(m, t) PA_FACT_OF(struct pa_device, nvme, m, t)
+#define NS(m, t) PA_FACT_OF(struct pa_device, nvme.ns, m, t)
+#define CTL(m, t) PA_FACT_OF(struct pa_device, nvme.ctrl, m, t)
+#define NVM(m, t) PA_FACT_OF(struct pa_device, nvme.nvm, m, t)
 
+/* Identify Namespace, a line per topic: DLFEAT and its bits, the I/O
+ * boundaries. */
 static const struct pa_fact_def ns_facts[] = {
-	N("nsid", NUMBER, nsid),
-	N("dlfeat", FLAGS, ns.dlfeat),
-	N("read_back", NUMBER, ns.read_back),
-	N("deac", BOOL, ns.deac),
-	N("guard_crc", BOOL, ns.guard_crc),
-	N("noiob", NUMBER, ns.noiob),
-	N("npwg", NUMBER, ns.npwg),
-	N("npdg", NUMBER, ns.npdg),
-	N("npda", NUMBER, ns.npda),
-	N("lba_size", BYTES, ns.lba_size),
-	N("unmap_zeroes", BOOL, unmap_zeroes),
+	NVME(nsid, NUMBER),
+	NS(dlfeat, FLAGS), NS(read_back, NUMBER), NS(deac, BOOL), NS(guard_crc, BOOL),
+	NS(noiob, NUMBER), NS(npwg, NUMBER), NS(npdg, NUMBER), NS(npda, NUMBER),
+	NS(lba_size, BYTES),
+	NVME(unmap_zeroes, BOOL),
 };
 
+/* Identify Controller, likewise: the device, then ONCS and its bits. */
 static const struct pa_fact_def ctrl_facts[] = {
-	N("vid", FLAGS, ctrl.vid),
-	PA_FACT_CHARS(struct pa_device, "model", nvme.ctrl.model),
-	N("mdts", NUMBER, ctrl.mdts),
-	N("oncs", FLAGS, ctrl.oncs),
-	N("dsm", BOOL, ctrl.dsm),
-	N("write_zeroes", BOOL, ctrl.write_zeroes),
-	N("wz_dealloc_limit", BOOL, ctrl.wz_dealloc_limit),
-	N("ns_zeroes", BOOL, ctrl.ns_zeroes),
+	CTL(vid, FLAGS), PA_FACT_CHARS(struct pa_device, "model", nvme.ctrl.model),
+	CTL(mdts, NUMBER),
+	CTL(oncs, FLAGS), CTL(dsm, BOOL), CTL(write_zeroes, BOOL),
+	CTL(wz_dealloc_limit, BOOL), CTL(ns_zeroes, BOOL),
 };
 
 static const struct pa_fact_def nvm_facts[] = {
-	N("wzsl", NUMBER, nvm.wzsl),
-	N("wzdsl", NUMBER, nvm.wzdsl),
+	NVM(wzsl, NUMBER), NVM(wzdsl, NUMBER),
 };
 
 static const struct pa_fact_def why_facts[] = {

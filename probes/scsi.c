@@ -154,34 +154,31 @@ static bool scsi_hint(const struct pa_device *d, char *buf, size_t len)
 	return true;
 }
 
-#define N(name, type, member) \
-	PA_FACT_NUM(struct pa_device, name, PREALLOC_FACT_##type, scsi.member)
+/* Facts named as their fields, per page of struct pa_scsi_info. */
+#define BL(m, t) PA_FACT_OF(struct pa_device, scsi.bl, m, t)
+#define LBP(m, t) PA_FACT_OF(struct pa_device, scsi.lbp, m, t)
+#define RC16(m, t) PA_FACT_OF(struct pa_device, scsi.rc16, m, t)
 
 static const struct pa_fact_def source_facts[] = {
 	PA_FACT_TEXT(struct pa_device, "source", scsi.source),
 };
 
+/* A line per command the limits bound: WRITE SAME, then UNMAP. */
 static const struct pa_fact_def bl_facts[] = {
-	N("wsnz", BOOL, bl.wsnz),
-	N("max_write_same_len", NUMBER, bl.max_write_same_len),
-	N("max_unmap_lba_count", NUMBER, bl.max_unmap_lba_count),
-	N("max_unmap_desc_count", NUMBER, bl.max_unmap_desc_count),
-	N("opt_unmap_granularity", NUMBER, bl.opt_unmap_granularity),
+	BL(wsnz, BOOL), BL(max_write_same_len, NUMBER),
+	BL(max_unmap_lba_count, NUMBER), BL(max_unmap_desc_count, NUMBER),
+	BL(opt_unmap_granularity, NUMBER),
 };
 
+/* The provisioning bits, then the provisioning type. */
 static const struct pa_fact_def lbp_facts[] = {
-	N("lbpu", BOOL, lbp.lbpu),
-	N("lbpws", BOOL, lbp.lbpws),
-	N("lbpws10", BOOL, lbp.lbpws10),
-	N("lbprz", NUMBER, lbp.lbprz),
-	N("anc_sup", BOOL, lbp.anc_sup),
+	LBP(lbpu, BOOL), LBP(lbpws, BOOL), LBP(lbpws10, BOOL), LBP(lbprz, NUMBER),
+	LBP(anc_sup, BOOL),
 	PA_FACT_LABEL(struct pa_device, "provisioning", scsi.lbp.prov_type, pa_scsi_prov_name),
 };
 
 static const struct pa_fact_def rc16_facts[] = {
-	N("lbpme", BOOL, rc16.lbpme),
-	N("lbprz", BOOL, rc16.lbprz),
-	N("block_len", BYTES, rc16.block_len),
+	RC16(lbpme, BOOL), RC16(lbprz, BOOL), RC16(block_len, BYTES),
 };
 
 static const struct pa_fact_def mode_facts[] = {

@@ -98,9 +98,7 @@ int main(int argc, char **argv)
 	if (!tool || !scripts || !expected_dir || !(slash = strrchr(tool, '/')))
 		return 1;
 	snprintf(tool_dir, sizeof(tool_dir), "%.*s", (int)(slash - tool), tool);
-	tfs_enter();
-	if (!tfs_supported("ext4"))
-		return TFS_SKIP;
+	tfs_enter_for("ext4");
 	if (tfs_create(&fs, "ext4", 64, NULL) < 0 || tfs_loop(&blk, 16, false) < 0 ||
 	    stat(fs.dir, &st) < 0)
 		goto out;

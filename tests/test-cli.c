@@ -39,28 +39,28 @@ static void slurp(const char *path, char *buf, size_t len)
 		fclose(f);
 }
 
-/* Run the tool with @args (shell words); capture stdout and stderr. */
-__attribute__((format(printf, 1, 2)))
-static int run_tool(const char *fmt, ...)
+/* Each of the NULL-terminated @needles is in @text, else fail at the
+ * caller's @file:@line naming the missing one. */
+static void has_all(const char *text, const char *const *needles, const char *file, int line)
 {
-	char args[1024], cmd[2048], of[160], ef[160];
-	va_list ap;
-	int st;
-
-	va_start(ap, fmt);
-	vsnprintf(args, sizeof(args), fmt, ap);
-	va_end(ap);
-	out_paths(of, ef, sizeof(of));
-	snprintf(cmd, sizeof(cmd), "'%s' %s >'%s' 2>'%s' </dev/null", tool, args, of, ef);
-	st = system(cmd);
-	slurp(of, out, sizeof(out));
-	slurp(ef, err, sizeof(err));
-	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+	for (; *needles; needles++)
+		if (!strstr(text, *needles)) {
+			print_error("\"%s\" not in:\n%s\n", *needles, text);
+			_fail(file, line);
+		}
 }
 
-/* run_tool() as user @uid (root only); the output files are opened as root. */
+/* What the last run_tool() printed on stdout (stderr) holds every string. */
+#define assert_out_has(...) has_all(out, (const char *const[]){ __VA_ARGS__, NULL }, \
+				    __FILE__, __LINE__)
+#define assert_err_has(...) has_all(err, (const char *const[]){ __VA_ARGS__, NULL }, \
+				    __FILE__, __LINE__)
+
+/* Run the tool with @args (shell words) as user @uid (root only), or as
+ * this process when @uid is -1; capture stdout and stderr (the output files
+ * are opened before the switch). */
 __attribute__((format(printf, 2, 3)))
-static int run_tool_as(uid_t uid, const char *fmt, ...)
+static int run_as(int uid, const char *fmt, ...)
 {
 	char args[1024], cmd[2048], of[160], ef[160];
 	va_list ap;
@@ -78,7 +78,7 @@ static int run_tool_as(uid_t uid, const char *fmt, ...)
 		int e = open(ef, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 
 		if (o < 0 || e < 0 || dup2(o, 1) < 0 || dup2(e, 2) < 0 ||
-		    setgroups(0, NULL) || setgid(uid) || setuid(uid))
+		    (uid >= 0 && (setgroups(0, NULL) || setgid((gid_t)uid) || setuid((uid_t)uid))))
 			_exit(99);
 		execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
 		_exit(98);
@@ -89,6 +89,8 @@ static int run_tool_as(uid_t uid, const char *fmt, ...)
 	slurp(ef, err, sizeof(err));
 	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
+
+#define run_tool(...) run_as(-1, __VA_ARGS__)
 
 /* Create (or open) @name in the test directory; its path in @path. */
 static int new_file(const char *name, char *path, size_t len)
@@ -105,19 +107,14 @@ static void run_and_verify(void **state)
 {
 	(void)state;
 	assert_int_equal(run_tool("run --length 8M --offset 4K --json %s/f", dir), 0);
-	assert_non_null(strstr(out, "\"method\":\""));
-	assert_non_null(strstr(out, "\"bytes_zeroed\":8388608"));
-	assert_non_null(strstr(out, "\"bytes_kept\":0"));
-	assert_non_null(strstr(out, "\"written\":true"));
-	assert_non_null(strstr(out, "\"seconds\":"));
+	assert_out_has("\"method\":\"", "\"bytes_zeroed\":8388608", "\"bytes_kept\":0",
+		       "\"written\":true", "\"seconds\":");
 	assert_int_equal(run_tool("verify --offset 4K --json %s/f", dir), 0);
-	assert_non_null(strstr(out, "\"written_bytes\":8388608"));
-	assert_non_null(strstr(out, "\"unwritten_bytes\":0"));
-	assert_non_null(strstr(out, "\"hole_bytes\":0"));
-	assert_non_null(strstr(out, "\"fully_written\":true"));
+	assert_out_has("\"written_bytes\":8388608", "\"unwritten_bytes\":0", "\"hole_bytes\":0",
+		       "\"fully_written\":true");
 	/* The first block was never part of the range: a hole. */
 	assert_int_equal(run_tool("verify %s/f", dir), 1);
-	assert_non_null(strstr(out, "NOT fully written"));
+	assert_out_has("NOT fully written");
 }
 
 static void verify_sparse_fails(void **state)
@@ -130,8 +127,7 @@ static void verify_sparse_fails(void **state)
 	assert_int_equal(ftruncate(fd, 1 << 20), 0);
 	close(fd);
 	assert_int_equal(run_tool("verify --json %s", path), 1);
-	assert_non_null(strstr(out, "\"hole_bytes\":1048576"));
-	assert_non_null(strstr(out, "\"fully_written\":false"));
+	assert_out_has("\"hole_bytes\":1048576", "\"fully_written\":false");
 }
 
 static void usage_errors(void **state)
@@ -150,36 +146,34 @@ static void usage_errors(void **state)
 	assert_int_equal(run_tool("run --length 1M --bogus %s/f", dir), 2);
 	/* Bounds of the numeric options (queue depth 1..4096, the rest not 0). */
 	assert_int_equal(run_tool("run --length 1M --queue-depth 4097 %s/f", dir), 2);
-	assert_non_null(strstr(err, "prealloc: bad queue depth '4097'"));
+	assert_err_has("prealloc: bad queue depth '4097'");
 	assert_int_equal(run_tool("run --length 1M --queue-depth 0 %s/f", dir), 2);
 	assert_int_equal(run_tool("run --length 1M --request-size 0 %s/f", dir), 2);
-	assert_non_null(strstr(err, "prealloc: bad request size '0'"));
+	assert_err_has("prealloc: bad request size '0'");
 	assert_int_equal(run_tool("run --length 1M --rate 0 %s/f", dir), 2);
-	assert_non_null(strstr(err, "prealloc: bad rate '0'"));
+	assert_err_has("prealloc: bad rate '0'");
 	assert_int_equal(run_tool("probe --method dd %s", dir), 2);
-	assert_non_null(strstr(err, "prealloc: unknown method 'dd'"));
-	assert_non_null(strstr(err, "Try 'prealloc probe --help'"));
+	assert_err_has("prealloc: unknown method 'dd'", "Try 'prealloc probe --help'");
 	assert_int_equal(run_tool("pool --segment-size 4M --count 4097 %s", dir), 2);
-	assert_non_null(strstr(err, "prealloc: bad count '4097'"));
+	assert_err_has("prealloc: bad count '4097'");
 	assert_int_equal(run_tool("pool --segment-size 0 %s", dir), 2);
-	assert_non_null(strstr(err, "prealloc: bad segment size '0'"));
-	assert_non_null(strstr(err, "Try 'prealloc pool --help'"));
+	assert_err_has("prealloc: bad segment size '0'", "Try 'prealloc pool --help'");
 	assert_int_equal(run_tool("run --length 64K --queue-depth 4096 %s/qd", dir), 0);
 	assert_int_equal(run_tool("verify --offset 4096 --length 0 %s/qd", dir), 2);
-	assert_non_null(strstr(err, "prealloc: bad length '0'"));
+	assert_err_has("prealloc: bad length '0'");
 	assert_int_equal(run_tool("verify --offset 4096 %s/qd", dir), 0);
-	assert_non_null(strstr(out, "written 60 KiB"));
+	assert_out_has("written 60 KiB");
 	snprintf(qd, sizeof(qd), "%s/qd", dir);
 	assert_int_equal(unlink(qd), 0);
 	assert_int_equal(run_tool("verify --length x %s/f", dir), 2);
 	/* util-linux style: one line saying what is wrong, then a hint, no usage. */
-	assert_non_null(strstr(err, "prealloc: bad length 'x'"));
-	assert_non_null(strstr(err, "Try 'prealloc verify --help' for more information."));
+	assert_err_has("prealloc: bad length 'x'",
+		       "Try 'prealloc verify --help' for more information.");
 	assert_null(strstr(err, "Usage"));
 	assert_int_equal(run_tool("probe"), 2);
-	assert_non_null(strstr(err, "Try 'prealloc probe --help'"));
+	assert_err_has("Try 'prealloc probe --help'");
 	assert_int_equal(run_tool("frobnicate"), 2);
-	assert_non_null(strstr(err, "Try 'prealloc --help' for more information."));
+	assert_err_has("Try 'prealloc --help' for more information.");
 }
 
 /* Sizes as fallocate(1) reads them: K = KiB = 1024, KB = 1000. */
@@ -216,7 +210,7 @@ static void not_supported_exit(void **state)
 	(void)state;
 	/* BLKZEROOUT is for block devices only: a forced zeroout on a file. */
 	assert_int_equal(run_tool("run --length 1M --method zeroout %s/ns", dir), 3);
-	assert_non_null(strstr(err, "method zeroout is not possible here"));
+	assert_err_has("method zeroout is not possible here");
 }
 
 /* Text output is for people (binary units); JSON keeps exact bytes. */
@@ -224,9 +218,9 @@ static void human_sizes(void **state)
 {
 	(void)state;
 	assert_int_equal(run_tool("run --no-sync --length 3M %s/hs", dir), 0);
-	assert_non_null(strstr(out, "3 MiB at 0 B"));
+	assert_out_has("3 MiB at 0 B");
 	assert_int_equal(run_tool("verify %s/hs", dir), 0);
-	assert_non_null(strstr(out, "written 3 MiB"));
+	assert_out_has("written 3 MiB");
 }
 
 /* Every command answers --help on stdout with exit 0. */
@@ -237,8 +231,7 @@ static void subcommand_help(void **state)
 	(void)state;
 	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
 		assert_int_equal(run_tool("%s --help", cmds[i]), 0);
-		assert_non_null(strstr(out, "Usage:"));
-		assert_non_null(strstr(out, cmds[i]));
+		assert_out_has("Usage:", cmds[i]);
 		assert_string_equal(err, "");
 	}
 }
@@ -253,28 +246,22 @@ static void probe_file(void **state)
 	fd = new_file("p", path, sizeof(path));
 	close(fd);
 	assert_int_equal(run_tool("probe --json %s", path), 0);
-	assert_non_null(strstr(out, "\"kind\":\"file\""));
-	assert_non_null(strstr(out, "\"zeroing_offloaded\":"));
-	assert_non_null(strstr(out, "\"decided_by\":\""));
-	assert_non_null(strstr(out, "\"atomic_write\":{\"unit_min\":"));
-	assert_non_null(strstr(out, "\"plan\":{\"method\":\""));
-	assert_non_null(strstr(out, "\"devices\":["));
+	assert_out_has("\"kind\":\"file\"", "\"zeroing_offloaded\":", "\"decided_by\":\"",
+		       "\"atomic_write\":{\"unit_min\":", "\"plan\":{\"method\":\"",
+		       "\"devices\":[");
 	assert_int_equal(run_tool("probe %s", path), 0);
-	assert_non_null(strstr(out, "zeroing offloaded: "));
-	assert_non_null(strstr(out, "\n  because "));
-	assert_non_null(strstr(out, "atomic_write: unit_min="));
+	assert_out_has("zeroing offloaded: ", "\n  because ", "atomic_write: unit_min=");
 }
 
 static void operational_errors(void **state)
 {
 	(void)state;
 	assert_int_equal(run_tool("run --length 1M %s/nodir/f", dir), 1);
-	assert_non_null(strstr(err, "prealloc: "));
-	assert_non_null(strstr(err, "/nodir/f: No such file or directory"));
+	assert_err_has("prealloc: ", "/nodir/f: No such file or directory");
 	assert_int_equal(run_tool("run --length 1M %s", dir), 1);	/* a directory */
-	assert_non_null(strstr(err, "prealloc: "));
+	assert_err_has("prealloc: ");
 	assert_int_equal(run_tool("run --length 8E %s/f", dir), 1);	/* too large */
-	assert_non_null(strstr(err, "too large"));
+	assert_err_has("too large");
 }
 
 static void out_of_space(void **state)
@@ -289,7 +276,7 @@ static void out_of_space(void **state)
 	assert_int_equal(tfs_create(&t, "ext4", 64, NULL), 0);
 	tfs_path(&t, "f", path, sizeof(path));
 	assert_int_equal(run_tool("run --length 1G %s", path), 1);
-	assert_non_null(strstr(err, "out of space"));
+	assert_err_has("out of space");
 	/* The tool created the file: a failed run removes it again. */
 	assert_int_equal(stat(path, &st), -1);
 	assert_int_equal(errno, ENOENT);
@@ -300,10 +287,9 @@ static void version_and_help(void **state)
 {
 	(void)state;
 	assert_int_equal(run_tool("--version"), 0);
-	assert_non_null(strstr(out, "prealloc "));
+	assert_out_has("prealloc ");
 	assert_int_equal(run_tool("--help"), 0);
-	assert_non_null(strstr(out, "run"));
-	assert_non_null(strstr(out, " 3  not supported here"));
+	assert_out_has("run", " 3  not supported here");
 }
 
 /* probe --json on this machine's loop device: the chain, the queue limits
@@ -319,19 +305,19 @@ static void options_that_do_not_apply(void **state)
 	(void)state;
 	snprintf(nf, sizeof(nf), "%s/nf", dir);
 	assert_int_equal(run_tool("run --force --length 1M %s", nf), 2);
-	assert_non_null(strstr(err, "prealloc: --force applies to block devices only"));
+	assert_err_has("prealloc: --force applies to block devices only");
 	assert_int_equal(access(nf, F_OK), -1);
 	assert_int_equal(run_tool("run --method buffered --queue-depth 4 --length 1M %s", nf), 2);
-	assert_non_null(strstr(err, "prealloc: --queue-depth tunes the uring method only"));
+	assert_err_has("prealloc: --queue-depth tunes the uring method only");
 	assert_int_equal(run_tool("run --method uring --request-size 1M --length 64K %s", nf), 0);
 	assert_int_equal(unlink(nf), 0);
 	assert_int_equal(run_tool("pool --segment-size 1M --max-rate 1M %s", dir), 2);
-	assert_non_null(strstr(err, "prealloc: --max-rate applies only with --count"));
+	assert_err_has("prealloc: --max-rate applies only with --count");
 	if (geteuid() != 0 || tfs_loop(&t, 16, false) < 0)
 		skip();
 	assert_int_equal(tfs_sh("printf SIGN | dd of=%s conv=notrunc status=none", t.dev), 0);
 	assert_int_equal(run_tool("run --keep-size --zero-data --length 1M %s", t.dev), 2);
-	assert_non_null(strstr(err, "prealloc: --keep-size does not apply to a block device"));
+	assert_err_has("prealloc: --keep-size does not apply to a block device");
 	assert_int_equal(tfs_sh("head -c 4 %s | grep -q SIGN", t.dev), 0);
 	assert_int_equal(run_tool("probe --keep-size %s", t.dev), 2);
 	tfs_destroy(&t);
@@ -360,26 +346,20 @@ static void probe_loop_device(void **state)
 	if (geteuid() != 0 || tfs_loop(&t, 16, false) < 0)
 		skip();
 	assert_int_equal(run_tool("probe --json %s", t.dev), 0);
-	assert_non_null(strstr(out, "\"kind\":\"block-device\""));
-	assert_non_null(strstr(out, "\"role\":\"loop\""));
-	assert_non_null(strstr(out, "\"backing_file\":"));
-	assert_non_null(strstr(out, "\"signatures\":\"\""));
-	assert_non_null(strstr(out, "\"write_zeroes_unmap_max_hw_bytes\":"));
-	assert_non_null(strstr(out, "\"atomic_write_unit_max_bytes\":"));
-	assert_non_null(strstr(out, "\"atomic_write\":{"));
-	assert_non_null(strstr(out, "\"decided_by\":\""));
-	assert_non_null(strstr(out, "\"plan\":{\"method\":\"zeroout\""));
+	assert_out_has("\"kind\":\"block-device\"", "\"role\":\"loop\"", "\"backing_file\":",
+		       "\"signatures\":\"\"", "\"write_zeroes_unmap_max_hw_bytes\":",
+		       "\"atomic_write_unit_max_bytes\":", "\"atomic_write\":{",
+		       "\"decided_by\":\"", "\"plan\":{\"method\":\"zeroout\"");
 	/* Text: a plain fact between groups (signatures) leaves no blank line. */
 	assert_int_equal(run_tool("probe %s", t.dev), 0);
-	assert_non_null(strstr(out, "\n  signatures: none\n  request: "));
+	assert_out_has("\n  signatures: none\n  request: ");
 	assert_null(strstr(out, "\n\n"));
 
 	/* A user without access to the device node still gets the facts;
 	 * only what needs reading the device (signatures) is unknown. */
-	assert_int_equal(run_tool_as(65534, "probe --json %s", t.dev), 0);
-	assert_non_null(strstr(out, "\"role\":\"loop\""));
-	assert_non_null(strstr(out, "\"signatures\":null"));
-	assert_non_null(strstr(out, "\"plan\":{\"method\":\"zeroout\""));
+	assert_int_equal(run_as(65534, "probe --json %s", t.dev), 0);
+	assert_out_has("\"role\":\"loop\"", "\"signatures\":null",
+		       "\"plan\":{\"method\":\"zeroout\"");
 	tfs_destroy(&t);
 }
 
@@ -405,16 +385,12 @@ static void probe_captured_nvme(void **state)
 	setenv("PREALLOC_SYSFS_ROOT", sys, 1);
 	assert_int_equal(run_tool("probe --json %s", path), 0);
 	unsetenv("PREALLOC_SYSFS_ROOT");
-	assert_non_null(strstr(out, "\"role\":\"partition\""));
-	assert_non_null(strstr(out, "\"name\":\"nvme0n1\""));
-	assert_non_null(strstr(out, "\"transport\":\"nvme\""));
-	assert_non_null(strstr(out, "\"write_zeroes_unmap_max_bytes\":1044480"));
-	assert_non_null(strstr(out, "\"nvme\":{\"dlfeat\":null"));
-	assert_non_null(strstr(out, "\"write_zeroes_unmap\":true"));
-	assert_non_null(strstr(out, "\"evidence\":\"nvme0n1: queue/write_zeroes_unmap_max_bytes = 1044480\""));
-	assert_non_null(strstr(out, "\"decided_by\":\""));
-	assert_non_null(strstr(out, "\"atomic_write_unit_max_bytes\":512"));
-	assert_non_null(strstr(out, "\"atomic_write\":{"));
+	assert_out_has("\"role\":\"partition\"", "\"name\":\"nvme0n1\"", "\"transport\":\"nvme\"",
+		       "\"write_zeroes_unmap_max_bytes\":1044480", "\"nvme\":{\"dlfeat\":null",
+		       "\"write_zeroes_unmap\":true",
+		       "\"evidence\":\"nvme0n1: queue/write_zeroes_unmap_max_bytes = 1044480\"",
+		       "\"decided_by\":\"", "\"atomic_write_unit_max_bytes\":512",
+		       "\"atomic_write\":{");
 }
 
 static int setup(void **state)

@@ -336,8 +336,6 @@ int main(void)
 		cmocka_unit_test_setup(threads_share_ctx, claim_unmap),
 	};
 
-	tfs_enter();	/* root, a private mount namespace, loop devices */
-	if (!tfs_supported("ext4"))
-		return TFS_SKIP;
+	tfs_enter_for("ext4");	/* root, a private mount namespace, loop devices */
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

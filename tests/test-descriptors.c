@@ -575,16 +575,9 @@ static void subpage_requests(void **state)
 
 static int setup(void **state)
 {
-	(void)state;
+	*state = &t;
 	/* Children with another uid create their files here. */
 	return tfs_create(&t, "ext4", 1024, NULL) || chmod(t.dir, 01777) ? -1 : 0;
-}
-
-static int teardown(void **state)
-{
-	(void)state;
-	tfs_destroy(&t);
-	return 0;
 }
 
 int main(void)
@@ -603,8 +596,6 @@ int main(void)
 		cmocka_unit_test(subpage_requests),
 	};
 
-	tfs_enter();
-	if (!tfs_supported("ext4"))
-		return TFS_SKIP;
-	return cmocka_run_group_tests(tests, setup, teardown);
+	tfs_enter_for("ext4");
+	return cmocka_run_group_tests(tests, setup, tfs_group_teardown);
 }

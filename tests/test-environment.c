@@ -283,8 +283,7 @@ static int setup(void **state)
 	struct stat st;
 
 	(void)state;
-	if (!mkdtemp(tree) || tfs_create(&t, "ext4", 64, NULL) ||
-	    tfs_nvme_tree(&t, tree, sys, sizeof(sys)) || stat(t.dir, &st) < 0)
+	if (tfs_create_nvme(&t, 64, tree, sys, sizeof(sys)) || stat(t.dir, &st) < 0)
 		return -1;
 	snprintf(devdir, sizeof(devdir), "%s/dev/block/%u:%u", sys, major(st.st_dev),
 		 minor(st.st_dev));
@@ -295,8 +294,7 @@ static int setup(void **state)
 static int teardown(void **state)
 {
 	(void)state;
-	tfs_destroy(&t);
-	return tfs_rmtree(tree);
+	return tfs_destroy_nvme(&t, tree);
 }
 
 int main(void)
@@ -309,8 +307,6 @@ int main(void)
 		cmocka_unit_test(space_check_reads_context_root),
 	};
 
-	tfs_enter();
-	if (!tfs_supported("ext4"))
-		return TFS_SKIP;
+	tfs_enter_for("ext4");
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -57,8 +57,7 @@ static int setup(void **state)
 	char sys[256];
 
 	(void)state;
-	if (!mkdtemp(tree) || tfs_create(&t, "ext4", 64, NULL) ||
-	    tfs_nvme_tree(&t, tree, sys, sizeof(sys)))
+	if (tfs_create_nvme(&t, 64, tree, sys, sizeof(sys)))
 		return -1;
 	return setenv("PREALLOC_SYSFS_ROOT", sys, 1);
 }
@@ -66,8 +65,7 @@ static int setup(void **state)
 static int teardown(void **state)
 {
 	(void)state;
-	tfs_destroy(&t);
-	return tfs_rmtree(tree);
+	return tfs_destroy_nvme(&t, tree);
 }
 
 int main(void)
@@ -76,8 +74,6 @@ int main(void)
 		cmocka_unit_test(kernel_refusal_falls_back_once),
 	};
 
-	tfs_enter();
-	if (!tfs_supported("ext4"))
-		return TFS_SKIP;
+	tfs_enter_for("ext4");
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -89,15 +89,8 @@ static void large_holes_direct(void **state)
 
 static int setup(void **state)
 {
-	(void)state;
+	*state = &t;
 	return tfs_create(&t, "ext4", 128, NULL);
-}
-
-static int teardown(void **state)
-{
-	(void)state;
-	tfs_destroy(&t);
-	return 0;
 }
 
 int main(void)
@@ -107,8 +100,6 @@ int main(void)
 		cmocka_unit_test(large_holes_direct),
 	};
 
-	tfs_enter();
-	if (!tfs_supported("ext4"))
-		return TFS_SKIP;
-	return cmocka_run_group_tests(tests, setup, teardown);
+	tfs_enter_for("ext4");
+	return cmocka_run_group_tests(tests, setup, tfs_group_teardown);
 }

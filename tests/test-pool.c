@@ -539,6 +539,32 @@ static void prepare_installed(struct prealloc_pool *p, int dfd, struct watch *w,
 	wait_moved_to(w, name);
 }
 
+/* A pool over a new directory, opened as *@dfd and watched for @mask. */
+static struct prealloc_pool *watched_pool(char *dir, size_t len, uint64_t seg, uint32_t target,
+					  int *dfd, struct watch *w, uint32_t mask)
+{
+	struct prealloc_pool *p = open_pool(new_dir(dir, len), seg, target, 1);
+
+	*dfd = open_dir(dir);
+	watch_start(w, dir, mask);
+	return p;
+}
+
+/* A pool (target 1) over a new directory, opened as *@dfd, in which each of
+ * the NULL-terminated @names is prepared and installed. */
+static struct prealloc_pool *pool_installed(char *dir, size_t len, int *dfd,
+					    const char *const *names)
+{
+	struct prealloc_pool *p;
+	struct watch w;
+
+	p = watched_pool(dir, len, SEG, 1, dfd, &w, IN_MOVED_TO);
+	for (; *names; names++)
+		prepare_installed(p, *dfd, &w, *names);
+	close(w.in);
+	return p;
+}
+
 /* A temporary segment created: the worker is making one. */
 static void wait_tmp_created(struct watch *w)
 {
@@ -672,9 +698,7 @@ static void prepare_none_ready(void **state)
 	int dfd;
 
 	(void)state;
-	p = open_pool(new_dir(dir, sizeof(dir)), SEG, 0, 1);
-	dfd = open_dir(dir);
-	watch_start(&w, dir, IN_MOVED_TO);
+	p = watched_pool(dir, sizeof(dir), SEG, 0, &dfd, &w, IN_MOVED_TO);
 	prepare_installed(p, dfd, &w, "wal-0");
 	take_checked(p, dfd, "wal-0", SEG);
 	s = stats(p);
@@ -712,9 +736,7 @@ static void take_while_installing(void **state)
 	int dfd;
 
 	(void)state;
-	p = open_pool(new_dir(dir, sizeof(dir)), seg, 0, 1);
-	dfd = open_dir(dir);
-	watch_start(&w, dir, IN_CREATE);
+	p = watched_pool(dir, sizeof(dir), seg, 0, &dfd, &w, IN_CREATE);
 	for (unsigned int i = 0; i < 3; i++) {
 		snprintf(name, sizeof(name), "wal-%u", i);
 		assert_int_equal(prealloc_pool_prepare(p, dfd, name, 0), 0);
@@ -763,9 +785,7 @@ static void name_taken_before_install(void)
 	struct stat st;
 	int dfd, fd = -1;
 
-	p = open_pool(new_dir(dir, sizeof(dir)), seg, 0, 1);
-	dfd = open_dir(dir);
-	watch_start(&w, dir, IN_CREATE);
+	p = watched_pool(dir, sizeof(dir), seg, 0, &dfd, &w, IN_CREATE);
 	for (unsigned int i = 0; fd < 0; i++) {
 		if (i == 10)
 			fail_msg("the install always renamed before the name was created");
@@ -877,18 +897,10 @@ static void prepared_name_changed(void **state)
 {
 	struct prealloc_pool *p;
 	char dir[128];
-	struct watch w;
 	int dfd, fd;
 
 	(void)state;
-	p = open_pool(new_dir(dir, sizeof(dir)), SEG, 1, 1);
-	dfd = open_dir(dir);
-	watch_start(&w, dir, IN_MOVED_TO);
-	assert_int_equal(prealloc_pool_prepare(p, dfd, "gone", 0), 0);
-	assert_int_equal(prealloc_pool_prepare(p, dfd, "replaced", 0), 0);
-	wait_moved_to(&w, "gone");
-	wait_moved_to(&w, "replaced");
-	close(w.in);
+	p = pool_installed(dir, sizeof(dir), &dfd, (const char *const[]){ "gone", "replaced", NULL });
 	/* Removed: take makes it anew (a plain take). */
 	assert_int_equal(unlinkat(dfd, "gone", 0), 0);
 	take_checked(p, dfd, "gone", SEG);
@@ -924,15 +936,10 @@ static void close_with_prepared(void **state)
 	const uint64_t big = 64 * MiB;
 	struct prealloc_pool *p;
 	char dir[128];
-	struct watch w;
 	int dfd, fd;
 
 	(void)state;
-	p = open_pool(new_dir(dir, sizeof(dir)), SEG, 1, 1);
-	dfd = open_dir(dir);
-	watch_start(&w, dir, IN_MOVED_TO);
-	prepare_installed(p, dfd, &w, "kept");
-	close(w.in);
+	p = pool_installed(dir, sizeof(dir), &dfd, (const char *const[]){ "kept", NULL });
 	prealloc_pool_close(p);
 	/* Close abandons or finishes what the worker was making: no
 	 * temporary left behind (checked before an open would clean up). */

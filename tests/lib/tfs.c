@@ -34,6 +34,15 @@ void tfs_enter(void)
 	}
 }
 
+void tfs_enter_for(const char *type)
+{
+	tfs_enter();
+	if (!tfs_supported(type)) {
+		fprintf(stderr, "skip: no %s here\n", type);
+		exit(TFS_SKIP);
+	}
+}
+
 static int run(const char *cmd)
 {
 	int st = system(cmd);
@@ -173,6 +182,12 @@ static int rm_one(const char *path, const struct stat *st, int type, struct FTW 
 	return remove(path) < 0 ? -errno : 0;
 }
 
+int tfs_group_teardown(void **state)
+{
+	tfs_destroy(*state);
+	return 0;
+}
+
 int tfs_rmtree(const char *dir)
 {
 	int ret = nftw(dir, rm_one, 16, FTW_DEPTH | FTW_PHYS | FTW_MOUNT);
@@ -213,4 +228,17 @@ int tfs_nvme_tree(const struct tfs *t, const char *dir, char *sys, size_t len)
 		   minor(st.st_dev), dir))
 		return -1;
 	return snprintf(sys, len, "%s/sys", dir) < (int)len ? 0 : -1;
+}
+
+int tfs_create_nvme(struct tfs *t, uint64_t size_mb, char *tree, char *sys, size_t len)
+{
+	if (!mkdtemp(tree) || tfs_create(t, "ext4", size_mb, NULL))
+		return -1;
+	return tfs_nvme_tree(t, tree, sys, len);
+}
+
+int tfs_destroy_nvme(struct tfs *t, const char *tree)
+{
+	tfs_destroy(t);
+	return tfs_rmtree(tree);
 }

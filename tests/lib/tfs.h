@@ -28,6 +28,10 @@ struct tfs {
  * Call first in main(), before any thread exists. */
 void tfs_enter(void);
 
+/* tfs_enter(), then exit(77) unless @type is supported: main() of a test
+ * that runs on one filesystem type. */
+void tfs_enter_for(const char *type);
+
 /* Is mkfs for @type installed and the filesystem known to the kernel? */
 bool tfs_supported(const char *type);
 
@@ -42,6 +46,10 @@ int tfs_create(struct tfs *t, const char *type, uint64_t size_mb, const char *mk
 /* Unmount, detach, remove the mount point.  Safe on a zeroed struct. */
 void tfs_destroy(struct tfs *t);
 
+/* A cmocka group teardown for a group whose setup left its struct tfs in
+ * *@state: tfs_destroy() it.  Returns 0. */
+int tfs_group_teardown(void **state);
+
 /* Remove @dir and everything below it (a test's scratch directory), without
  * crossing into other filesystems.  0 or -errno. */
 int tfs_rmtree(const char *dir);
@@ -55,6 +63,13 @@ int tfs_sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  * (tests/probes/make-tree.sh, found through $PROBE_SCRIPTS); its root
  * ("@dir/sys") lands in @sys.  0, or -1 (the scripts are not known). */
 int tfs_nvme_tree(const struct tfs *t, const char *dir, char *sys, size_t len);
+
+/* An ext4 of @size_mb MiB in @t and, in a new directory made from the
+ * mkdtemp() template @tree, its NVMe sysfs tree (tfs_nvme_tree()).  0 or -1. */
+int tfs_create_nvme(struct tfs *t, uint64_t size_mb, char *tree, char *sys, size_t len);
+
+/* Undo tfs_create_nvme(): tfs_destroy(@t), then remove @tree.  0 or -errno. */
+int tfs_destroy_nvme(struct tfs *t, const char *tree);
 
 /* Descriptors open in this process (below 4096), counted without /proc:
  * for "the call left none behind" checks. */
