@@ -8,7 +8,10 @@ fn main() {
         .probe("libprealloc")
         .expect("libprealloc >= 0.3 not found through pkg-config (set PKG_CONFIG_PATH)");
     let mut build = cc::Build::new();
-    build.file("layout.c").warnings(true).warnings_into_errors(true);
+    build
+        .file("layout.c")
+        .warnings(true)
+        .warnings_into_errors(true);
     for dir in &lib.include_paths {
         build.include(dir);
     }

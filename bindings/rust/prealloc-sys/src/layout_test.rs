@@ -85,7 +85,11 @@ fn from_rust() -> BTreeMap<String, u64> {
 fn layout_matches_installed_header() {
     let (c, rust) = (from_c(), from_rust());
     for (name, value) in &c {
-        assert_eq!(rust.get(name), Some(value), "{name}: Rust differs from the C header");
+        assert_eq!(
+            rust.get(name),
+            Some(value),
+            "{name}: Rust differs from the C header"
+        );
     }
     let missing: Vec<_> = rust.keys().filter(|k| !c.contains_key(*k)).collect();
     assert!(missing.is_empty(), "not checked against C: {missing:?}");

@@ -414,8 +414,11 @@ extern "C" {
         name: *const c_char,
         flags: c_uint,
     ) -> c_int;
-    pub fn prealloc_pool_wait_ready(pool: *mut prealloc_pool, count: u32, timeout_ms: c_int)
-        -> c_int;
+    pub fn prealloc_pool_wait_ready(
+        pool: *mut prealloc_pool,
+        count: u32,
+        timeout_ms: c_int,
+    ) -> c_int;
     pub fn prealloc_pool_get_stats(
         pool: *mut prealloc_pool,
         stats: *mut prealloc_pool_stats,
