@@ -7,6 +7,7 @@
 //! the crate's tests (`layout.c`, compiled at build time).  Use the safe
 //! `prealloc` crate unless you need the raw calls.
 #![allow(non_camel_case_types)]
+#![warn(missing_docs)]
 
 use std::ffi::{c_char, c_int, c_uint, c_void};
 
@@ -290,7 +291,9 @@ pub struct prealloc_pool_stats {
 }
 
 extern "C" {
+    /// `prealloc_file()`: Make a range allocated, written and durable.
     pub fn prealloc_file(fd: c_int, offset: u64, len: u64, flags: c_uint) -> c_int;
+    /// `prealloc_file_ex()`: `prealloc_file()` with options and a report.
     pub fn prealloc_file_ex(
         fd: c_int,
         offset: u64,
@@ -298,6 +301,7 @@ extern "C" {
         opts: *const prealloc_options,
         report: *mut prealloc_report,
     ) -> c_int;
+    /// `prealloc_async_start()`: Start prealloc_file_ex() on a library thread.
     pub fn prealloc_async_start(
         fd: c_int,
         offset: u64,
@@ -305,34 +309,54 @@ extern "C" {
         opts: *const prealloc_options,
         ret_handle: *mut *mut prealloc_async,
     ) -> c_int;
+    /// `prealloc_async_fd()`: Descriptor that becomes readable when the work is done.
     pub fn prealloc_async_fd(h: *const prealloc_async) -> c_int;
+    /// `prealloc_async_poll()`: Result of the work, without blocking.
     pub fn prealloc_async_poll(h: *const prealloc_async) -> c_int;
+    /// `prealloc_async_wait()`: Wait until the work is done.
     pub fn prealloc_async_wait(h: *const prealloc_async) -> c_int;
+    /// `prealloc_async_cancel()`: Ask the work to stop.
     pub fn prealloc_async_cancel(h: *mut prealloc_async) -> c_int;
+    /// `prealloc_async_report()`: The report of finished work.
     pub fn prealloc_async_report(h: *const prealloc_async, report: *mut prealloc_report) -> c_int;
+    /// `prealloc_async_free()`: Release a handle.
     pub fn prealloc_async_free(h: *mut prealloc_async);
+    /// `prealloc_verify()`: Census of the extent states of a range.
     pub fn prealloc_verify(fd: c_int, offset: u64, len: u64, census: *mut prealloc_census)
         -> c_int;
+    /// `prealloc_method_name()`: Short name of a method.
     pub fn prealloc_method_name(method: u32) -> *const c_char;
+    /// `prealloc_method_from_name()`: Parse a method name.
     pub fn prealloc_method_from_name(name: *const c_char) -> c_int;
+    /// `prealloc_step_name()`: Short name of a step, for messages.
     pub fn prealloc_step_name(step: u32) -> *const c_char;
+    /// `prealloc_background_name()`: Short name of a pacing mechanism, for messages.
     pub fn prealloc_background_name(bit: u32) -> *const c_char;
+    /// `prealloc_action_name()`: Short name of a step's action, for messages.
     pub fn prealloc_action_name(action: u32) -> *const c_char;
+    /// `prealloc_version()`: Version of the library in use at run time.
     pub fn prealloc_version() -> *const c_char;
+    /// `prealloc_ctx_new()`: Create a context.
     pub fn prealloc_ctx_new(
         sysfs_root: *const c_char,
         flags: c_uint,
         ret_ctx: *mut *mut prealloc_ctx,
     ) -> c_int;
+    /// `prealloc_ctx_ref()`: Take a reference on a context.
     pub fn prealloc_ctx_ref(ctx: *mut prealloc_ctx) -> *mut prealloc_ctx;
+    /// `prealloc_ctx_unref()`: Drop a reference on a context.
     pub fn prealloc_ctx_unref(ctx: *mut prealloc_ctx) -> *mut prealloc_ctx;
+    /// `prealloc_ctx_flush()`: Forget what a context has learnt.
     pub fn prealloc_ctx_flush(ctx: *mut prealloc_ctx) -> c_int;
+    /// `prealloc_ctx_set_log_fn()`: Route the library's messages to the caller.
     pub fn prealloc_ctx_set_log_fn(
         ctx: *mut prealloc_ctx,
         func: prealloc_log_fn,
         data: *mut c_void,
     ) -> c_int;
+    /// `prealloc_ctx_set_log_priority()`: The least urgent message the hook receives.
     pub fn prealloc_ctx_set_log_priority(ctx: *mut prealloc_ctx, priority: c_int) -> c_int;
+    /// `prealloc_probe_new()`: Probe a file or block device.
     pub fn prealloc_probe_new(
         fd: c_int,
         offset: u64,
@@ -340,13 +364,18 @@ extern "C" {
         opts: *const prealloc_options,
         ret_probe: *mut *mut prealloc_probe,
     ) -> c_int;
+    /// `prealloc_probe_free()`: Free a probe.
     pub fn prealloc_probe_free(probe: *mut prealloc_probe);
+    /// `prealloc_probe_zeroing_offloaded()`: Will the device do the zeroing?.
     pub fn prealloc_probe_zeroing_offloaded(
         probe: *const prealloc_probe,
         ret_decided_by: *mut *const c_char,
     ) -> c_int;
+    /// `prealloc_probe_plan()`: A method of the plan for the request.
     pub fn prealloc_probe_plan(probe: *const prealloc_probe, index: c_uint) -> c_int;
+    /// `prealloc_probe_plan_reason()`: Why the plan is what it is.
     pub fn prealloc_probe_plan_reason(probe: *const prealloc_probe) -> *const c_char;
+    /// `prealloc_probe_step()`: A step of the plan for the request.
     pub fn prealloc_probe_step(
         probe: *const prealloc_probe,
         index: c_uint,
@@ -355,6 +384,7 @@ extern "C" {
         ret_offset: *mut u64,
         ret_length: *mut u64,
     ) -> c_int;
+    /// `prealloc_probe_fact()`: A fact of the target, by position.
     pub fn prealloc_probe_fact(
         probe: *const prealloc_probe,
         index: c_uint,
@@ -362,13 +392,16 @@ extern "C" {
         ret_number: *mut u64,
         ret_string: *mut *const c_char,
     ) -> c_int;
+    /// `prealloc_probe_lookup()`: A fact of the target, by name.
     pub fn prealloc_probe_lookup(
         probe: *const prealloc_probe,
         name: *const c_char,
         ret_number: *mut u64,
         ret_string: *mut *const c_char,
     ) -> c_int;
+    /// `prealloc_probe_device_count()`: Number of devices in the chain.
     pub fn prealloc_probe_device_count(probe: *const prealloc_probe) -> c_int;
+    /// `prealloc_probe_device_fact()`: A fact of a device, by position.
     pub fn prealloc_probe_device_fact(
         probe: *const prealloc_probe,
         device: c_uint,
@@ -377,6 +410,7 @@ extern "C" {
         ret_number: *mut u64,
         ret_string: *mut *const c_char,
     ) -> c_int;
+    /// `prealloc_probe_device_lookup()`: A fact of a device, by name.
     pub fn prealloc_probe_device_lookup(
         probe: *const prealloc_probe,
         device: c_uint,
@@ -384,17 +418,20 @@ extern "C" {
         ret_number: *mut u64,
         ret_string: *mut *const c_char,
     ) -> c_int;
+    /// `prealloc_pool_open()`: Open a pool over a directory and start its worker.
     pub fn prealloc_pool_open(
         dir: *const c_char,
         cfg: *const prealloc_pool_config,
         ret_pool: *mut *mut prealloc_pool,
     ) -> c_int;
+    /// `prealloc_pool_take()`: Hand out a segment under the caller's final name.
     pub fn prealloc_pool_take(
         pool: *mut prealloc_pool,
         dirfd: c_int,
         name: *const c_char,
         flags: c_uint,
     ) -> c_int;
+    /// `prealloc_pool_take_ex()`: `prealloc_pool_take()` with open flags.
     pub fn prealloc_pool_take_ex(
         pool: *mut prealloc_pool,
         dirfd: c_int,
@@ -402,27 +439,32 @@ extern "C" {
         flags: c_uint,
         open_flags: c_int,
     ) -> c_int;
+    /// `prealloc_pool_prepare()`: Have the worker put a segment under a name ahead.
     pub fn prealloc_pool_prepare(
         pool: *mut prealloc_pool,
         dirfd: c_int,
         name: *const c_char,
         flags: c_uint,
     ) -> c_int;
+    /// `prealloc_pool_recycle()`: Give a used segment back to the pool.
     pub fn prealloc_pool_recycle(
         pool: *mut prealloc_pool,
         dirfd: c_int,
         name: *const c_char,
         flags: c_uint,
     ) -> c_int;
+    /// `prealloc_pool_wait_ready()`: Wait until some segments are ready.
     pub fn prealloc_pool_wait_ready(
         pool: *mut prealloc_pool,
         count: u32,
         timeout_ms: c_int,
     ) -> c_int;
+    /// `prealloc_pool_get_stats()`: Read a pool's counters.
     pub fn prealloc_pool_get_stats(
         pool: *mut prealloc_pool,
         stats: *mut prealloc_pool_stats,
     ) -> c_int;
+    /// `prealloc_pool_close()`: Stop the worker and free the handle.
     pub fn prealloc_pool_close(pool: *mut prealloc_pool);
 }
 
