@@ -13,8 +13,8 @@ src=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-}
 sanitize=${2:-none}
 
-# Toolchains installed per user (rustup, the Go tarball) may be off PATH.
-PATH=$PATH:$HOME/.cargo/bin:/usr/local/go/bin
+# shellcheck source=bindings/lib.sh
+. "$src/bindings/lib.sh"
 for tool in cargo go; do
 	command -v "$tool" >/dev/null || { echo "$tool not installed: skipped"; exit 77; }
 done
@@ -23,11 +23,7 @@ if [ "$sanitize" != none ]; then
 	exit 77
 fi
 
-# As root, start again in a private mount namespace so that the loop
-# mounts below never outlive the script, whatever way it ends.
-if [ "$(id -u)" = 0 ] && [ -z "${PREALLOC_BINDINGS_NS:-}" ] && command -v unshare >/dev/null; then
-	PREALLOC_BINDINGS_NS=1 exec unshare --mount --propagation private "$0" "$@"
-fi
+reexec_private "$0" "$@"
 
 if [ -z "$build" ]; then
 	build=$src/build-bindings
@@ -36,36 +32,14 @@ if [ -z "$build" ]; then
 fi
 
 stage=$(mktemp -d /tmp/prealloc-bindings-XXXXXX)
-mounts=()
-cleanup() {
-	for m in "${mounts[@]}"; do umount "$m" 2>/dev/null || true; done
-	rm -rf "$stage"
-}
-trap cleanup EXIT
-
-meson install -C "$build" --no-rebuild --quiet --destdir "$stage/root" >"$stage/install.log" 2>&1 ||
-	{ cat "$stage/install.log" >&2; exit 1; }
-pc=$(find "$stage/root" -name libprealloc.pc)
-[ -n "$pc" ] || { echo "no libprealloc.pc installed" >&2; exit 1; }
-lib=$(dirname "$(find "$stage/root" -name 'libprealloc.so.*' | head -n1)")
-export PKG_CONFIG_PATH=${pc%/*} PKG_CONFIG_SYSROOT_DIR=$stage/root LD_LIBRARY_PATH=$lib
+trap 'unmount_loops; rm -rf "$stage"' EXIT
+stage_install "$build" "$stage"
 # Compiled artefacts live with the build directory, so reruns are quick.
 export CARGO_TARGET_DIR=$build/bindings/cargo-target
 export RUSTDOCFLAGS=-Dwarnings
 
 # Loop-mounted filesystems for the tests (as root, with the tools).
-test_dirs=()
-if [ -n "${PREALLOC_BINDINGS_NS:-}" ]; then
-	for fs in ext4 xfs; do
-		command -v "mkfs.$fs" >/dev/null || continue
-		truncate -s 512M "$stage/$fs.img"
-		"mkfs.$fs" -q "$stage/$fs.img" >/dev/null 2>&1 || continue
-		mkdir "$stage/$fs"
-		mount -o loop "$stage/$fs.img" "$stage/$fs" || continue
-		mounts+=("$stage/$fs")
-		test_dirs+=("$stage/$fs")
-	done
-fi
+mount_loops "$stage" ext4 xfs
 [ ${#test_dirs[@]} -gt 0 ] || test_dirs=("")
 
 step() {
