@@ -108,3 +108,39 @@ fn names_and_version() {
     assert_eq!(Step::SpaceCheck.to_string(), "space-check");
     assert!(prealloc::version().starts_with("0."));
 }
+
+/// The log hook gets the library's formatted lines (the va_list passed
+/// through), here the free-space check's refusal.
+#[test]
+fn context_log_hook_gets_formatted_lines() {
+    use std::sync::{Arc, Mutex};
+    let dir = Scratch::new("log");
+    let f = File::create_new(dir.path().join("seg")).unwrap();
+    let ctx = prealloc::Context::new(None).unwrap();
+    let lines = Arc::new(Mutex::new(Vec::new()));
+    let sink = lines.clone();
+    ctx.set_log(Some(move |prio, line: &str| {
+        sink.lock().unwrap().push((prio, line.to_owned()))
+    }))
+    .unwrap();
+    let err = prealloc::file(&f, 0..(1 << 43), Options::new().context(Some(&ctx))).unwrap_err();
+    assert_eq!(err.raw_os_error(), Some(libc::ENOSPC));
+    let got = lines.lock().unwrap().clone();
+    // The %llu arguments came through: the bytes needed cover the request.
+    let needed = |l: &str| -> Option<u64> {
+        l.strip_prefix("free-space check: ")?
+            .split(' ')
+            .next()?
+            .parse()
+            .ok()
+    };
+    assert!(
+        got.iter()
+            .any(|(p, l)| *p == libc::LOG_NOTICE && needed(l) >= Some(1 << 43)),
+        "{got:?}"
+    );
+    ctx.set_log(None::<fn(i32, &str)>).unwrap();
+    lines.lock().unwrap().clear();
+    let _ = prealloc::file(&f, 0..(1 << 43), Options::new().context(Some(&ctx)));
+    assert!(lines.lock().unwrap().is_empty());
+}
