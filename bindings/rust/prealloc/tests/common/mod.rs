@@ -10,8 +10,8 @@ pub struct Scratch(PathBuf);
 impl Scratch {
     pub fn new(test: &str) -> Self {
         static NEXT: AtomicU32 = AtomicU32::new(0);
-        let base =
-            std::env::var_os("PREALLOC_TEST_DIR").map_or_else(std::env::temp_dir, PathBuf::from);
+        let base = std::env::var_os("PREALLOC_TEST_DIR").filter(|d| !d.is_empty());
+        let base = base.map_or_else(std::env::temp_dir, PathBuf::from);
         let n = NEXT.fetch_add(1, Ordering::Relaxed);
         let dir = base.join(format!("prealloc-rs-{test}-{}-{n}", std::process::id()));
         std::fs::create_dir(&dir).expect("scratch directory");
