@@ -47,8 +47,12 @@ raw=$stage/raw.txt
 for dir in "${test_dirs[@]}"; do
 	fs=${dir##*/}
 	for ((r = 0; r < rounds; r++)); do
-		for m in fs4 prealloc; do echo "rust $fs $m $(rust_round $m "$dir")" >>"$raw"; done
-		for m in etcd prealloc; do echo "go $fs $m $(go_round $m "$dir")" >>"$raw"; done
+		# Who goes first swaps every round, so neither inherits the
+		# other's writeback more often.
+		rust=(fs4 prealloc) go=(etcd prealloc)
+		((r % 2 == 0)) || rust=(prealloc fs4) go=(prealloc etcd)
+		for m in "${rust[@]}"; do echo "rust $fs $m $(rust_round $m "$dir")" >>"$raw"; done
+		for m in "${go[@]}"; do echo "go $fs $m $(go_round $m "$dir")" >>"$raw"; done
 	done
 done
 
