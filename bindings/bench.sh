@@ -15,7 +15,7 @@ src=$(cd "$(dirname "$0")/.." && pwd)
 . "$src/bindings/lib.sh"
 [ "$(id -u)" = 0 ] || { echo "bench.sh: needs root (loop devices)" >&2; exit 77; }
 reexec_private "$0" "$@"
-build=${1:-$src/build}
+build=$(cd "${1:-$src/build}" && pwd)
 rounds=${PREALLOC_BENCH_ROUNDS:-5}
 writes=${PREALLOC_BENCH_WRITES:-1000}
 export PREALLOC_BENCH_SEGMENT=${PREALLOC_BENCH_SEGMENT:-67108864}

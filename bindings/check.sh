@@ -30,6 +30,7 @@ if [ -z "$build" ]; then
 	[ -d "$build" ] || meson setup "$build" -Dwerror=true >/dev/null
 	ninja -C "$build" >/dev/null
 fi
+build=$(cd "$build" && pwd)
 
 stage=$(mktemp -d /tmp/prealloc-bindings-XXXXXX)
 trap 'unmount_loops; rm -rf "$stage"' EXIT
