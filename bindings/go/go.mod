@@ -1,0 +1,3 @@
+module libprealloc/prealloc
+
+go 1.22

@@ -1,0 +1,1 @@
+//! Nothing: the benchmark is benches/segment.rs.
