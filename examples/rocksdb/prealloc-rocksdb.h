@@ -19,7 +19,7 @@ namespace prealloc_rocksdb {
 struct Options {
   // segment_size: bytes per segment; 0 (default) takes the preallocation
   // block RocksDB gives its first WAL (1.1 x write_buffer_size), rounded up
-  // to 1 MiB, so the first WAL of a run is RocksDB's own.
+  // to 64 KiB, so the first WAL of a run is RocksDB's own.
   uint64_t segment_size = 0;
   // ready: segments the pool keeps ready.
   uint32_t ready = 2;

@@ -11,7 +11,8 @@
 namespace prealloc_rocksdb {
 
 namespace {
-constexpr uint64_t kMiB = 1 << 20;
+// Whole blocks for the zeroing, at little cost in space.
+constexpr uint64_t kRound = 64 << 10;
 }
 
 WalPools::~WalPools() {
@@ -39,7 +40,7 @@ WalPools::Dir *WalPools::OpenLocked(const std::string &dir, uint64_t segment_siz
   prealloc_pool_config cfg = {};
   cfg.size = sizeof(cfg);
   cfg.flags = opts_->full_speed ? PREALLOC_POOL_FULL_SPEED : 0;
-  cfg.segment_size = (segment_size + kMiB - 1) / kMiB * kMiB;
+  cfg.segment_size = (segment_size + kRound - 1) / kRound * kRound;
   cfg.target = opts_->ready;
   cfg.max_rate = opts_->max_rate;
   int err = prealloc_pool_open(pool_dir.c_str(), &cfg, &d.pool);
