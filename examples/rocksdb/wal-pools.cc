@@ -42,6 +42,7 @@ WalPools::Dir *WalPools::OpenLocked(const std::string &dir, uint64_t segment_siz
   cfg.flags = opts_->full_speed ? PREALLOC_POOL_FULL_SPEED : 0;
   cfg.segment_size = (segment_size + kRound - 1) / kRound * kRound;
   cfg.target = opts_->ready;
+  cfg.mode = 0644;  // what RocksDB gives its files (allow_non_owner_access)
   cfg.max_rate = opts_->max_rate;
   int err = prealloc_pool_open(pool_dir.c_str(), &cfg, &d.pool);
   if (err < 0) {
@@ -54,7 +55,7 @@ WalPools::Dir *WalPools::OpenLocked(const std::string &dir, uint64_t segment_siz
 
 void WalPools::LearnSegmentSize(const std::string &dir, uint64_t bytes) {
   std::lock_guard<std::mutex> lock(mu_);
-  if (bytes > 0) OpenLocked(dir, bytes);
+  if (bytes > 0 && opts_->segment_size == 0) OpenLocked(dir, bytes);
 }
 
 uint64_t WalPools::SegmentSize(const std::string &dir) {
