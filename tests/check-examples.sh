@@ -1,21 +1,24 @@
 #!/bin/sh
 # The examples are real examples of using the library: every examples/*.c
 # includes only system headers, <prealloc.h>, <prealloc-pool.h> and the tool's own headers in
-# examples/ (nothing from src/ or probes/), and the tool is linked against
+# examples/ (nothing from src/ or probes/; the RocksDB plugin in
+# examples/rocksdb/ likewise, with RocksDB's headers), and the tool is linked against
 # the shared library, not the static archive.
 # usage: check-examples.sh SOURCE_ROOT TOOL
 set -eu
 root=$1
 tool=$2
 status=0
-for f in "$root"/examples/*.c "$root"/examples/*.h; do
+for f in "$root"/examples/*.c "$root"/examples/*.h "$root"/examples/rocksdb/*.cc \
+	 "$root"/examples/rocksdb/*.h; do
+	[ -f "$f" ] || continue
 	grep -hoE '^[[:space:]]*#[[:space:]]*include[[:space:]]*["<][^">]+[">]' "$f" |
 	sed -E 's/.*include[[:space:]]*//' | while read -r inc; do
 		name=${inc#?}
 		name=${name%?}
 		case $inc in
 		'<prealloc.h>' | '"prealloc.h"' | '<prealloc-pool.h>') continue ;;
-		\"*) [ -f "$root/examples/$name" ] && continue ;;
+		\"*) [ -f "${f%/*}/$name" ] && continue ;;
 		esac
 		# A system header must not be one of the library's own.
 		if [ -f "$root/src/$name" ] || [ -f "$root/probes/$name" ] ||
