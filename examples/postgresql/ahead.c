@@ -71,10 +71,11 @@ static int install(struct prealloc_pool *pool, int waldir, const char *name)
 	return 1;
 }
 
-static void publish(uint32 target, uint32 present, uint32 ahead, uint64 done, bool empty,
-		    int err)
+static void publish(TimeLineID tli, uint32 target, uint32 present, uint32 ahead, uint64 done,
+		    bool empty, int err)
 {
 	SpinLockAcquire(&pgp_shared->mutex);
+	pgp_shared->tli = tli;
 	pgp_shared->ahead_target = target;
 	pgp_shared->ahead_present = present;
 	pgp_shared->installed_ahead = ahead;
@@ -128,5 +129,5 @@ void pgp_ahead_round(struct pgp_ahead *a, struct prealloc_pool *pool, int waldir
 					 strerror(-ret))));
 	if (ret != -EAGAIN && ret != -EBUSY)
 		a->err = Min(ret, 0);	/* not failures: nothing ready, or recovery ending */
-	publish(target, present, ahead, done, ret == -EAGAIN, ret < 0 ? a->err : 0);
+	publish(tli, target, present, ahead, done, ret == -EAGAIN, ret < 0 ? a->err : 0);
 }

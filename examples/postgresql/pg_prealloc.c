@@ -20,6 +20,7 @@ PG_MODULE_MAGIC;
 
 void _PG_init(void);
 
+bool pgp_enabled;
 int pgp_segments_ahead;
 bool pgp_background;
 int pgp_max_rate_mb;
@@ -55,6 +56,9 @@ static void shmem_startup(void)
 
 static void define_gucs(void)
 {
+	DefineCustomBoolVariable("pg_prealloc.enabled",
+				 "Install WAL segments ahead (off: the worker only keeps its pool).",
+				 NULL, &pgp_enabled, true, PGC_SIGHUP, 0, NULL, NULL, NULL);
 	DefineCustomIntVariable("pg_prealloc.segments_ahead",
 				"WAL segments kept installed ahead of the insert position (0: a "
 				"twentieth of the free space, at most 64).",

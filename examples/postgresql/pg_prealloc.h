@@ -25,6 +25,7 @@
 #define PGP_RECENT 1024
 
 /* GUCs (pg_prealloc.c). */
+extern bool pgp_enabled;
 extern int pgp_segments_ahead;	/* 0: sized from free space */
 extern bool pgp_background;	/* off: the pool zeroes at full speed */
 extern int pgp_max_rate_mb;	/* MB/s, 0 for no cap */

@@ -177,7 +177,7 @@ void pgp_worker_main(Datum arg)
 			ConfigReloadPending = false;
 			ProcessConfigFile(PGC_SIGHUP);
 		}
-		if (ready(&w)) {
+		if (pgp_enabled && ready(&w)) {
 			pgp_ahead_round(&w.ahead, w.pool, w.waldir, segments_ahead(w.waldir));
 			publish_pool(&w);
 		}

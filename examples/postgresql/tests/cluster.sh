@@ -59,14 +59,15 @@ create_ext() {
 		pg psql -X -q -v ON_ERROR_STOP=1 -h "$SOCK" -p "$1" -d postgres >/dev/null
 }
 
-# until_true PORT SQL: poll a condition, at most 120 s.
+# until_true PORT SQL: poll a condition, at most 60 s.
 until_true() {
 	local i
-	for i in $(seq 1200); do
+	for i in $(seq 600); do
 		[ "$(q "$1" "$2" 2>/dev/null)" = t ] && return 0
 		sleep 0.1
 	done
 	echo "timed out waiting for: $2" >&2
+	q "$1" "SELECT * FROM pg_prealloc" >&2 || true
 	return 1
 }
 

@@ -10,8 +10,11 @@
 #     segments), then recovery completes and pg_waldump reads the WAL from
 #     the oldest segment to the shutdown checkpoint, and every file under a
 #     segment name is full size;
-#  3. a nearly full filesystem: the worker leaves the free-space floor, and
-#     PostgreSQL runs on in it;
+#  2b. a streaming standby promoted: no pool copied by pg_basebackup, the
+#     worker asleep in recovery, then segments of the new timeline ahead and
+#     none of the old;
+#  3. a nearly full filesystem: the reopened pool gives ready segments back
+#     to leave the free-space floor, and PostgreSQL runs on in it;
 #  4. the functions dropped and the library removed from
 #     shared_preload_libraries: the cluster starts and runs.
 # usage: pg-test.sh FSTYPE BINDIR MODULE SQL
@@ -114,17 +117,47 @@ short=$(find "$WORK/mnt/db/pg_wal" -maxdepth 1 -regextype egrep -regex '.*/[0-9A
 	! -size ${SEG}c)
 [ -z "$short" ] || { echo "not full size: $short"; exit 1; }
 
-# 3. Nearly full: leave the floor (96 MiB) and 40 MiB more.
-avail() { df -B1 --output=avail "$WORK/mnt" | tail -1; }
-fallocate -l $(($(avail) - (136 << 20))) "$WORK/mnt/filler"
+# 2b. A streaming standby: pg_basebackup leaves the pool out, the worker
+# sleeps during recovery, and once promoted it installs segments of the new
+# timeline, none of the old left ahead.
+S=5433
 start db
-until_true $P "SELECT rounds > 10 FROM pg_prealloc"
-r=$(stat_of rounds)
-until_true $P "SELECT rounds > $r + 10 FROM pg_prealloc"	# settled
+pg pg_basebackup -h "$SOCK" -p $P -D "$WORK/mnt/standby" -R -X stream -c fast
+[ ! -e "$WORK/mnt/standby/pg_wal/.pg_prealloc" ]
+echo "port = $S" >> "$WORK/mnt/standby/postgresql.conf"
+start standby
+q $P "INSERT INTO warm VALUES (2)"
+until_true $S "SELECT count(*) = 2 FROM warm"
+[ "$(q $S "SELECT rounds FROM pg_prealloc")" = 0 ]	# recovery: asleep
+[ ! -e "$WORK/mnt/standby/pg_wal/.pg_prealloc" ]
+pg pg_ctl -w -D "$WORK/mnt/standby" promote >/dev/null
+until_true $S "SELECT timeline = 2 AND present_ahead = $AHEAD AND installed > 0 FROM pg_prealloc"
+cur=$(q $S "SELECT pg_walfile_name(pg_current_wal_insert_lsn())")
+ahead() {	# TLI: segment files of that timeline after the current one
+	ls "$WORK/mnt/standby/pg_wal" | grep -E "^$1[0-9A-F]{16}\$" |
+		awk -v c="${cur:8}" 'substr($0, 9) > c' | wc -l
+}
+echo "promoted: timeline 2 at $cur, ahead: $(ahead 00000002) of timeline 2," \
+     "$(ahead 00000001) of timeline 1"
+[ "$(ahead 00000002)" = $AHEAD ]
+[ "$(ahead 00000001)" = 0 ]
+stop standby
+stop db
+rm -rf "$WORK/mnt/standby"
+
+# 3. Nearly full: 8 MiB below the floor (96 MiB) with the cluster stopped.
+# The reopened pool gives ready segments back until the floor is free
+# again, and PostgreSQL runs on in it.
+avail() { df -B1 --output=avail "$WORK/mnt" | tail -1; }
+fallocate -l $(($(avail) - (88 << 20))) "$WORK/mnt/filler"
+start db
+until_true $P "SELECT rounds > 0 FROM pg_prealloc"
+rounds
 a=$(avail)
 echo "nearly full: $((a >> 20)) MiB available with the floor at 96 MiB;" \
-     "pool ready $(stat_of pool_ready), target $(stat_of pool_target)"
+     "pool ready $(stat_of pool_ready), removed $(stat_of removed)"
 [ "$a" -ge $((96 << 20)) ]
+[ "$(stat_of removed)" -ge 2 ]
 pg pgbench -n -h "$SOCK" -p $P -c 2 -j 2 -t 20 -f "$WORK/walheavy.sql" postgres >/dev/null
 q $P "SELECT 1" >/dev/null
 stop db
