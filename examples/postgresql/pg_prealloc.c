@@ -91,6 +91,10 @@ static void register_worker(void)
 	 * $libdir, or the path shared_preload_libraries gave. */
 	if (!dladdr((void *)register_worker, &self) || !self.dli_fname)
 		self.dli_fname = "pg_prealloc";
+	if (strlen(self.dli_fname) >= BGW_MAXLEN)
+		ereport(ERROR, (errmsg("pg_prealloc: path \"%s\" too long for a background worker",
+				       self.dli_fname),
+				errhint("Install pg_prealloc in $libdir and load it by name.")));
 
 	bgw.bgw_flags = BGWORKER_SHMEM_ACCESS;
 	/* Started on a hot standby too: it sleeps until promotion. */
