@@ -27,6 +27,8 @@
 #define MiB (1024 * 1024)
 /* Sized from free space: a twentieth of it, at most this many segments. */
 #define PGP_AUTO_MAX 64
+/* Ready segments the pool keeps beside those installed: a burst of switches
+ * between two rounds finds some, and the disk cost stays small. */
 #define PGP_POOL_READY 4
 
 struct pgp_worker {
