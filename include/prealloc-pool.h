@@ -41,6 +41,18 @@ enum prealloc_pool_recycle_flags {
 };
 
 /**
+ * enum prealloc_pool_take_flags - flags of prealloc_pool_take()
+ * @PREALLOC_POOL_TAKE_NOWAIT: hand out a ready segment or fail with -EAGAIN;
+ *	never make one in the calling thread.  For a caller that moves
+ *	segments under names while holding a lock others wait on (PostgreSQL's
+ *	ControlFileLock), where a miss would zero a whole segment under it.
+ *	Since: 0.3
+ */
+enum prealloc_pool_take_flags {
+	PREALLOC_POOL_TAKE_NOWAIT = 1u << 0,
+};
+
+/**
  * struct prealloc_pool_config - what prealloc_pool_open() builds
  * @size: sizeof(struct prealloc_pool_config) as the caller knows it (rules
  *	as for &prealloc_options.size).
@@ -184,13 +196,16 @@ PREALLOC_WUR int prealloc_pool_open(const char *dir, const struct prealloc_pool_
  *	filesystem, and may be the pool's own directory
  * @name: the segment's new name, relative to @dirfd; must not exist, and its
  *	last component must not start with ".prealloc-" (the pool's names)
- * @flags: 0 (no flags are defined yet)
+ * @flags: 0 or %PREALLOC_POOL_TAKE_NOWAIT (since 0.3)
  *
  * Moves the oldest ready segment to @name with renameat2(RENAME_NOREPLACE)
  * and fsync()s the directories involved, so the segment appears under @name
  * complete or not at all, also after a crash.  If no segment is ready, one is
  * made in the calling thread at full speed (a miss; see
- * &prealloc_pool_stats.misses).  The segment is
+ * &prealloc_pool_stats.misses), or with %PREALLOC_POOL_TAKE_NOWAIT the call
+ * fails with -EAGAIN, leaves @name alone and counts nothing (a prepared
+ * @name the worker is installing at that moment is still waited for).
+ * The segment is
  * &prealloc_pool_config.segment_size bytes, allocated, written (unless
  * copy-on-write: see prealloc_pool_open()) and durable; freshly made
  * segments read zero, recycled ones hold what prealloc_pool_recycle() left
@@ -202,9 +217,10 @@ PREALLOC_WUR int prealloc_pool_open(const char *dir, const struct prealloc_pool_
  * (prealloc_pool_take_ex() adds O_DSYNC or O_DIRECT), or a negative errno:
  * -EINVAL, -EEXIST (@name exists; the segment stays in the pool), -EXDEV
  * (@dirfd on another filesystem; likewise), -ENOSPC (none ready and none
- * could be made), -ESTALE (@name was prepared, installed, and another file
- * put there since; once, the name is then forgotten), -ECHILD, or what the
- * kernel returned.  If the rename succeeded but a
+ * could be made), -EAGAIN (none ready, with %PREALLOC_POOL_TAKE_NOWAIT),
+ * -ESTALE (@name was prepared, installed, and another file put there since;
+ * once, the name is then forgotten), -ECHILD, or what the kernel returned.
+ * If the rename succeeded but a
  * directory fsync() failed (-EIO), the segment is under @name but the rename
  * may not be durable (also when the worker's install of a prepared @name
  * failed that way).

@@ -2,7 +2,7 @@
 /*
  * The ready-segment pool on ext4, xfs and btrfs (root; skip otherwise): every
  * segment take hands out is complete (size, FIEMAP fully written, zeros),
- * hits and misses, names and directories, concurrent takes, names prepared
+ * hits and misses, takes that must not wait, names and directories, concurrent takes, names prepared
  * ahead (prealloc_pool_prepare: installed by the worker, taken while being
  * installed, closed before taken, installs that fail on the caller's name or
  * directory, several threads), recycling with
@@ -222,7 +222,7 @@ static void bad_arguments(void **state)
 	assert_int_equal(prealloc_pool_take(NULL, dfd, "x", 0), -EINVAL);
 	assert_int_equal(prealloc_pool_take(p, dfd, "", 0), -EINVAL);
 	assert_int_equal(prealloc_pool_take(p, dfd, NULL, 0), -EINVAL);
-	assert_int_equal(prealloc_pool_take(p, dfd, "x", 1), -EINVAL);
+	assert_int_equal(prealloc_pool_take(p, dfd, "x", 1u << 1), -EINVAL);
 	assert_int_equal(prealloc_pool_take(p, dfd, ".prealloc-tmp-999999", 0), -EINVAL);
 	assert_int_equal(prealloc_pool_take(p, AT_FDCWD, "/x/.prealloc-ready-1", 0), -EINVAL);
 	assert_int_equal(prealloc_pool_recycle(p, dfd, "x", PREALLOC_KEEP_SIZE), -EINVAL);
@@ -339,6 +339,37 @@ static void take_miss(void **state)
 	assert_int_equal(s.created, 0);
 	assert_int_equal(s.ready, 0);
 	/* Nothing but the taken segment is left. */
+	assert_int_equal(list(dir, ".prealloc-", NULL, 0), 0);
+	prealloc_pool_close(p);
+	close(dfd);
+}
+
+/* NOWAIT hands out what is ready and, when nothing is, fails without making
+ * one, leaving the name absent and the counters alone. */
+static void take_nowait(void **state)
+{
+	struct prealloc_pool_stats s;
+	struct prealloc_pool *p;
+	char dir[128];
+	int dfd, fd;
+
+	(void)state;
+	p = open_pool(new_dir(dir, sizeof(dir)), SEG, 1, 1);
+	assert_int_equal(prealloc_pool_wait_ready(p, 1, -1), 0);
+	prealloc_pool_close(p);
+	p = open_pool(dir, SEG, 0, 1);	/* one ready, no refill */
+	dfd = open_dir(dir);
+	fd = prealloc_pool_take(p, dfd, "first", PREALLOC_POOL_TAKE_NOWAIT);
+	check_segment(fd, SEG, true);
+	close(fd);
+	assert_int_equal(prealloc_pool_take_ex(p, dfd, "second", PREALLOC_POOL_TAKE_NOWAIT, O_DSYNC),
+			 -EAGAIN);
+	assert_int_equal(faccessat(dfd, "second", F_OK, AT_SYMLINK_NOFOLLOW), -1);
+	assert_int_equal(errno, ENOENT);
+	s = stats(p);
+	assert_int_equal(s.hits, 1);
+	assert_int_equal(s.misses, 0);
+	assert_int_equal(s.foreground_wait_ns, 0);
 	assert_int_equal(list(dir, ".prealloc-", NULL, 0), 0);
 	prealloc_pool_close(p);
 	close(dfd);
@@ -1432,7 +1463,7 @@ static void take_open_flags(void **state)
 	assert_int_equal(prealloc_pool_take_ex(p, dfd, "x", 0, O_APPEND), -EINVAL);
 	assert_int_equal(prealloc_pool_take_ex(p, dfd, "x", 0, O_WRONLY), -EINVAL);
 	assert_int_equal(prealloc_pool_take_ex(p, dfd, "x", 0, O_CREAT | O_DSYNC), -EINVAL);
-	assert_int_equal(prealloc_pool_take_ex(p, dfd, "x", 1, O_DSYNC), -EINVAL);
+	assert_int_equal(prealloc_pool_take_ex(p, dfd, "x", 1u << 1, O_DSYNC), -EINVAL);
 	assert_int_equal(prealloc_pool_take_ex(NULL, dfd, "x", 0, O_DSYNC), -EINVAL);
 	assert_int_equal(faccessat(dfd, "x", F_OK, 0), -1);
 	assert_int_equal(stats(p).ready, 2);
@@ -1696,6 +1727,7 @@ int main(void)
 		cmocka_unit_test(bad_arguments),
 		cmocka_unit_test(take_hits_and_names),
 		cmocka_unit_test(take_miss),
+		cmocka_unit_test(take_nowait),
 		cmocka_unit_test(concurrent_takes),
 		cmocka_unit_test(prepare_bad_arguments),
 		cmocka_unit_test(prepare_then_take),

@@ -71,8 +71,8 @@ static int get_segment(struct prealloc_pool *p, const char *from, uint32_t seq, 
 }
 
 /*
- * The oldest ready segment, or (none ready) one made now at @pace, moved
- * under @name.  Returns it open O_RDWR | @oflags, or -errno: @o->moved says
+ * The oldest ready segment, or (none ready) one made now at @pace or with
+ * @o->nowait -EAGAIN, moved under @name.  Returns it open O_RDWR | @oflags, or -errno: @o->moved says
  * the rename happened and only a directory fsync() after it failed (the
  * segment is under @name), @o->kept that the rename failed and the segment
  * is back in the pool; neither: making or opening the segment failed (a
@@ -87,6 +87,10 @@ int pa_pool_hand_out(struct prealloc_pool *p, int dirfd, const char *name, int o
 
 	pthread_mutex_lock(&p->lock);
 	o->hit = p->s.ready.n > 0;
+	if (!o->hit && o->nowait) {
+		pthread_mutex_unlock(&p->lock);
+		return -EAGAIN;
+	}
 	seq = o->hit ? pa_seqs_pop_oldest(&p->s.ready) : pa_state_new_seq(&p->s);
 	pthread_mutex_unlock(&p->lock);
 	pa_store_name(from, sizeof(from), o->hit, seq);

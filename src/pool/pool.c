@@ -157,11 +157,12 @@ PA_EXPORT int prealloc_pool_take(struct prealloc_pool *p, int dirfd, const char 
 PA_EXPORT int prealloc_pool_take_ex(struct prealloc_pool *p, int dirfd, const char *name,
 				    unsigned int flags, int open_flags)
 {
-	struct pa_hand_out o = { 0 };
+	struct pa_hand_out o = { .nowait = flags & PREALLOC_POOL_TAKE_NOWAIT };
 	uint64_t t0;
 	int ret = pa_pool_check_caller(p);
 
-	if (!ret && (flags || pa_pool_bad_name(name) || (open_flags & ~PA_POOL_OPEN_FLAGS)))
+	if (!ret && ((flags & ~(unsigned int)PREALLOC_POOL_TAKE_NOWAIT) || pa_pool_bad_name(name) ||
+		     (open_flags & ~PA_POOL_OPEN_FLAGS)))
 		ret = -EINVAL;
 	if (!ret && pa_pool_take_prepared(p, dirfd, name, open_flags, &ret))
 		return ret;
@@ -172,6 +173,8 @@ PA_EXPORT int prealloc_pool_take_ex(struct prealloc_pool *p, int dirfd, const ch
 	t0 = pa_now_ns();
 	/* None ready: made here, at full speed (no background pacing). */
 	ret = pa_pool_hand_out(p, dirfd, name, open_flags, PA_POOL_CALLER, &o);
+	if (!o.hit && o.nowait)
+		return ret;	/* nothing happened: no miss, no refill to ask for */
 	pthread_mutex_lock(&p->lock);
 	if (o.hit && ret >= 0)
 		p->s.st.hits++;

@@ -40,8 +40,9 @@ struct prealloc_pool {
 	uint64_t idle_after;		/* kicks seen by the last round that went idle */
 };
 
-/* What pa_pool_hand_out() did. */
+/* What pa_pool_hand_out() did (@nowait: what it was asked). */
 struct pa_hand_out {
+	bool nowait;		/* none ready: -EAGAIN instead of making one */
 	bool hit;		/* a ready segment went out */
 	bool made;		/* none was ready: one was made (@fill) */
 	bool moved;		/* the rename happened: a failure is a directory sync's */

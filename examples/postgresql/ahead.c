@@ -1,0 +1,133 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * One round of the worker: note the segments PostgreSQL switched into since
+ * the last round (installed by us or not), then install ready segments from
+ * the pool under the names of the next ones that do not exist yet.
+ *
+ * Each install holds ControlFileLock, as PostgreSQL's own installs and its
+ * recycler do (InstallXLogFileSegment): they stat() a name and then rename
+ * over it, so a name we filled without the lock could be replaced under a
+ * backend writing into it.  Under the lock the pool's rename is
+ * RENAME_NOREPLACE and NOWAIT: an existing name is PostgreSQL's (-EEXIST),
+ * and with nothing ready we stop rather than zero 16 MiB under the lock.
+ * The pool fsync()s the file and both directories: only complete, durable
+ * segments ever appear under a WAL name.
+ */
+#include "pg_prealloc.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <unistd.h>
+#include <sys/stat.h>
+
+#include "access/xlog.h"
+#include "storage/lwlock.h"
+
+static bool was_installed(const struct pgp_ahead *a, XLogSegNo seg)
+{
+	uint32 n = Min(a->nrecent, PGP_RECENT);
+
+	for (uint32 i = 0; i < n; i++)
+		if (a->recent[i] == seg)
+			return true;
+	return false;
+}
+
+/* Segments (a->seen, cur] were switched into since the last round. */
+static void note_switches(struct pgp_ahead *a, XLogSegNo cur)
+{
+	uint64 ours = 0, other = 0;
+
+	for (XLogSegNo s = a->seen + 1; a->seen && s <= cur; s++) {
+		if (was_installed(a, s))
+			ours++;
+		else
+			other++;
+	}
+	a->seen = cur;
+	SpinLockAcquire(&pgp_shared->mutex);
+	pgp_shared->switched_installed += ours;
+	pgp_shared->misses += other;
+	SpinLockRelease(&pgp_shared->mutex);
+}
+
+/* Moves a ready segment under @name: 1 done, 0 the name is taken, or
+ * -errno (-EAGAIN: none ready). */
+static int install(struct prealloc_pool *pool, int waldir, const char *name)
+{
+	int fd;
+
+	/* It takes ControlFileLock itself: ask before taking it. */
+	if (!IsInstallXLogFileSegmentActive())
+		return -EBUSY;
+	LWLockAcquire(ControlFileLock, LW_EXCLUSIVE);
+	fd = prealloc_pool_take(pool, waldir, name, PREALLOC_POOL_TAKE_NOWAIT);
+	LWLockRelease(ControlFileLock);
+	if (fd == -EEXIST)
+		return 0;
+	if (fd < 0)
+		return fd;
+	close(fd);
+	return 1;
+}
+
+static void publish(TimeLineID tli, uint32 target, uint32 present, uint32 ahead, uint64 done,
+		    bool empty, int err)
+{
+	SpinLockAcquire(&pgp_shared->mutex);
+	pgp_shared->tli = tli;
+	pgp_shared->ahead_target = target;
+	pgp_shared->ahead_present = present;
+	pgp_shared->installed_ahead = ahead;
+	pgp_shared->installed += done;
+	pgp_shared->pool_empty += empty;
+	pgp_shared->rounds++;
+	if (err)
+		pgp_shared->last_error = err;
+	SpinLockRelease(&pgp_shared->mutex);
+}
+
+void pgp_ahead_round(struct pgp_ahead *a, struct prealloc_pool *pool, int waldir, uint32 target)
+{
+	TimeLineID tli = GetWALInsertionTimeLine();
+	XLogSegNo cur, s;
+	char name[MAXFNAMELEN];
+	uint32 present = 0, ahead = 0;
+	uint64 done = 0;
+	struct stat st;
+	int ret = 0;
+
+	XLByteToSeg(GetXLogInsertRecPtr(), cur, wal_segment_size);
+	if (tli != a->tli) {
+		if (a->tli)
+			ereport(LOG, (errmsg("pg_prealloc: following timeline %u", tli)));
+		a->tli = tli;
+		a->seen = 0;
+		a->nrecent = 0;
+	}
+	note_switches(a, cur);
+	for (s = cur + 1; s <= cur + target; s++) {
+		XLogFileName(name, tli, s, wal_segment_size);
+		if (fstatat(waldir, name, &st, AT_SYMLINK_NOFOLLOW) == 0) {
+			present++;
+			ahead += was_installed(a, s);
+			continue;
+		}
+		ret = install(pool, waldir, name);
+		if (ret < 0)
+			break;
+		present++;
+		if (ret) {
+			a->recent[a->nrecent++ % PGP_RECENT] = s;
+			ahead++;
+			done++;
+		}
+	}
+	/* Once per new failure, not every round it lasts. */
+	if (ret < 0 && ret != -EAGAIN && ret != -EBUSY && ret != a->err)
+		ereport(WARNING, (errmsg("pg_prealloc: cannot install WAL segment %s: %s", name,
+					 strerror(-ret))));
+	if (ret != -EAGAIN && ret != -EBUSY)
+		a->err = Min(ret, 0);	/* not failures: nothing ready, or recovery ending */
+	publish(tli, target, present, ahead, done, ret == -EAGAIN, ret < 0 ? a->err : 0);
+}

@@ -1,0 +1,73 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * pg_prealloc: a PostgreSQL 15 background worker that keeps the next WAL
+ * segments of the current timeline installed under their names, made by a
+ * libprealloc pool in pg_wal/.pg_prealloc.  What its files share: the GUCs
+ * (pg_prealloc.c), the counters in shared memory (read by stats.c), the
+ * worker (worker.c, ahead.c) and the log queue (logq.c).
+ */
+#ifndef PG_PREALLOC_H
+#define PG_PREALLOC_H
+
+#include "postgres.h"
+
+#include "access/xlog_internal.h"
+#include "storage/spin.h"
+
+#include <prealloc-pool.h>
+
+/* The pool's directory, inside pg_wal: a dot-name is no WAL name to
+ * PostgreSQL's scans, and pg_basebackup does not copy it. */
+#define PGP_POOL_DIR XLOGDIR "/.pg_prealloc"
+
+/* Installs the worker remembers, to tell whether a segment PostgreSQL
+ * switched into was one of them. */
+#define PGP_RECENT 1024
+
+/* GUCs (pg_prealloc.c). */
+extern bool pgp_enabled;
+extern int pgp_segments_ahead;	/* 0: sized from free space */
+extern bool pgp_background;	/* off: the pool zeroes at full speed */
+extern int pgp_max_rate_mb;	/* MB/s, 0 for no cap */
+extern int pgp_free_floor_mb;	/* 0: libprealloc's default */
+extern int pgp_naptime_ms;
+
+/* What the worker publishes and pg_prealloc_stats() reads (under mutex). */
+typedef struct PgpShared {
+	slock_t mutex;
+	int worker_pid;
+	TimeLineID tli;
+	uint32 ahead_target;		/* segments ahead aimed for now */
+	uint32 ahead_present;		/* of them existing now, whoever made them */
+	uint32 installed_ahead;		/* of them installed by the worker now */
+	uint64 installed;		/* segments the worker installed in all */
+	uint64 switched_installed;	/* switched into: installed by the worker */
+	uint64 misses;			/* switched into: not installed by it */
+	uint64 pool_empty;		/* rounds stopped with no segment ready */
+	uint64 rounds;			/* rounds completed */
+	int last_error;			/* last failed install or pool open, -errno */
+	struct prealloc_pool_stats pool;
+	char plan[96];			/* the probe's plan for pg_wal */
+} PgpShared;
+
+extern PgpShared *pgp_shared;
+
+/* worker.c */
+PGDLLEXPORT void pgp_worker_main(Datum arg);
+
+/* ahead.c: one round of installs ahead, and the switches it saw. */
+struct pgp_ahead {
+	TimeLineID tli;
+	XLogSegNo seen;			/* last segment seen current */
+	XLogSegNo recent[PGP_RECENT];	/* ring of installed segments */
+	uint32 nrecent;
+	int err;			/* the last round's failure, reported once */
+};
+void pgp_ahead_round(struct pgp_ahead *a, struct prealloc_pool *pool, int waldir, uint32 target);
+
+/* logq.c: the library's messages, queued by any thread, reported by ours. */
+void pgp_logq_hook(void *data, int priority, const char *file, int line, const char *fn,
+		   const char *format, va_list args);
+void pgp_logq_drain(void);
+
+#endif

@@ -1,0 +1,174 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# pg_prealloc in a real PostgreSQL 15 cluster on a loop FSTYPE filesystem
+# (root, PostgreSQL and the postgres user; skip = 77 otherwise):
+#  1. under a WAL-heavy pgbench load with wal_recycle=off, no backend is
+#     sampled in WALInitWrite/WALInitSync, every segment switched into was
+#     one the worker installed, and every segment file that appeared in
+#     pg_ls_waldir() is one it installed (its counters against the listing);
+#  2. kill -9 of the postmaster under load (the pool's worker busy making
+#     segments), then recovery completes and pg_waldump reads the WAL from
+#     the oldest segment to the shutdown checkpoint, and every file under a
+#     segment name is full size;
+#  2b. a streaming standby promoted: no pool copied by pg_basebackup, the
+#     worker asleep in recovery, then segments of the new timeline ahead and
+#     none of the old;
+#  3. a nearly full filesystem: the reopened pool gives ready segments back
+#     to leave the free-space floor, and PostgreSQL runs on in it;
+#  4. the functions dropped and the library removed from
+#     shared_preload_libraries: the cluster starts and runs.
+# usage: pg-test.sh FSTYPE BINDIR MODULE SQL
+set -euo pipefail
+FSTYPE=$1 PG_BINDIR=$2 PGP_MODULE=$3 PGP_SQL=$4
+[ "$(id -u)" = 0 ] || { echo "not root: skip"; exit 77; }
+id postgres >/dev/null 2>&1 || { echo "no postgres user: skip"; exit 77; }
+command -v "mkfs.$FSTYPE" >/dev/null || { echo "no mkfs.$FSTYPE: skip"; exit 77; }
+[ -x "$PG_BINDIR/pgbench" ] || { echo "no pgbench: skip"; exit 77; }
+if [ -z "${PGP_NS:-}" ]; then
+	exec env PGP_NS=1 unshare -m --propagation private "$0" "$@"
+fi
+. "$(dirname "$0")/cluster.sh"
+WORK=$(mktemp -d /tmp/pgp-test.XXXXXX)
+chmod 755 "$WORK"
+trap cleanup EXIT
+SEG=$((4 * 1024 * 1024))
+AHEAD=12
+P=5432
+
+make_fs "$FSTYPE" 1536
+new_cluster db $P --wal-segsize=4
+with_module db
+cat >> "$WORK/mnt/db/postgresql.conf" <<CONF
+wal_recycle = off
+pg_prealloc.segments_ahead = $AHEAD
+pg_prealloc.naptime = 20ms
+pg_prealloc.free_floor = 96MB
+CONF
+start db
+create_ext $P
+walheavy_setup $P
+sampler_setup $P
+until_true $P "SELECT present_ahead = $AHEAD AND plan IS NOT NULL FROM pg_prealloc"
+echo "plan for pg_wal: $(q $P 'SELECT plan FROM pg_prealloc')"
+
+segments() { q $P "SELECT count(*) FROM pg_ls_waldir() WHERE name ~ '^[0-9A-F]{24}\$'"; }
+stat_of() { q $P "SELECT $1 FROM pg_prealloc"; }
+
+# Two more rounds of the worker, so what it publishes is fresh.
+rounds() {
+	local r
+	r=$(stat_of rounds)
+	until_true $P "SELECT rounds >= $r + 2 FROM pg_prealloc"
+}
+
+# 1. Load, once every one of the next segments is the worker's: switch past
+# those PostgreSQL made at start-up before the worker ran.
+q $P "CHECKPOINT; CREATE TABLE warm (x int)"
+for i in $(seq 10); do
+	rounds
+	[ "$(stat_of "installed_ahead = $AHEAD")" = t ] && break
+	q $P "INSERT INTO warm VALUES (1); SELECT pg_switch_wal()" >/dev/null
+done
+[ "$(stat_of "installed_ahead = $AHEAD")" = t ]
+files0=$(segments) inst0=$(stat_of installed) sw0=$(stat_of switched_installed)
+miss0=$(stat_of misses)
+q $P "SELECT walinit_samples(500)" > "$WORK/samples" &
+sampler=$!
+pg pgbench -n -h "$SOCK" -p $P -c 2 -j 2 -T 6 -f "$WORK/walheavy.sql" postgres \
+	> "$WORK/pgbench.out" 2>&1 || { cat "$WORK/pgbench.out"; exit 1; }
+wait $sampler
+samples=$(cat "$WORK/samples")
+files1=$(segments) inst1=$(stat_of installed) sw1=$(stat_of switched_installed)
+miss1=$(stat_of misses)
+echo "switched into $((sw1 - sw0)) installed segments, $((miss1 - miss0)) others;" \
+     "$((files1 - files0)) new files, $((inst1 - inst0)) installed; WALInit samples: $samples;" \
+     "pool empty $(stat_of pool_empty) times"
+[ $((sw1 - sw0)) -ge 3 ]		# the load crossed segments
+[ "$miss1" = "$miss0" ]
+[ $((files1 - files0)) = $((inst1 - inst0)) ]
+[ "$samples" = 0 ]
+
+# 2. kill -9 of the postmaster under load.
+pm=$(head -1 "$WORK/mnt/db/postmaster.pid")
+pg pgbench -n -h "$SOCK" -p $P -c 2 -j 2 -T 60 -f "$WORK/walheavy.sql" postgres \
+	> /dev/null 2>&1 &
+load=$!
+until_true $P "SELECT switched_installed >= $((sw1 + 2)) FROM pg_prealloc"
+children=$(pgrep -P "$pm" || true)
+kill -9 "$pm"
+kill "$load" 2>/dev/null || true
+wait "$load" || true
+for c in $children; do	# they go once they notice: the next start needs that
+	for i in $(seq 600); do kill -0 "$c" 2>/dev/null || break; sleep 0.1; done
+	! kill -0 "$c" 2>/dev/null
+done
+start db
+grep -q "database system was interrupted" "$LOGS/db.log"
+until_true $P "SELECT rounds > 0 AND worker_pid > 0 FROM pg_prealloc"
+q $P "SELECT count(*) FROM walheavy" >/dev/null
+stop db
+first=$(ls "$WORK/mnt/db/pg_wal" | grep -E '^[0-9A-F]{24}$' | head -1)
+last_ckpt=$(pg pg_controldata "$WORK/mnt/db" | sed -n 's/^Latest checkpoint location: *//p')
+pg pg_waldump -p "$WORK/mnt/db/pg_wal" -e "$last_ckpt" "$first" > "$WORK/waldump" 2>&1 ||
+	{ tail "$WORK/waldump"; exit 1; }
+grep -q "CHECKPOINT_SHUTDOWN" "$WORK/waldump"
+echo "pg_waldump read $(wc -l < "$WORK/waldump") records from $first to $last_ckpt"
+short=$(find "$WORK/mnt/db/pg_wal" -maxdepth 1 -regextype egrep -regex '.*/[0-9A-F]{24}' \
+	! -size ${SEG}c)
+[ -z "$short" ] || { echo "not full size: $short"; exit 1; }
+
+# 2b. A streaming standby: pg_basebackup leaves the pool out, the worker
+# sleeps during recovery, and once promoted it installs segments of the new
+# timeline, none of the old left ahead.
+S=5433
+start db
+pg pg_basebackup -h "$SOCK" -p $P -D "$WORK/mnt/standby" -R -X stream -c fast
+[ ! -e "$WORK/mnt/standby/pg_wal/.pg_prealloc" ]
+echo "port = $S" >> "$WORK/mnt/standby/postgresql.conf"
+start standby
+q $P "INSERT INTO warm VALUES (2)"
+until_true $S "SELECT count(*) = 2 FROM warm"
+[ "$(q $S "SELECT rounds FROM pg_prealloc")" = 0 ]	# recovery: asleep
+[ ! -e "$WORK/mnt/standby/pg_wal/.pg_prealloc" ]
+pg pg_ctl -w -D "$WORK/mnt/standby" promote >/dev/null
+until_true $S "SELECT timeline = 2 AND present_ahead = $AHEAD AND installed > 0 FROM pg_prealloc"
+cur=$(q $S "SELECT pg_walfile_name(pg_current_wal_insert_lsn())")
+ahead() {	# TLI: segment files of that timeline after the current one
+	ls "$WORK/mnt/standby/pg_wal" | grep -E "^$1[0-9A-F]{16}\$" |
+		awk -v c="${cur:8}" 'substr($0, 9) > c' | wc -l
+}
+echo "promoted: timeline 2 at $cur, ahead: $(ahead 00000002) of timeline 2," \
+     "$(ahead 00000001) of timeline 1"
+[ "$(ahead 00000002)" = $AHEAD ]
+[ "$(ahead 00000001)" = 0 ]
+stop standby
+stop db
+rm -rf "$WORK/mnt/standby"
+
+# 3. Nearly full: 8 MiB below the floor (96 MiB) with the cluster stopped.
+# The reopened pool gives ready segments back until the floor is free
+# again, and PostgreSQL runs on in it.
+avail() { df -B1 --output=avail "$WORK/mnt" | tail -1; }
+fallocate -l $(($(avail) - (88 << 20))) "$WORK/mnt/filler"
+start db
+until_true $P "SELECT rounds > 0 FROM pg_prealloc"
+rounds
+a=$(avail)
+echo "nearly full: $((a >> 20)) MiB available with the floor at 96 MiB;" \
+     "pool ready $(stat_of pool_ready), removed $(stat_of removed)"
+[ "$a" -ge $((96 << 20)) ]
+[ "$(stat_of removed)" -ge 2 ]
+pg pgbench -n -h "$SOCK" -p $P -c 2 -j 2 -t 20 -f "$WORK/walheavy.sql" postgres >/dev/null
+q $P "SELECT 1" >/dev/null
+stop db
+rm "$WORK/mnt/filler"
+
+# 4. Without the library.
+start db
+q $P "DROP VIEW pg_prealloc; DROP FUNCTION pg_prealloc_stats()"
+stop db
+sed -i '/^shared_preload_libraries/d' "$WORK/mnt/db/postgresql.conf"
+start db
+pg pgbench -n -h "$SOCK" -p $P -c 2 -j 2 -t 20 -f "$WORK/walheavy.sql" postgres >/dev/null
+stop db
+echo "ok"
