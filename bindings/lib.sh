@@ -14,6 +14,10 @@ stage_install() {
 	[ -n "$pc" ] || { echo "no libprealloc.pc installed" >&2; return 1; }
 	lib=$(dirname "$(find "$2/root" -name 'libprealloc.so.*' | head -n1)")
 	export PKG_CONFIG_PATH=${pc%/*} PKG_CONFIG_SYSROOT_DIR=$2/root LD_LIBRARY_PATH=$lib
+	# Go's build cache does not key on pkg-config's output: a package built
+	# against an earlier (deleted) stage would link there.  Its cgo flags
+	# are keyed: naming this stage in them rebuilds what needs it.
+	export CGO_LDFLAGS="-L$lib"
 }
 
 # reexec_private "$0" "$@": as root, start the script again in a private
