@@ -148,7 +148,8 @@ rm -rf "$WORK/mnt/standby"
 # 3. Nearly full: 8 MiB below the floor (96 MiB) with the cluster stopped.
 # The reopened pool gives ready segments back until the floor is free
 # again, and PostgreSQL runs on in it.
-avail() { df -B1 --output=avail "$WORK/mnt" | tail -1; }
+# syncfs first: xfs frees deleted files' blocks in the background.
+avail() { sync -f "$WORK/mnt"; df -B1 --output=avail "$WORK/mnt" | tail -1; }
 fallocate -l $(($(avail) - (88 << 20))) "$WORK/mnt/filler"
 start db
 until_true $P "SELECT rounds > 0 FROM pg_prealloc"
