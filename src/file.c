@@ -13,6 +13,7 @@
 #include "engine.h"
 #include "extents.h"
 #include "internal.h"
+#include "mutant.h"
 #include "space.h"
 #include "undo.h"
 
@@ -404,7 +405,7 @@ int pa_file_prealloc(struct pa_call *c, uint64_t off, uint64_t len)
 	ret = run_plan(&j, &plan);
 	if (!ret)
 		pa_step(c, PREALLOC_STEP_SYNC, 0);
-	if (!ret && !(c->opts.flags & PREALLOC_NO_SYNC) &&
+	if (!ret && !(c->opts.flags & PREALLOC_NO_SYNC) && !pa_mutant(PA_MUTANT_DATA_SYNC) &&
 	    PA_RETRY_EINTR(fdatasync(c->fd)) < 0)
 		ret = -errno;
 	if (ret && j.touched)

@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 
+#include "mutant.h"
 #include "pool.h"
 
 void pa_pool_name(char *buf, size_t len, bool ready, uint32_t seq)
@@ -100,6 +101,8 @@ int pa_pool_move(struct prealloc_pool *p, const char *from, int dirfd, const cha
 	int ret = rename_noreplace(p->dirfd, from, dirfd, to);
 
 	*ret_renamed = !ret;
+	if (pa_mutant(PA_MUTANT_DIR_SYNC))
+		return ret;
 	if (!ret)
 		ret = sync_other_parent(p, dirfd, to);
 	if (!ret)
@@ -185,6 +188,8 @@ static int fill(struct prealloc_pool *p, int fd, unsigned int flags, enum pa_poo
 		o.request_bytes = PA_POOL_QUIET_REQUEST;
 		o.queue_depth = 1;
 	}
+	if (pa_mutant(PA_MUTANT_POOL_SYNC))
+		o.flags |= PREALLOC_NO_SYNC;
 	/* One reservation for the whole segment before any write, so the
 	 * filesystem can place it in one contiguous run. */
 	if (PA_RETRY_EINTR(fallocate(fd, 0, 0, (off_t)len)) < 0 && errno != EOPNOTSUPP)
