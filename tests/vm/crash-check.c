@@ -126,6 +126,7 @@ int cw_check(const char *dir, const struct cw_oracle *o, const struct cw_seen *s
 		if (c->kind == CW_FILE && seen->before[i])
 			bad += check_file(dirfd, c, seen->after[i] && !c->ret, where);
 	}
+	bad += cw_check_pool(dir, dirfd, o, seen, where);
 	close(dirfd);
 	return bad;
 }

@@ -187,7 +187,8 @@ int cw_run(const char *dir, bool pool, int (*markfn)(const char *text), struct c
 			ret = run_case(&r, &cases[k], methods[m]);
 	if (!ret)
 		ret = run_failures(&r);
-	(void)pool;
+	if (!ret && pool)
+		ret = cw_run_pool(dir, r.dirfd, markfn, o);
 	close(r.dirfd);
 	return ret;
 }

@@ -58,6 +58,11 @@ struct cw_seen {
 /* Run the workload in @dir (the mount point), marking through @mark. */
 int cw_run(const char *dir, bool pool, int (*mark)(const char *text), struct cw_oracle *o);
 
+/* The pool's part of it, in @dir (open as @dirfd): crash-pool.c. */
+int cw_run_pool(const char *dir, int dirfd, int (*mark)(const char *text), struct cw_oracle *o);
+int cw_check_pool(const char *dir, int dirfd, const struct cw_oracle *o,
+		  const struct cw_seen *seen, const char *where);
+
 /*
  * Check the filesystem mounted at @dir against the oracle at a crash point
  * where @seen holds the marks replayed so far.  Prints one line per
