@@ -120,7 +120,7 @@ static struct cw_call *new_call(struct cw_run *r, enum cw_kind kind, const char 
 	memset(c, 0, sizeof(*c));
 	c->kind = kind;
 	snprintf(c->what, sizeof(c->what), "%s", what);
-	snprintf(c->name, sizeof(c->name), "f%02d", r->o->n);
+	snprintf(c->name, sizeof(c->name), "f%03d", r->o->n);
 	c->tag = 0x100u + (uint32_t)r->o->n;
 	r->o->n++;
 	return c;
@@ -173,7 +173,7 @@ static int run_failures(struct cw_run *r)
 	return ret ? ret : c->ret == -ENOSPC ? 0 : -EPROTO;
 }
 
-int cw_run(const char *dir, bool pool, int (*markfn)(const char *text), struct cw_oracle *o)
+int cw_run(const char *dir, int rounds, int (*markfn)(const char *text), struct cw_oracle *o)
 {
 	struct cw_run r = { .dir = dir, .mark = markfn, .o = o };
 	int ret = 0;
@@ -182,12 +182,14 @@ int cw_run(const char *dir, bool pool, int (*markfn)(const char *text), struct c
 	r.dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (r.dirfd < 0)
 		return -errno;
-	for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]) && !ret; k++)
-		for (size_t m = 0; m < sizeof(methods) / sizeof(methods[0]) && !ret; m++)
-			ret = run_case(&r, &cases[k], methods[m]);
+	for (int round = 0; round < rounds && !ret; round++) {
+		for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]) && !ret; k++)
+			for (size_t m = 0; m < sizeof(methods) / sizeof(methods[0]) && !ret; m++)
+				ret = run_case(&r, &cases[k], methods[m]);
+		if (!ret)
+			ret = run_failures(&r);
+	}
 	if (!ret)
-		ret = run_failures(&r);
-	if (!ret && pool)
 		ret = cw_run_pool(dir, r.dirfd, markfn, o);
 	close(r.dirfd);
 	return ret;

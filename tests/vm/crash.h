@@ -14,7 +14,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#define CW_MAX_CALLS 64
+#define CW_MAX_CALLS 256
 #define CW_MAX_DATA 3
 #define CW_SEG (1u << 20)	/* pool segment size */
 
@@ -55,8 +55,9 @@ struct cw_seen {
 	bool before[CW_MAX_CALLS], after[CW_MAX_CALLS];
 };
 
-/* Run the workload in @dir (the mount point), marking through @mark. */
-int cw_run(const char *dir, bool pool, int (*mark)(const char *text), struct cw_oracle *o);
+/* Run the workload in @dir (the mount point), marking through @mark: the
+ * file calls @rounds times over (each round on new files), then the pool. */
+int cw_run(const char *dir, int rounds, int (*mark)(const char *text), struct cw_oracle *o);
 
 /* The pool's part of it, in @dir (open as @dirfd): crash-pool.c. */
 int cw_run_pool(const char *dir, int dirfd, int (*mark)(const char *text), struct cw_oracle *o);
