@@ -151,6 +151,18 @@ static int do_step(struct cw_pool_run *r, enum cw_kind kind, const char *name, b
 	return ret ? ret : c->ret;
 }
 
+/* The pool's life, in order. */
+static const struct {
+	enum cw_kind kind;
+	const char *name;
+	bool prepare;
+} life[] = {
+	{ CW_POOL_OPEN, "", false },	{ CW_POOL_TAKE, "wal1", false },
+	{ CW_POOL_TAKE, "wal2", true },	{ CW_POOL_RECYCLE, "wal1", false },
+	{ CW_POOL_CLOSE, "", false },	{ CW_POOL_OPEN, "", false },
+	{ CW_POOL_TAKE, "wal3", false },
+};
+
 int cw_run_pool(const char *dir, int dirfd, int (*markfn)(const char *text), struct cw_oracle *o)
 {
 	struct cw_pool_run r = { .dirfd = dirfd, .mark = markfn, .o = o };
@@ -162,19 +174,8 @@ int cw_run_pool(const char *dir, int dirfd, int (*markfn)(const char *text), str
 	r.waldir = openat(dirfd, "wal", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (r.waldir < 0)
 		return -errno;
-	ret = do_step(&r, CW_POOL_OPEN, "", false);
-	if (!ret)
-		ret = do_step(&r, CW_POOL_TAKE, "wal1", false);
-	if (!ret)
-		ret = do_step(&r, CW_POOL_TAKE, "wal2", true);
-	if (!ret)
-		ret = do_step(&r, CW_POOL_RECYCLE, "wal1", false);
-	if (!ret)
-		ret = do_step(&r, CW_POOL_CLOSE, "", false);
-	if (!ret)
-		ret = do_step(&r, CW_POOL_OPEN, "", false);
-	if (!ret)
-		ret = do_step(&r, CW_POOL_TAKE, "wal3", false);
+	for (size_t i = 0; i < sizeof(life) / sizeof(life[0]) && !ret; i++)
+		ret = do_step(&r, life[i].kind, life[i].name, life[i].prepare);
 	if (r.pool)
 		prealloc_pool_close(r.pool);
 	close(r.waldir);
