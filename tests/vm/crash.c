@@ -218,7 +218,8 @@ static void crash_point(struct crash_run *r, int sfd, const struct cw_seen *seen
 		r->violations++;
 		return;
 	}
-	r->points++;
+	if (++r->points % 250 == 0)	/* long full runs show they are alive */
+		printf("crash: %lu crash points, %lu violations so far\n", r->points, r->violations);
 	if (mount(snap, CHK_MNT, r->fs, 0, strcmp(r->fs, "xfs") ? NULL : "nouuid") < 0) {
 		printf("VIOLATION %s: mount: %s\n", where, strerror(errno));
 		r->violations++;
