@@ -195,9 +195,13 @@ out:
 	return ret ? ret : ret2;
 }
 
-/* One crash point: a throwaway snapshot of the scratch disk as it is now. */
-static void crash_point(struct crash_run *r, int sfd, const struct cw_seen *seen,
-			const char *where)
+/*
+ * One crash point: a throwaway snapshot of the scratch disk as it is now.
+ * A failure of the harness itself (the scratch or COW disk, the snapshot)
+ * ends the replay: it says nothing about the library.
+ */
+static int crash_point(struct crash_run *r, int sfd, const struct cw_seen *seen,
+		       const char *where)
 {
 	char origin[16], cow[16], params[64], snap[64];
 	struct vm_dm_target t;
@@ -206,17 +210,16 @@ static void crash_point(struct crash_run *r, int sfd, const struct cw_seen *seen
 
 	if (fsync(sfd) < 0 || ioctl(sfd, BLKGETSIZE64, &size) < 0 ||
 	    vm_devnum(r->scratch, origin, sizeof(origin)) || vm_devnum(r->cow, cow, sizeof(cow))) {
-		printf("VIOLATION %s: harness: scratch disk: %s\n", where, strerror(errno));
-		r->violations++;
-		return;
+		ret = -errno;
+		printf("crash: %s: harness: scratch disk: %s\n", where, strerror(-ret));
+		return ret;
 	}
 	snprintf(params, sizeof(params), "%s %s N 8", origin, cow);
 	t = (struct vm_dm_target){ 0, size / 512, "snapshot", params };
 	ret = vm_dm_create(SNAP_NAME, &t, 1, snap, sizeof(snap));
 	if (ret) {
-		printf("VIOLATION %s: harness: snapshot: %s\n", where, strerror(-ret));
-		r->violations++;
-		return;
+		printf("crash: %s: harness: snapshot: %s\n", where, strerror(-ret));
+		return ret;
 	}
 	if (++r->points % 250 == 0)	/* long full runs show they are alive */
 		printf("crash: %lu crash points, %lu violations so far\n", r->points, r->violations);
@@ -232,7 +235,7 @@ static void crash_point(struct crash_run *r, int sfd, const struct cw_seen *seen
 		printf("FSCK %s: %s reports errors\n", where, r->fs);
 		r->fsck++;
 	}
-	vm_dm_remove(SNAP_NAME);
+	return vm_dm_remove(SNAP_NAME);
 }
 
 /* Follow the marks: "ready" arms the checks, B<i>/A<i> bracket call i. */
@@ -280,7 +283,9 @@ static int replay(struct crash_run *r)
 		snprintf(where, sizeof(where), "entry %llu%s%s%s%s", (unsigned long long)log.next - 1,
 			 e.flags & LW_FLUSH ? " flush" : "", e.flags & LW_FUA ? " fua" : "",
 			 e.flags & LW_MARK ? " mark " : "", e.mark);
-		crash_point(r, sfd, &seen, where);
+		ret = crash_point(r, sfd, &seen, where);
+		if (ret)
+			break;
 	}
 	close(sfd);
 	lw_close(&log);
