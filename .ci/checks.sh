@@ -57,7 +57,7 @@ run_asan() {
 	setup build-asan -Dwerror=true -Db_sanitize=address,undefined -Db_lundef=false \
 		-Dfuzzers=true &&
 	ninja -C build-asan >/dev/null &&
-	meson test -C build-asan --no-rebuild --no-suite vm --no-suite bench \
+	meson test -C build-asan --no-rebuild --no-suite vm --no-suite vm-crash --no-suite bench \
 		--timeout-multiplier 3 --print-errorlogs
 }
 

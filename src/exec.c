@@ -15,6 +15,7 @@
 
 #include "engine.h"
 #include "internal.h"
+#include "mutant.h"
 
 bool pa_refused(int err)
 {
@@ -78,7 +79,8 @@ static int run_step(struct pa_call *c, struct pa_exec *x, size_t *k)
 	if (s->action == PREALLOC_ACTION_RESERVE)
 		return reserve(c, x, s);
 	if (s->action == PREALLOC_ACTION_SYNC)
-		return PA_RETRY_EINTR(fdatasync(x->sync_fd)) < 0 ? -errno : 0;
+		return pa_mutant(PA_MUTANT_DATA_SYNC) ||
+		       PA_RETRY_EINTR(fdatasync(x->sync_fd)) == 0 ? 0 : -errno;
 	switch (s->method) {
 	case PREALLOC_METHOD_WRITE_ZEROES:
 		return pa_zero_write_zeroes(c, s->start, s->len, x->chunk);

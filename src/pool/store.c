@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 
+#include "mutant.h"
 #include "store.h"
 
 /* The pool's directory, locked: one pool per directory, since a second one
@@ -136,6 +137,8 @@ int pa_store_move(const struct pa_store *s, const char *from, int dirfd, const c
 	int ret = rename_noreplace(s->dirfd, from, dirfd, to);
 
 	*ret_renamed = !ret;
+	if (pa_mutant(PA_MUTANT_DIR_SYNC))
+		return ret;
 	if (!ret)
 		ret = sync_other_parent(s, dirfd, to);
 	if (!ret)
@@ -222,6 +225,8 @@ static int fill(const struct pa_store *s, int fd, unsigned int flags, enum pa_po
 		o.request_bytes = PA_POOL_QUIET_REQUEST;
 		o.queue_depth = 1;
 	}
+	if (pa_mutant(PA_MUTANT_POOL_SYNC))
+		o.flags |= PREALLOC_NO_SYNC;
 	/* One reservation for the whole segment before any write, so the
 	 * filesystem can place it in one contiguous run. */
 	if (PA_RETRY_EINTR(fallocate(fd, 0, 0, (off_t)len)) < 0 && errno != EOPNOTSUPP)

@@ -74,7 +74,7 @@ nvme_disk() {
 
 found() {	# NAME: path of the device, or nothing
 	case $1 in
-	nvme512|nvme4k|intelid) d=$(nvme_disk $1) ;;
+	nvme512|nvme4k|intelid|cdata|clog|cscratch|ccow) d=$(nvme_disk $1) ;;
 	nloop) d=$(nvme_disk loop) ;;
 	scsihd) d=$(scsihd_disk) ;;
 	sdebug) d=$(sdebug_disks | head -n1) ;;

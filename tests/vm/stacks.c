@@ -324,6 +324,37 @@ int vm_dm_remove(const char *name)
 	return dm_call(DM_DEV_REMOVE, &b);
 }
 
+int vm_dm_message(const char *name, const char *msg)
+{
+	static union dm_buf b;
+	struct dm_target_msg *m;
+
+	dm_init(&b, name);
+	m = (struct dm_target_msg *)(b.bytes + b.io.data_start);
+	if (b.io.data_start + sizeof(*m) + strlen(msg) + 1 > sizeof(b))
+		return -E2BIG;
+	m->sector = 0;
+	strcpy(m->message, msg);
+	return dm_call(DM_TARGET_MSG, &b);
+}
+
+int vm_dm_status(const char *name, char *buf, size_t n)
+{
+	static union dm_buf b;
+	const struct dm_target_spec *s;
+	int r;
+
+	dm_init(&b, name);
+	r = dm_call(DM_TABLE_STATUS, &b);
+	if (r)
+		return r;
+	if (!b.io.target_count || (b.io.flags & DM_BUFFER_FULL_FLAG))
+		return -EIO;
+	s = (const struct dm_target_spec *)(b.bytes + b.io.data_start);
+	snprintf(buf, n, "%s", (const char *)(s + 1));
+	return 0;
+}
+
 /* ------------------------------------------------------------ md */
 
 static int blk_size_kib(const char *path, uint64_t *kib)

@@ -33,6 +33,10 @@ struct vm_dm_target {
 /* Create and activate dm device @name with the table; its path in @path. */
 int vm_dm_create(const char *name, const struct vm_dm_target *t, size_t nt, char *path, size_t n);
 int vm_dm_remove(const char *name);
+/* Send @msg to the target at sector 0 of @name (DM_TARGET_MSG). */
+int vm_dm_message(const char *name, const char *msg);
+/* The status line (STATUSTYPE_INFO) of @name's first target, in @buf. */
+int vm_dm_status(const char *name, char *buf, size_t n);
 
 /*
  * Assemble md array @name ("md0") of @level (0 or 1) over @devs without a

@@ -16,6 +16,7 @@
 #                       when LIST has sdebug or nloop
 #   --timeout SECONDS   kill the guest after this long (default 300)
 #   --log FILE          keep the serial console log there as well
+#   --accel ACCEL       tcg (default), kvm, or auto (kvm when /dev/kvm is usable)
 #
 # Environment: PREALLOC_VM_CACHE (cache directory, default tests/vm/.cache),
 # PREALLOC_VM_OFFLINE=1 (never touch the network), PREALLOC_VM_KVER_<series>
@@ -49,11 +50,16 @@ declare -A PATTERN=(
 # Modules wanted in every guest; dependencies come from modules.dep.  Names
 # that are built in or absent on a kernel are skipped.
 MODULES="virtio_pci virtio_scsi sd_mod sg nvme configfs nvme-fabrics nvmet nvme-loop
-	 crc32c_generic crc32c-intel crc32c-cryptoapi ext4 loop dm-mod md-mod raid0 raid1"
+	 crc32c_generic crc32c-intel crc32c-cryptoapi ext4 loop dm-mod md-mod raid0 raid1
+	 dm-log-writes dm-snapshot xfs"
 
 log() { printf 'vm.sh: %s\n' "$*" >&2; }
 die() { log "error: $*"; exit "$HARD"; }
 skip() { log "skip: $*"; exit "$SKIP"; }
+
+# e2fsck, mkfs.xfs and xfs_repair for the crash test (crash.c).
+FSTOOLS=$(for t in e2fsck mkfs.xfs xfs_repair; do
+	p=$(command -v "$t" || echo "/sbin/$t"); [ -x "$p" ] && readlink -f "$p"; done)
 
 # ---------------------------------------------------------------- host tools
 
@@ -228,7 +234,8 @@ build_base() {
 	dir=$(kdir "$series")
 	kver=$(cat "$dir/kver")
 	local out=$dir/base.cpio stamp
-	stamp=$(cat "$HERE/init.sh" "${BASH_SOURCE[0]}" /bin/busybox /sbin/mke2fs | md5sum | cut -c1-16)
+	stamp=$(cat "$HERE/init.sh" "${BASH_SOURCE[0]}" /bin/busybox /sbin/mke2fs $FSTOOLS |
+		md5sum | cut -c1-16)
 	[ -f "$out" ] && [ "$(cat "$out.stamp" 2>/dev/null)" = "$stamp" ] && return 0
 	log "building the $series initramfs base"
 	mdir=$dir/root/lib/modules/$kver
@@ -255,6 +262,10 @@ build_base() {
 	mv "$stage$(readlink -f /sbin/mke2fs)" "$stage/usr/local/sbin/mke2fs"
 	ln -s mke2fs "$stage/usr/local/sbin/mkfs.ext4"
 	cp /etc/mke2fs.conf "$stage/etc/"
+	# The crash test's checkers and mkfs.xfs (each with its libraries).
+	for m in $FSTOOLS; do
+		copy_with_libs "$m" "$stage"
+	done
 	printf 'root:x:0:0::/:/bin/sh\nnobody:x:65534:65534::/:/bin/false\n' >"$stage/etc/passwd"
 	printf 'root:x:0:\nnogroup:x:65534:\n' >"$stage/etc/group"
 	mkcpio "$stage" "$out.tmp"
@@ -284,6 +295,13 @@ qemu_devices() {	# RUNDIR DEVICE...: print QEMU arguments, one per line
 			scsi=1
 			printf '%s\n' -drive "if=none,id=$d,file=$run/$d.img,$drive" \
 				-device "scsi-hd,bus=scsi0.0,drive=$d,serial=$d" ;;
+		cdata|cscratch|clog|ccow)	# the crash test's disks (crash.c)
+			local size=384M
+			[ "$d" = clog ] && size=2G
+			[ "$d" = ccow ] && size=256M
+			truncate -s $size "$run/$d.img"
+			printf '%s\n' -drive "if=none,id=$d,file=$run/$d.img,$drive" \
+				-device "nvme,serial=$d,drive=$d" ;;
 		sdebug|nloop) ;;	# created in the guest
 		*) die "unknown device '$d'" ;;
 		esac
@@ -292,7 +310,7 @@ qemu_devices() {	# RUNDIR DEVICE...: print QEMU arguments, one per line
 
 cmd_run() {
 	local series=6.18 devices=nvme512 sdebug="dev_size_mb=64 lbpu=1 lbpws=1 lbprz=1"
-	local timeout=300 logfile=""
+	local timeout=300 logfile="" accel=tcg
 	while [ $# -gt 0 ]; do
 		case $1 in
 		--kernel) series=$2; shift 2 ;;
@@ -300,6 +318,7 @@ cmd_run() {
 		--sdebug) sdebug=$2; shift 2 ;;
 		--timeout) timeout=$2; shift 2 ;;
 		--log) logfile=$2; shift 2 ;;
+		--accel) accel=$2; shift 2 ;;
 		--) shift; break ;;
 		*) die "unknown option '$1'" ;;
 		esac
@@ -329,18 +348,27 @@ cmd_run() {
 	{
 		echo "VM_DEVICES='${devices//,/ }'"
 		echo "VM_SDEBUG='$sdebug'"
-		printf 'VM_ARGS='; for a in "$@"; do printf "%q " "$a"; done; echo
+		# Quoted twice: /etc/vm.conf is sourced, then /init evals VM_ARGS.
+		a=""; [ $# -gt 0 ] && a=$(printf '%q ' "$@")
+		printf 'VM_ARGS=%q\n' "$a"
 	} >"$stage/etc/vm.conf"
 	mkcpio "$stage" "$run/payload.cpio"
 	cat "$dir/base.cpio" "$run/payload.cpio" >"$run/initrd"
 
 	local -a qargs
 	mapfile -t qargs < <(qemu_devices "$run" ${devices//,/ })
+	# auto: KVM when this user can open /dev/kvm, else TCG.
+	if [ "$accel" = auto ]; then
+		accel=tcg
+		[ -r /dev/kvm ] && [ -w /dev/kvm ] && accel=kvm
+	fi
+	local -a cpu=()
+	[ "$accel" = kvm ] && cpu=(-cpu host,-arch-capabilities)	# the default model faults under nested KVM
 	local rc=0 t0=$SECONDS
-	log "booting $kver with ${devices} (log: ${logfile:-stdout})"
+	log "booting $kver ($accel) with ${devices} (log: ${logfile:-stdout})"
 	set +e
 	timeout --foreground -k 10 "$timeout" qemu-system-x86_64 \
-		-accel tcg -smp 1 -m 1024 -nographic -nodefaults -no-user-config \
+		-accel "$accel" "${cpu[@]}" -smp 1 -m 1024 -nographic -nodefaults -no-user-config \
 		-serial stdio -monitor none -no-reboot \
 		-device isa-debug-exit,iobase=0xf4,iosize=0x04 \
 		-kernel "$dir/root/boot/vmlinuz-$kver" -initrd "$run/initrd" \
@@ -373,5 +401,5 @@ cmd_fetch() {
 case ${1:-} in
 fetch) shift; cmd_fetch "$@" ;;
 run) shift; cmd_run "$@" ;;
-*) sed -n '4,27p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
+*) sed -n '4,28p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
 esac

@@ -1,0 +1,324 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The pool's life in the power-loss test: open and fill, take, prepare and
+ * take, recycle with zeroing, close, reopen and take; and the checks of the
+ * pool directory ("pool") and the caller's directory ("wal") at a crash point.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+
+#include <prealloc.h>
+
+#include "crash.h"
+#include "tcheck.h"
+
+#define READY ".prealloc-ready-"
+
+struct cw_pool_run {
+	int dirfd, waldir;
+	char pooldir[256];
+	struct prealloc_pool *pool;
+	int (*mark)(const char *text);
+	struct cw_oracle *o;
+};
+
+static const struct prealloc_pool_config pool_cfg = {
+	.size = sizeof(pool_cfg), .flags = PREALLOC_POOL_FULL_SPEED, .segment_size = CW_SEG,
+	.target = 2,
+};
+
+/* The ready names in @pooldir (at most 8). */
+static void ready_names(const char *pooldir, char names[8][32], int *n)
+{
+	DIR *d = opendir(pooldir);
+	struct dirent *de;
+
+	*n = 0;
+	while (d && (de = readdir(d)) && *n < 8)
+		if (!strncmp(de->d_name, READY, strlen(READY)))
+			snprintf(names[(*n)++], 32, "%.31s", de->d_name);
+	if (d)
+		closedir(d);
+}
+
+/* The ready name present before and gone after the take. */
+static void find_taken(const char before[8][32], int nb, const char after[8][32], int na,
+		       char *out)
+{
+	for (int i = 0; i < nb; i++) {
+		bool gone = true;
+
+		for (int j = 0; j < na; j++)
+			gone = gone && strcmp(before[i], after[j]);
+		if (gone) {
+			memcpy(out, before[i], 32);
+			return;
+		}
+	}
+}
+
+static struct cw_call *pool_call(struct cw_pool_run *r, enum cw_kind kind, const char *name,
+				 int *idx)
+{
+	struct cw_call *c = &r->o->call[r->o->n];
+
+	memset(c, 0, sizeof(*c));
+	c->kind = kind;
+	snprintf(c->name, sizeof(c->name), "%s", name);
+	snprintf(c->what, sizeof(c->what), "pool %s %s",
+		 kind == CW_POOL_OPEN ? "open" : kind == CW_POOL_TAKE ? "take" :
+		 kind == CW_POOL_RECYCLE ? "recycle" : "close", name);
+	*idx = r->o->n++;
+	return c;
+}
+
+static int mark(struct cw_pool_run *r, char c, int i)
+{
+	char text[16];
+
+	snprintf(text, sizeof(text), "%c%d", c, i);
+	return r->mark(text);
+}
+
+/* take (@prepare: prepare first) @name into wal/. */
+static int do_take(struct cw_pool_run *r, struct cw_call *c, bool prepare)
+{
+	char before[8][32], after[8][32];
+	int nb, na, fd;
+
+	ready_names(r->pooldir, before, &nb);
+	c->ret = prepare ? prealloc_pool_prepare(r->pool, r->waldir, c->name, 0) : 0;
+	fd = c->ret ? c->ret : prealloc_pool_take(r->pool, r->waldir, c->name, 0);
+	c->ret = fd < 0 ? fd : 0;
+	if (fd >= 0)
+		close(fd);
+	ready_names(r->pooldir, after, &na);
+	if (!prepare)
+		find_taken(before, nb, after, na, c->taken_from);
+	return 0;
+}
+
+/* Overwrite @name (so zeroing shows), then give it back with ZERO_DATA. */
+static int do_recycle(struct cw_pool_run *r, struct cw_call *c)
+{
+	int fd = openat(r->waldir, c->name, O_RDWR | O_CLOEXEC), ret;
+
+	if (fd < 0)
+		return -errno;
+	ret = tc_write_pattern(fd, NULL, 0x5e9, 0, CW_SEG);
+	if (!ret && fdatasync(fd) < 0)
+		ret = -errno;
+	close(fd);
+	c->ret = ret ? ret : prealloc_pool_recycle(r->pool, r->waldir, c->name, PREALLOC_ZERO_DATA);
+	if (!c->ret)
+		c->ret = prealloc_pool_wait_ready(r->pool, pool_cfg.target, -1);
+	return 0;
+}
+
+static int do_step(struct cw_pool_run *r, enum cw_kind kind, const char *name, bool prepare)
+{
+	int i, ret;
+	struct cw_call *c = pool_call(r, kind, name, &i);
+
+	ret = mark(r, 'B', i);
+	if (ret)
+		return ret;
+	switch (kind) {
+	case CW_POOL_OPEN:
+		c->ret = prealloc_pool_open(r->pooldir, &pool_cfg, &r->pool);
+		if (!c->ret)
+			c->ret = prealloc_pool_wait_ready(r->pool, pool_cfg.target, -1);
+		break;
+	case CW_POOL_TAKE:
+		do_take(r, c, prepare);
+		break;
+	case CW_POOL_RECYCLE:
+		do_recycle(r, c);
+		break;
+	default:
+		prealloc_pool_close(r->pool);
+		r->pool = NULL;
+		break;
+	}
+	printf("crash: call %d %s: %d\n", i, c->what, c->ret);
+	ret = mark(r, 'A', i);
+	return ret ? ret : c->ret;
+}
+
+/* The pool's life, in order. */
+static const struct {
+	enum cw_kind kind;
+	const char *name;
+	bool prepare;
+} life[] = {
+	{ CW_POOL_OPEN, "", false },	{ CW_POOL_TAKE, "wal1", false },
+	{ CW_POOL_TAKE, "wal2", true },	{ CW_POOL_RECYCLE, "wal1", false },
+	{ CW_POOL_CLOSE, "", false },	{ CW_POOL_OPEN, "", false },
+	{ CW_POOL_TAKE, "wal3", false },
+};
+
+int cw_run_pool(const char *dir, int dirfd, int (*markfn)(const char *text), struct cw_oracle *o)
+{
+	struct cw_pool_run r = { .dirfd = dirfd, .mark = markfn, .o = o };
+	int ret = 0;
+
+	snprintf(r.pooldir, sizeof(r.pooldir), "%s/pool", dir);
+	if (mkdirat(dirfd, "pool", 0755) < 0 || mkdirat(dirfd, "wal", 0755) < 0 || fsync(dirfd) < 0)
+		return -errno;
+	r.waldir = openat(dirfd, "wal", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (r.waldir < 0)
+		return -errno;
+	for (size_t i = 0; i < sizeof(life) / sizeof(life[0]) && !ret; i++)
+		ret = do_step(&r, life[i].kind, life[i].name, life[i].prepare);
+	if (r.pool)
+		prealloc_pool_close(r.pool);
+	close(r.waldir);
+	return ret;
+}
+
+/* ------------------------------------------------------------ checks */
+
+/* A complete segment: the segment size, written (FIEMAP), reading zero. */
+static const char *incomplete(int dirfd, const char *name)
+{
+	struct prealloc_census cs = { .size = sizeof(cs) };
+	static uint8_t buf[CW_SEG];
+	struct stat st;
+	const char *why = NULL;
+	int fd = openat(dirfd, name, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return "missing";
+	if (fstat(fd, &st) < 0 || st.st_size != CW_SEG)
+		why = "wrong size";
+	else if (prealloc_verify(fd, 0, CW_SEG, &cs) || cs.written_bytes != CW_SEG)
+		why = "not fully written";
+	else if (tc_read(fd, buf, CW_SEG) != CW_SEG)
+		why = "unreadable";
+	else
+		for (size_t i = 0; i < CW_SEG && !why; i++)
+			why = buf[i] ? "not zero" : NULL;
+	close(fd);
+	return why;
+}
+
+static bool exists(int dirfd, const char *name)
+{
+	struct stat st;
+
+	return !fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW);
+}
+
+static int violation(const char *where, const char *what, const char *name, const char *why)
+{
+	printf("VIOLATION %s: %s: %s %s\n", where, what, name, why);
+	return 1;
+}
+
+/* Every ready segment in the pool is complete. */
+static int check_ready(int pooldir, const char *where, const char *when)
+{
+	DIR *d = fdopendir(dup(pooldir));
+	struct dirent *de;
+	const char *why;
+	int bad = 0;
+
+	while (d && (de = readdir(d)))
+		if (!strncmp(de->d_name, READY, strlen(READY)) &&
+		    (why = incomplete(pooldir, de->d_name)))
+			bad += violation(where, when, de->d_name, why);
+	if (d)
+		closedir(d);
+	return bad;
+}
+
+/* The index of the recycle of @name, or -1. */
+static int recycle_of(const struct cw_oracle *o, const char *name)
+{
+	for (int i = 0; i < o->n; i++)
+		if (o->call[i].kind == CW_POOL_RECYCLE && !strcmp(o->call[i].name, name))
+			return i;
+	return -1;
+}
+
+/*
+ * A take not started left no name; one in flight left exactly one of the
+ * ready name and the caller's name, complete; a returned one left the
+ * caller's name complete until its recycle starts, and none once that
+ * returned.
+ */
+static int check_name(int pooldir, int waldir, const struct cw_oracle *o, int i,
+		      const struct cw_seen *seen, const char *where)
+{
+	const struct cw_call *c = &o->call[i];
+	int rec = recycle_of(o, c->name);
+	const char *why;
+
+	if (rec >= 0 && seen->after[rec])
+		return exists(waldir, c->name) ? violation(where, o->call[rec].what, c->name,
+							   "still exists") : 0;
+	if (rec >= 0 && seen->before[rec])
+		return 0;
+	if (!seen->before[i])
+		return exists(waldir, c->name) ? violation(where, c->what, c->name,
+							   "exists before the take") : 0;
+	if (!seen->after[i] && c->taken_from[0] &&
+	    exists(waldir, c->name) == exists(pooldir, c->taken_from))
+		return violation(where, c->what, c->name, exists(waldir, c->name) ?
+				 "and the ready segment both exist" : "and the ready segment both gone");
+	if (!seen->after[i] && !exists(waldir, c->name))
+		return 0;
+	why = incomplete(waldir, c->name);
+	return why ? violation(where, c->what, c->name, why) : 0;
+}
+
+/* Then the pool's own start-up must succeed and keep only complete ones. */
+static int check_reopen(const char *dir, int pooldir, const char *where)
+{
+	struct prealloc_pool_config cfg = pool_cfg;
+	struct prealloc_pool *p;
+	char path[256];
+	int ret;
+
+	cfg.target = 0;
+	snprintf(path, sizeof(path), "%s/pool", dir);
+	ret = prealloc_pool_open(path, &cfg, &p);
+	if (ret)
+		return violation(where, "pool open", path, strerror(-ret));
+	prealloc_pool_close(p);
+	return check_ready(pooldir, where, "after pool open");
+}
+
+int cw_check_pool(const char *dir, int dirfd, const struct cw_oracle *o,
+		  const struct cw_seen *seen, const char *where)
+{
+	int pooldir, waldir, bad = 0, first = -1;
+
+	for (int i = 0; i < o->n && first < 0; i++)
+		if (o->call[i].kind == CW_POOL_OPEN)
+			first = i;
+	if (first < 0 || !seen->before[first])
+		return 0;
+	pooldir = openat(dirfd, "pool", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	waldir = openat(dirfd, "wal", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (pooldir < 0 || waldir < 0)
+		bad += violation(where, "pool", "pool/ or wal/", "missing");
+	if (!bad) {
+		bad += check_ready(pooldir, where, "ready segment");
+		for (int i = 0; i < o->n; i++)
+			if (o->call[i].kind == CW_POOL_TAKE)
+				bad += check_name(pooldir, waldir, o, i, seen, where);
+		bad += check_reopen(dir, pooldir, where);
+	}
+	if (pooldir >= 0)
+		close(pooldir);
+	if (waldir >= 0)
+		close(waldir);
+	return bad;
+}

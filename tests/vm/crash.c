@@ -1,0 +1,407 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Power loss at every flush point (tests/vm/README.md, "Crash points"): runs
+ * inside a QEMU guest.  The workload (crash-work.c) runs on a filesystem on a
+ * dm-log-writes device over the data disk, whose queue must report a volatile
+ * write cache; the log is then replayed, linearly, onto a scratch disk, and
+ * at each crash point a throwaway dm-snapshot of the scratch disk is mounted
+ * (journal recovery), checked against the oracle (crash-check.c) and fsck'd.
+ *
+ *   crash FS MODE [mutants]
+ *
+ * FS is ext4 or xfs; MODE quick (crash points at flush, FUA and mark
+ * entries) or full (every entry, and the file calls ten times over).  With
+ * "mutants" the workload is recorded again with each durability step of the
+ * library removed in turn (PREALLOC_CRASH_MUTANT, honoured by the
+ * -DPA_MUTANTS build linked here only), replayed in quick mode, and each
+ * must produce a violation.  Devices come from /init:
+ * PA_VM_CDATA, PA_VM_CLOG, PA_VM_CSCRATCH, PA_VM_CCOW.
+ * Exit 0 only with no violation, no fsck error and every required mutant
+ * caught (run_mutants()).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <linux/fs.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+#include "crash.h"
+#include "logwrites.h"
+#include "stacks.h"
+#include "tcheck.h"
+
+#define LW_NAME "crashlog"
+#define SNAP_NAME "crashsnap"
+#define REC_MNT "/mnt/rec"
+#define CHK_MNT "/mnt/chk"
+#define READY_MARK "ready"
+
+struct crash_run {
+	const char *fs, *data, *log, *scratch, *cow;
+	bool full;
+	struct cw_oracle *oracle;	/* shared with the recording child */
+	/* results */
+	unsigned long entries, points, violations, fsck;
+};
+
+static const char *dev_env(const char *var)
+{
+	const char *p = getenv(var);
+
+	if (!p)
+		fprintf(stderr, "crash: no %s in this guest\n", var);
+	return p;
+}
+
+/* Run @argv with its output in /tmp/cmd.log, shown when it fails. */
+static int run_cmd(const char *const *argv)
+{
+	int status, fd;
+	pid_t pid = fork();
+
+	if (pid < 0)
+		return -errno;
+	if (!pid) {
+		fd = open("/tmp/cmd.log", O_WRONLY | O_CREAT | O_TRUNC, 0600);
+		dup2(fd, 1);
+		dup2(fd, 2);
+		execvp(argv[0], (char *const *)argv);
+		_exit(127);
+	}
+	if (waitpid(pid, &status, 0) < 0)
+		return -errno;
+	if (WIFEXITED(status) && !WEXITSTATUS(status))
+		return 0;
+	fprintf(stderr, "crash: %s failed (status 0x%x):\n", argv[0], status);
+	system("cat /tmp/cmd.log >&2");
+	return 1;
+}
+
+/* The kernel must see a volatile write cache, or nothing is ever flushed. */
+static int check_write_cache(const char *dev)
+{
+	char path[128], buf[32] = "";
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/sys/class/block/%s/queue/write_cache", strrchr(dev, '/') + 1);
+	f = fopen(path, "re");
+	if (!f || !fgets(buf, sizeof(buf), f))
+		buf[0] = 0;
+	if (f)
+		fclose(f);
+	printf("crash: %s write_cache: %s", dev, buf[0] ? buf : "?\n");
+	return strncmp(buf, "write back", 10) ? -EINVAL : 0;
+}
+
+static int zero_device(const char *dev)
+{
+	int fd = open(dev, O_RDWR | O_CLOEXEC), r = 0;
+	uint64_t range[2] = { 0, 0 };
+
+	if (fd < 0)
+		return -errno;
+	if (ioctl(fd, BLKGETSIZE64, &range[1]) < 0 || ioctl(fd, BLKZEROOUT, range) < 0)
+		r = -errno;
+	close(fd);
+	return r;
+}
+
+static int mkfs(const char *fs, const char *dev)
+{
+	const char *ext4[] = { "mke2fs", "-q", "-F", "-t", "ext4", "-b", "4096", "-E",
+			       "nodiscard,lazy_itable_init=0,lazy_journal_init=0", dev,
+			       NULL };
+	const char *xfs[] = { "mkfs.xfs", "-q", "-f", "-K", dev, NULL };
+
+	return run_cmd(strcmp(fs, "xfs") ? ext4 : xfs);
+}
+
+static int fsck(const char *fs, const char *dev)
+{
+	const char *ext4[] = { "e2fsck", "-fn", dev, NULL };
+	const char *xfs[] = { "xfs_repair", "-n", dev, NULL };
+
+	return run_cmd(strcmp(fs, "xfs") ? ext4 : xfs);
+}
+
+static int mark(const char *text)
+{
+	return lw_mark(LW_NAME, text);
+}
+
+/* The workload in a child, so each recording reads its mutant afresh. */
+static int record_workload(struct crash_run *r, const char *mutant)
+{
+	int status;
+	pid_t pid = fork();
+
+	if (pid < 0)
+		return -errno;
+	if (!pid) {
+		if (mutant)
+			setenv("PREALLOC_CRASH_MUTANT", mutant, 1);
+		/* The full run repeats the file calls to reach its crash points. */
+		int ret = cw_run(REC_MNT "/w", r->full ? 10 : 1, mark, r->oracle);
+
+		if (ret)
+			fprintf(stderr, "crash: workload: %s\n", strerror(-ret));
+		fflush(stdout);
+		_exit(ret ? 1 : 0);
+	}
+	if (waitpid(pid, &status, 0) < 0)
+		return -errno;
+	return WIFEXITED(status) && !WEXITSTATUS(status) ? 0 : -EIO;
+}
+
+/* mkfs through the log, stale bytes in the free space, then the workload. */
+static int record(struct crash_run *r, const char *mutant)
+{
+	char lw[64];
+	int ret, ret2;
+
+	ret = zero_device(r->data);
+	if (!ret)
+		ret = lw_create(LW_NAME, r->data, r->log, lw, sizeof(lw));
+	if (ret)
+		return ret;
+	ret = mkfs(r->fs, lw) ? -EIO : 0;
+	if (!ret && mount(lw, REC_MNT, r->fs, 0, NULL) < 0)
+		ret = -errno;
+	if (ret)
+		goto out;
+	ret = mkdir(REC_MNT "/w", 0755) < 0 ? -errno : tc_fill_stale(REC_MNT, 32u << 20);
+	if (!ret)
+		sync();
+	if (!ret)
+		ret = mark(READY_MARK);
+	if (!ret)
+		ret = record_workload(r, mutant);
+	if (umount(REC_MNT) < 0 && !ret)
+		ret = -errno;
+	ret2 = lw_check_enabled(LW_NAME);
+	if (ret2)
+		fprintf(stderr, "crash: the log-writes target says logging_disabled\n");
+	ret = ret ? ret : ret2;
+out:
+	ret2 = vm_dm_remove(LW_NAME);	/* logs "dm-log-writes-end" */
+	return ret ? ret : ret2;
+}
+
+/*
+ * One crash point: a throwaway snapshot of the scratch disk as it is now.
+ * A failure of the harness itself (the scratch or COW disk, the snapshot)
+ * ends the replay: it says nothing about the library.
+ */
+static int crash_point(struct crash_run *r, int sfd, const struct cw_seen *seen,
+		       const char *where)
+{
+	char origin[16], cow[16], params[64], snap[64];
+	struct vm_dm_target t;
+	uint64_t size;
+	int ret;
+
+	if (fsync(sfd) < 0 || ioctl(sfd, BLKGETSIZE64, &size) < 0 ||
+	    vm_devnum(r->scratch, origin, sizeof(origin)) || vm_devnum(r->cow, cow, sizeof(cow))) {
+		ret = -errno;
+		printf("crash: %s: harness: scratch disk: %s\n", where, strerror(-ret));
+		return ret;
+	}
+	snprintf(params, sizeof(params), "%s %s N 8", origin, cow);
+	t = (struct vm_dm_target){ 0, size / 512, "snapshot", params };
+	ret = vm_dm_create(SNAP_NAME, &t, 1, snap, sizeof(snap));
+	if (ret) {
+		printf("crash: %s: harness: snapshot: %s\n", where, strerror(-ret));
+		return ret;
+	}
+	if (++r->points % 250 == 0)	/* long full runs show they are alive */
+		printf("crash: %lu crash points, %lu violations so far\n", r->points, r->violations);
+	if (mount(snap, CHK_MNT, r->fs, 0, strcmp(r->fs, "xfs") ? NULL : "nouuid") < 0) {
+		printf("VIOLATION %s: mount: %s\n", where, strerror(errno));
+		r->violations++;
+	} else {
+		r->violations += (unsigned long)cw_check(CHK_MNT "/w", r->oracle, seen, where);
+		if (umount(CHK_MNT) < 0)
+			printf("crash: %s: umount: %s\n", where, strerror(errno));
+	}
+	if (fsck(r->fs, snap)) {
+		printf("FSCK %s: %s reports errors\n", where, r->fs);
+		r->fsck++;
+	}
+	return vm_dm_remove(SNAP_NAME);
+}
+
+/* Follow the marks: "ready" arms the checks, B<i>/A<i> bracket call i. */
+static void note_mark(const char *m, struct cw_seen *seen, bool *armed, bool *end)
+{
+	int i;
+
+	if (!strcmp(m, READY_MARK))
+		*armed = true;
+	else if (!strcmp(m, "dm-log-writes-end"))
+		*end = true;
+	else if ((m[0] == 'B' || m[0] == 'A') && sscanf(m + 1, "%d", &i) == 1 && i >= 0 &&
+		 i < CW_MAX_CALLS)
+		(m[0] == 'B' ? seen->before : seen->after)[i] = true;
+}
+
+static int replay(struct crash_run *r)
+{
+	struct cw_seen seen = { 0 };
+	bool armed = false, end = false;
+	struct lw_log log;
+	struct lw_entry e;
+	char where[128];
+	int sfd, ret;
+
+	ret = zero_device(r->scratch);
+	if (!ret)
+		ret = lw_open(&log, r->log);
+	if (ret)
+		return ret;
+	sfd = open(r->scratch, O_RDWR | O_CLOEXEC);
+	if (sfd < 0) {
+		lw_close(&log);
+		return -errno;
+	}
+	while (!(ret = lw_next(&log, &e))) {
+		ret = lw_apply(&log, &e, sfd);
+		if (ret)
+			break;
+		r->entries++;
+		if (e.flags & LW_MARK)
+			note_mark(e.mark, &seen, &armed, &end);
+		if (!armed || (!r->full && !(e.flags & (LW_FLUSH | LW_FUA | LW_MARK))))
+			continue;
+		snprintf(where, sizeof(where), "entry %llu%s%s%s%s", (unsigned long long)log.next - 1,
+			 e.flags & LW_FLUSH ? " flush" : "", e.flags & LW_FUA ? " fua" : "",
+			 e.flags & LW_MARK ? " mark " : "", e.mark);
+		ret = crash_point(r, sfd, &seen, where);
+		if (ret)
+			break;
+	}
+	close(sfd);
+	lw_close(&log);
+	if (ret < 0)
+		return ret;
+	if (!end) {
+		fprintf(stderr, "crash: the log does not end with dm-log-writes-end\n");
+		return -EIO;
+	}
+	return 0;
+}
+
+/* Record and replay once; 0 when the harness itself worked. */
+static int round_trip(struct crash_run *r, const char *mutant)
+{
+	struct timespec t0, t1;
+	int ret;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	r->entries = r->points = r->violations = r->fsck = 0;
+	ret = record(r, mutant);
+	if (!ret)
+		ret = replay(r);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	if (ret)
+		fprintf(stderr, "crash: %s%s: %s\n", mutant ? "mutant " : "", mutant ? mutant : "",
+			strerror(-ret));
+	else
+		printf("crash: %s%s: %lu entries, %lu crash points, %lu violations, %lu fsck "
+		       "errors, %ld s\n", mutant ? "mutant " : "run", mutant ? mutant : "",
+		       r->entries, r->points, r->violations, r->fsck, (long)(t1.tv_sec - t0.tv_sec));
+	return ret;
+}
+
+/*
+ * Each mutant must be caught (a violation or an fsck error), except
+ * pool-sync: the pool writes its segments with O_DIRECT, so their data is
+ * on the device before the rename, and the directory fsync() after it
+ * commits the journal with a cache flush that also makes the data and its
+ * extent conversion durable.  Dropping the data sync is then harmless on
+ * ext4 and xfs; it is run and reported, not required.
+ */
+static int run_mutants(struct crash_run *r, int *caught, int *missed)
+{
+	static const struct { const char *name; bool must; } mutants[] = {
+		{ "data-sync", true }, { "pool-sync", false }, { "dir-sync", true },
+	};
+	const int n = (int)(sizeof(mutants) / sizeof(mutants[0]));
+	bool full = r->full;
+
+	r->full = false;	/* the flush, FUA and mark points are where they show */
+	*caught = *missed = 0;
+	for (int i = 0; i < n; i++) {
+		if (!round_trip(r, mutants[i].name) && (r->violations || r->fsck)) {
+			++*caught;
+			continue;
+		}
+		printf("crash: mutant %s NOT caught%s\n", mutants[i].name,
+		       mutants[i].must ? "" : " (redundant here: see crash.c)");
+		*missed += mutants[i].must;
+	}
+	r->full = full;
+	return n;
+}
+
+static int setup(struct crash_run *r, int argc, char **argv)
+{
+	if (argc < 3 || (strcmp(argv[1], "ext4") && strcmp(argv[1], "xfs")) ||
+	    (strcmp(argv[2], "quick") && strcmp(argv[2], "full"))) {
+		fprintf(stderr, "usage: crash ext4|xfs quick|full [mutants]\n");
+		return 2;
+	}
+	r->fs = argv[1];
+	r->full = !strcmp(argv[2], "full");
+	r->data = dev_env("PA_VM_CDATA");
+	r->log = dev_env("PA_VM_CLOG");
+	r->scratch = dev_env("PA_VM_CSCRATCH");
+	r->cow = dev_env("PA_VM_CCOW");
+	if (!r->data || !r->log || !r->scratch || !r->cow)
+		return 77;
+	if (check_write_cache(r->data)) {
+		fprintf(stderr, "crash: no volatile write cache on %s: no flush points\n", r->data);
+		return 1;
+	}
+	r->oracle = mmap(NULL, sizeof(*r->oracle), PROT_READ | PROT_WRITE,
+			 MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (r->oracle == MAP_FAILED || (mkdir(REC_MNT, 0755) && errno != EEXIST) ||
+	    (mkdir(CHK_MNT, 0755) && errno != EEXIST))
+		return 99;
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct crash_run r = { 0 };
+	int ret = setup(&r, argc, argv), caught = 0, missed = 0, nmut = 0;
+	char kernel[64] = "?";
+	FILE *f;
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (ret)
+		return ret;
+	f = fopen("/proc/sys/kernel/osrelease", "re");
+	if (f && fscanf(f, "%63s", kernel) != 1)
+		strcpy(kernel, "?");
+	if (f)
+		fclose(f);
+	if (round_trip(&r, NULL))
+		return 1;
+	unsigned long entries = r.entries, points = r.points, violations = r.violations,
+		      fsck_errors = r.fsck;
+
+	if (argc > 3 && !strcmp(argv[3], "mutants"))
+		nmut = run_mutants(&r, &caught, &missed);
+	printf("kernel=%s fs=%s mode=%s entries=%lu crash_points=%lu violations=%lu fsck=%lu "
+	       "mutants=%d/%d\n", kernel, r.fs, r.full ? "full" : "quick", entries, points,
+	       violations, fsck_errors, caught, nmut);
+	return violations || fsck_errors || missed || (nmut && !caught) ? 1 : 0;
+}
