@@ -225,7 +225,8 @@ static void steps_text(const struct prealloc_probe *p)
 	for (unsigned int i = 0; (r = get_step(p, i, &s)) == 0; i++) {
 		const char *a = prealloc_action_name(s.action);
 
-		printf("%s", i ? "" : "steps:\n");
+		if (!i)
+			puts("steps:");
 		if (s.action == PREALLOC_ACTION_SYNC)
 			printf("  %s\n", a);
 		else

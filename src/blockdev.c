@@ -126,7 +126,7 @@ static int prepare(struct pa_call *c, struct pa_exec *x, unsigned int m)
 /* The steps' facts: the whole range, in chunks sized for the device. */
 static int exec_init(struct pa_call *c, const struct bdev *b, struct pa_exec *x)
 {
-	*x = (struct pa_exec){ .sync_fd = -1, .prepare = prepare,
+	*x = (struct pa_exec){ .prepare = prepare,
 			       .chunk = chunk_bytes(c->target.caps, b->lbs) };
 	x->w = (struct pa_work){ .in = &c->target.in, .off = b->off, .end = b->off + b->len,
 				 .bs = b->lbs };

@@ -60,7 +60,7 @@ static int prepare(struct pa_call *c, struct pa_exec *x, unsigned int m)
 		return 0;
 	ret = pa_open_direct(c, caps ? caps->logical_block_size : 512);
 	if (ret)
-		return ret == -EINVAL ? -EOPNOTSUPP : ret;
+		return ret;
 	x->w.direct_align = pa_direct_align(c);
 	return 0;
 }

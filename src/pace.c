@@ -124,7 +124,7 @@ static uint64_t limit(const struct pa_pace *p)
 
 static void sleep_until(uint64_t t)
 {
-	struct timespec ts = { .tv_sec = (time_t)(t / NS), .tv_nsec = (long)(t % NS) };
+	struct timespec ts = pa_ns_ts(t);
 
 	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
 		;

@@ -191,7 +191,9 @@ static void device_facts(struct facts *f, const struct pa_caps *c, const struct 
 /* Do the steps hold one with @action (and @method, unless 0)? */
 static bool steps_have(const struct prealloc_probe *p, unsigned int action, unsigned int method)
 {
-	for (size_t i = 0; !p->steps_err && i < p->steps.n; i++)
+	if (p->steps_err)
+		return false;
+	for (size_t i = 0; i < p->steps.n; i++)
 		if (p->steps.v[i].action == action && (!method || p->steps.v[i].method == method))
 			return true;
 	return false;

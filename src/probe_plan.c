@@ -75,10 +75,11 @@ static int facts(const struct pa_target *t, int fd, const struct pa_plan *plan, 
 		ret = plan_err;
 	if (!ret)
 		ret = first_method(t, fd, plan, w, m);
-	if (!ret && t->in.target == PA_TARGET_FILE)
+	if (!ret && t->in.target == PA_TARGET_FILE) {
 		ret = classify(t, fd, w, segs);
-	if (!ret && t->in.target == PA_TARGET_FILE)
-		ret = pa_file_space(t, w);
+		if (!ret)
+			ret = pa_file_space(t, w);
+	}
 	return ret;
 }
 

@@ -56,14 +56,8 @@ static const struct pa_range_lock *conflict(const struct pa_range_lock *l)
 
 static void wait_a_while(void)
 {
-	struct timespec ts;
+	struct timespec ts = pa_ns_ts(pa_now_ns() + WAIT_POLL_NS);
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	ts.tv_nsec += WAIT_POLL_NS;
-	if (ts.tv_nsec >= 1000000000) {
-		ts.tv_sec++;
-		ts.tv_nsec -= 1000000000;
-	}
 	pthread_cond_clockwait(&released, &lock, CLOCK_MONOTONIC, &ts);
 }
 

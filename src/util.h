@@ -50,4 +50,11 @@ static inline uint64_t pa_now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
+/* A CLOCK_MONOTONIC time in nanoseconds as the timespec of absolute waits. */
+static inline struct timespec pa_ns_ts(uint64_t t)
+{
+	return (struct timespec){ .tv_sec = (time_t)(t / 1000000000ull),
+				  .tv_nsec = (long)(t % 1000000000ull) };
+}
+
 #endif

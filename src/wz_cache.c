@@ -11,8 +11,10 @@
 
 static bool has_locked(const struct pa_wz_cache *wz, uint64_t dev, uint64_t fs_type)
 {
+	if (!dev && !fs_type)		/* an empty slot's key */
+		return false;
 	for (unsigned int i = 0; i < PA_WZ_SLOTS; i++)
-		if (wz->slot[i].dev == dev && wz->slot[i].fs_type == fs_type && (dev || fs_type))
+		if (wz->slot[i].dev == dev && wz->slot[i].fs_type == fs_type)
 			return true;
 	return false;
 }

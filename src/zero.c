@@ -4,7 +4,6 @@
 #include <fcntl.h>
 #include <string.h>
 #include <linux/fs.h>
-#include <linux/magic.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -39,19 +38,11 @@ int pa_advance(struct pa_call *c, unsigned int method, uint64_t bytes)
 	return 0;
 }
 
-/* ext4 refuses every fallocate mode on an indirect-block (non-extent) file:
- * that says nothing about the device or the other files. */
-static bool refused_by_inode(const struct pa_call *c)
-{
-	int attr = 0;
-
-	return c->target.fs_type == EXT4_SUPER_MAGIC &&
-	       ioctl(c->fd, FS_IOC_GETFLAGS, &attr) == 0 && !(attr & FS_EXTENT_FL);
-}
-
 void pa_method_refused(struct pa_call *c, unsigned int method)
 {
-	bool wz = method == PREALLOC_METHOD_WRITE_ZEROES, inode = wz && refused_by_inode(c);
+	/* ext4 refuses every fallocate mode on a file without extents: that
+	 * says nothing about the device or the other files. */
+	bool wz = method == PREALLOC_METHOD_WRITE_ZEROES, inode = wz && c->target.in.no_fallocate;
 
 	c->rep.refused |= 1u << method;
 	pa_log(c->target.ctx, LOG_NOTICE, "%s refused by %s (EOPNOTSUPP): trying the next method\n",
@@ -167,40 +158,51 @@ int pa_zero_buffered(struct pa_call *c, uint64_t start, uint64_t len)
 	return zero_pwrite(c, c->wfd, fl & O_APPEND ? PA_RWF_NOAPPEND : 0, start, len);
 }
 
-/* With a block device's claim held in c->wfd, the kernel truncates the
- * range from the page cache (dirty pages included) instead of merely
- * trying to invalidate it. */
-int pa_zero_out(struct pa_call *c, uint64_t start, uint64_t len, uint64_t chunk)
+static int zeroout_op(int fd, uint64_t start, uint64_t len)
 {
-	uint64_t end = start + len;
+	uint64_t r[2] = { start, len };
 
-	chunk = pa_pace_chunk(&c->pace, chunk);
-	while (start < end) {
-		uint64_t r[2] = { start, PA_MIN(end - start, chunk) };
-
-		if (PA_PACED(&c->pace, r[1], PA_RETRY_EINTR(ioctl(c->wfd, BLKZEROOUT, r))) < 0)
-			return errno == ENOTTY ? -EOPNOTSUPP : -errno;
-		start += r[1];
-		if (pa_advance(c, PREALLOC_METHOD_ZEROOUT, r[1]))
-			return -ECANCELED;
-	}
-	return 0;
+	if (PA_RETRY_EINTR(ioctl(fd, BLKZEROOUT, r)) == 0)
+		return 0;
+	return errno == ENOTTY ? -EOPNOTSUPP : -errno;
 }
 
-int pa_zero_write_zeroes(struct pa_call *c, uint64_t start, uint64_t len, uint64_t chunk)
+static int write_zeroes_op(int fd, uint64_t start, uint64_t len)
+{
+	return PA_RETRY_EINTR(fallocate(fd, FALLOC_FL_WRITE_ZEROES, (off_t)start,
+					(off_t)len)) == 0 ? 0 : -errno;
+}
+
+/* @op over [start, start + len) in paced chunks, counted as @method: the
+ * kernel zeroes, so only progress and cancelling need the chunks. */
+static int zero_chunks(struct pa_call *c, unsigned int method, uint64_t start, uint64_t len,
+		       uint64_t chunk, int (*op)(int fd, uint64_t start, uint64_t len))
 {
 	uint64_t end = start + len;
+	int ret;
 
 	chunk = pa_pace_chunk(&c->pace, chunk ? chunk : len);
 	while (start < end) {
 		uint64_t n = PA_MIN(end - start, chunk);
 
-		if (PA_PACED(&c->pace, n, PA_RETRY_EINTR(fallocate(c->wfd, FALLOC_FL_WRITE_ZEROES,
-								   (off_t)start, (off_t)n))) < 0)
-			return -errno;
+		if ((ret = PA_PACED(&c->pace, n, op(c->wfd, start, n))) < 0)
+			return ret;
 		start += n;
-		if (pa_advance(c, PREALLOC_METHOD_WRITE_ZEROES, n))
+		if (pa_advance(c, method, n))
 			return -ECANCELED;
 	}
 	return 0;
+}
+
+/* With a block device's claim held in c->wfd, the kernel truncates the
+ * range from the page cache (dirty pages included) instead of merely
+ * trying to invalidate it. */
+int pa_zero_out(struct pa_call *c, uint64_t start, uint64_t len, uint64_t chunk)
+{
+	return zero_chunks(c, PREALLOC_METHOD_ZEROOUT, start, len, chunk, zeroout_op);
+}
+
+int pa_zero_write_zeroes(struct pa_call *c, uint64_t start, uint64_t len, uint64_t chunk)
+{
+	return zero_chunks(c, PREALLOC_METHOD_WRITE_ZEROES, start, len, chunk, write_zeroes_op);
 }

@@ -21,7 +21,7 @@ static bool pool_name(const char *name)
 {
 	const char *base = strrchr(name, '/');
 
-	return strncmp(base ? base + 1 : name, ".prealloc-", strlen(".prealloc-")) == 0;
+	return strncmp(base ? base + 1 : name, PA_POOL_PREFIX, strlen(PA_POOL_PREFIX)) == 0;
 }
 
 bool pa_pool_bad_name(const char *name)

@@ -57,6 +57,13 @@ static int init_sync(struct prealloc_pool *p)
 	return -ret;
 }
 
+static void fini_sync(struct prealloc_pool *p)
+{
+	pthread_mutex_destroy(&p->lock);
+	pthread_cond_destroy(&p->wake);
+	pthread_cond_destroy(&p->changed);
+}
+
 static void free_pool(struct prealloc_pool *p)
 {
 	pa_store_close(&p->store);
@@ -110,11 +117,8 @@ PA_EXPORT int prealloc_pool_open(const char *dir, const struct prealloc_pool_con
 	}
 	p->pid = getpid();
 	ret = init_sync(p);
-	if (!ret && (ret = pa_thread_start(&p->worker, pa_pool_worker, p))) {
-		pthread_mutex_destroy(&p->lock);
-		pthread_cond_destroy(&p->wake);
-		pthread_cond_destroy(&p->changed);
-	}
+	if (!ret && (ret = pa_thread_start(&p->worker, pa_pool_worker, p)))
+		fini_sync(p);
 	if (ret) {
 		free_pool(p);
 		return ret;
@@ -139,9 +143,7 @@ PA_EXPORT void prealloc_pool_close(struct prealloc_pool *p)
 	pthread_cond_signal(&p->wake);
 	pthread_mutex_unlock(&p->lock);
 	pthread_join(p->worker, NULL);
-	pthread_mutex_destroy(&p->lock);
-	pthread_cond_destroy(&p->wake);
-	pthread_cond_destroy(&p->changed);
+	fini_sync(p);
 	free_pool(p);
 }
 
@@ -206,7 +208,7 @@ PA_EXPORT int prealloc_pool_recycle(struct prealloc_pool *p, int dirfd, const ch
 	if (!ret && fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
 		ret = -errno;
 	/* Another link would keep seeing what the pool writes into it. */
-	if (!ret && (!S_ISREG(st.st_mode) || st.st_nlink != 1))
+	if (!ret && !pa_store_own_type(&st))
 		ret = -EINVAL;
 	if (ret)
 		return ret;
@@ -236,13 +238,7 @@ PA_EXPORT int prealloc_pool_wait_ready(struct prealloc_pool *p, uint32_t count, 
 		ret = -EINVAL;
 	if (ret)
 		return ret;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	ts.tv_sec += timeout_ms / 1000;
-	ts.tv_nsec += (long)(timeout_ms % 1000) * 1000000L;
-	if (ts.tv_nsec >= 1000000000L) {
-		ts.tv_sec++;
-		ts.tv_nsec -= 1000000000L;
-	}
+	ts = pa_ns_ts(pa_now_ns() + (uint64_t)(timeout_ms < 0 ? 0 : timeout_ms) * 1000000ull);
 	pthread_mutex_lock(&p->lock);
 	/* A fresh round: look at free space again, retry after ENOSPC. */
 	mine = ++p->kicks;

@@ -53,17 +53,10 @@ static bool complete(const struct pa_store *s, int fd, bool *cow)
 	return *cow;
 }
 
-/* Only a regular file with one link can be the pool's: anything else under
- * one of its names (a FIFO, a device, a directory, a symbolic link, a hard
- * link to someone's file) is left alone. */
-static bool own_type(const struct stat *st)
-{
-	return S_ISREG(st->st_mode) && st->st_nlink == 1;
-}
-
 /* @name opened read-only if it may be the pool's, -EPERM if it cannot be.
  * Never blocks (a FIFO) and never follows a link; lstat first so that a
- * device node is not even opened. */
+ * device node is not even opened.  Anything that is not a regular file with
+ * one link (a directory, a hard link to someone's file) is left alone. */
 static int open_own(const struct pa_store *s, const char *name)
 {
 	struct stat before, st;
@@ -71,12 +64,12 @@ static int open_own(const struct pa_store *s, const char *name)
 
 	if (fstatat(s->dirfd, name, &before, AT_SYMLINK_NOFOLLOW) < 0)
 		return -errno;
-	if (!own_type(&before))
+	if (!pa_store_own_type(&before))
 		return -EPERM;
 	fd = openat(s->dirfd, name, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC);
 	if (fd < 0)
 		return errno == ELOOP || errno == ENXIO ? -EPERM : -errno;
-	if (fstat(fd, &st) < 0 || !own_type(&st) || st.st_ino != before.st_ino) {
+	if (fstat(fd, &st) < 0 || !pa_store_own_type(&st) || st.st_ino != before.st_ino) {
 		close(fd);
 		return -EPERM;
 	}

@@ -9,13 +9,15 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 
 #include "internal.h"
 #include "state.h"
 
-#define PA_POOL_TMP_PREFIX ".prealloc-tmp-"
-#define PA_POOL_READY_PREFIX ".prealloc-ready-"
+#define PA_POOL_PREFIX ".prealloc-"
+#define PA_POOL_TMP_PREFIX PA_POOL_PREFIX "tmp-"
+#define PA_POOL_READY_PREFIX PA_POOL_PREFIX "ready-"
 
 struct pa_store {
 	int dirfd;			/* the pool's directory, flock()ed */
@@ -39,6 +41,13 @@ int pa_store_open(struct pa_store *s, const char *dir, uint64_t *ret_fs_bytes);
 void pa_store_close(struct pa_store *s);
 void pa_store_name(char *buf, size_t len, bool ready, uint32_t seq);
 bool pa_store_holds(const struct pa_store *s, const char *name);
+
+/* Could a file with @st be one of the pool's?  Only a regular file with no
+ * other name: anything else under a pool name is left alone. */
+static inline bool pa_store_own_type(const struct stat *st)
+{
+	return S_ISREG(st->st_mode) && st->st_nlink == 1;
+}
 int pa_store_open_seg(const struct pa_store *s, const char *name, int oflags);
 int pa_store_make(const struct pa_store *s, uint32_t seq, enum pa_pool_pace pace,
 		  struct pa_fill *f);

@@ -110,13 +110,8 @@ static bool step(struct prealloc_pool *p)
 /* Sleep until kicked or a tick passes; a tick ends the ENOSPC back-off. */
 static void sleep_tick(struct prealloc_pool *p)
 {
-	struct timespec ts;
-	uint64_t t;
+	struct timespec ts = pa_ns_ts(pa_now_ns() + PA_POOL_TICK_NS);
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	t = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec + PA_POOL_TICK_NS;
-	ts.tv_sec = (time_t)(t / 1000000000ull);
-	ts.tv_nsec = (long)(t % 1000000000ull);
 	while (p->idle && !p->stop)
 		if (pthread_cond_timedwait(&p->wake, &p->lock, &ts) == ETIMEDOUT) {
 			p->idle = false;
