@@ -3,12 +3,15 @@
 # (bindings/rust/bench: fs4's allocate vs prealloc::file) and Go
 # (bindings/go/bench, testing.B: etcd's fileutil.Preallocate vs
 # prealloc.Preallocate), on loop-mounted ext4 and xfs.  Root only; never
-# run by the tests.  Methods alternate within each round; prints a
-# markdown table of medians and interquartile ranges of per-round ratios.
+# run by the tests.  Then the bindings' own cost: a 1 GiB file made by the
+# C tool, the Rust example and the Go command, timed as whole processes.
+# Methods alternate within each round; prints markdown tables of medians
+# and interquartile ranges of per-round ratios.
 #
 # usage: bindings/bench.sh [BUILD_DIR]
 #   PREALLOC_BENCH_ROUNDS (5), PREALLOC_BENCH_WRITES (1000 per round),
-#   PREALLOC_BENCH_SEGMENT (67108864 bytes)
+#   PREALLOC_BENCH_SEGMENT (67108864 bytes), PREALLOC_BENCH_BIG (1073741824
+#   bytes), PREALLOC_BENCH_BIG_ROUNDS (9)
 set -euo pipefail
 src=$(cd "$(dirname "$0")/.." && pwd)
 # shellcheck source=bindings/lib.sh
@@ -19,15 +22,20 @@ build=$(cd "${1:-$src/build}" && pwd)
 rounds=${PREALLOC_BENCH_ROUNDS:-5}
 writes=${PREALLOC_BENCH_WRITES:-1000}
 export PREALLOC_BENCH_SEGMENT=${PREALLOC_BENCH_SEGMENT:-67108864}
+big=${PREALLOC_BENCH_BIG:-1073741824}
+big_rounds=${PREALLOC_BENCH_BIG_ROUNDS:-9}
 
 stage=$(mktemp -d /tmp/prealloc-bench-XXXXXX)
 trap 'unmount_loops; rm -rf "$stage"' EXIT
 stage_install "$build" "$stage"
-mount_loops "$stage" ext4 xfs
+PREALLOC_LOOP_MIB=$((2 * big / 1048576 + 512)) PREALLOC_LOOP_FILL=1 mount_loops "$stage" ext4 xfs
 export CARGO_TARGET_DIR=$build/bindings/cargo-target-bench
 
 (cd "$src/bindings/rust/bench" && cargo bench -q --no-run)
 (cd "$src/bindings/go/bench" && go test -c -o "$stage/gobench" .)
+(cd "$src/bindings/rust" && cargo build -q --release --example wal_segment)
+(cd "$src/bindings/go" && go build -o "$stage/wal-segment" ./cmd/wal-segment)
+tool=$(find "$stage/root" -path '*/bin/prealloc' -type f | head -n1)
 
 rust_round() { # METHOD DIR
 	(cd "$src/bindings/rust/bench" &&
@@ -44,6 +52,7 @@ go_round() { # METHOD DIR
 }
 
 raw=$stage/raw.txt
+: >"$raw"
 for dir in "${test_dirs[@]}"; do
 	fs=${dir##*/}
 	for ((r = 0; r < rounds; r++)); do
@@ -56,7 +65,33 @@ for dir in "${test_dirs[@]}"; do
 	done
 done
 
-python3 - "$raw" "$rounds" "$writes" <<'PY'
+# The same 1 GiB call through each language, whole processes, a fresh
+# file every time (removed and synced away outside the timing).
+one_big() { # LANG PATH
+	case $1 in
+	c) "$tool" run --length "$big" "$2" ;;
+	rust) "$CARGO_TARGET_DIR/release/examples/wal_segment" "$2" "$big" ;;
+	go) "$stage/wal-segment" "$2" "$big" ;;
+	esac >/dev/null
+}
+big_raw=$stage/big.txt
+: >"$big_raw"
+langs=(c rust go)
+for dir in "${test_dirs[@]}"; do
+	for ((r = 0; r < big_rounds; r++)); do
+		for ((i = 0; i < 3; i++)); do
+			lang=${langs[(r + i) % 3]}
+			t0=$(date +%s%N)
+			one_big "$lang" "$dir/big-$lang"
+			t1=$(date +%s%N)
+			rm "$dir/big-$lang" && sync -f "$dir"
+			echo "${dir##*/} $r $lang $((t1 - t0))" >>"$big_raw"
+		done
+	done
+done
+
+cat "$raw" "$big_raw" >&2	# the raw figures, for the record
+python3 - "$raw" "$rounds" "$writes" "$big_raw" "$big" <<'PY'
 import statistics, sys
 from collections import defaultdict
 runs = defaultdict(list)
@@ -64,12 +99,13 @@ for line in open(sys.argv[1]):
     lang, fs, method, *kv = line.split()
     vals = dict(x.split("=") for x in kv)
     runs[lang, fs, method].append((float(vals["prepare_ns"]), float(vals["write_sync_ns"])))
-def q(xs):
+def q(xs, d=2):
     qs = statistics.quantiles(xs, n=4, method="inclusive")
-    return f"{statistics.median(xs):.2f} [{qs[0]:.2f}, {qs[2]:.2f}]"
-print(f"{sys.argv[2]} alternating rounds; {sys.argv[3]} synced 4 KiB writes per round.\n")
-print("| lang | fs | baseline | prepare ms: baseline / binding | write+sync per s: baseline / binding | write+sync rate ratio (binding/baseline), median [IQR] |")
-print("|---|---|---|---|---|---|")
+    return f"{statistics.median(xs):.{d}f} [{qs[0]:.{d}f}, {qs[2]:.{d}f}]"
+if runs:
+    print(f"{sys.argv[2]} alternating rounds; {sys.argv[3]} synced 4 KiB writes per round.\n")
+    print("| lang | fs | baseline | prepare ms: baseline / binding | write+sync per s: baseline / binding | write+sync rate ratio (binding/baseline), median [IQR] |")
+    print("|---|---|---|---|---|---|")
 for (lang, fs, method), base in sorted(runs.items()):
     if method == "prealloc":
         continue
@@ -79,4 +115,19 @@ for (lang, fs, method), base in sorted(runs.items()):
     ratios = [b[1] / m[1] for b, m in zip(base, mine)]
     print(f"| {lang} | {fs} | {method} | {prep(base):.2f} / {prep(mine):.1f} "
           f"| {rate(base):.0f} / {rate(mine):.0f} | {q(ratios)} |")
+
+big = defaultdict(dict)
+for line in open(sys.argv[4]):
+    fs, r, lang, ns = line.split()
+    big[fs, r][lang] = int(ns) / 1e6
+print(f"\n{int(sys.argv[5]) >> 20} MiB through each language, whole processes; "
+      f"ratio = binding's time / C tool's in the same round.\n")
+print("| fs | rounds | C tool ms | Rust ms | Go ms | Rust / C, median [IQR] | Go / C, median [IQR] |")
+print("|---|---|---|---|---|---|---|")
+for fs in sorted({fs for fs, _ in big}):
+    rs = [v for (f, _), v in big.items() if f == fs]
+    ms = lambda lang: statistics.median(v[lang] for v in rs)
+    ratio = lambda lang: q([v[lang] / v["c"] for v in rs], 3)
+    print(f"| {fs} | {len(rs)} | {ms('c'):.0f} | {ms('rust'):.0f} | {ms('go'):.0f} "
+          f"| {ratio('rust')} | {ratio('go')} |")
 PY

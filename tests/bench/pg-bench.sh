@@ -5,8 +5,10 @@
 #
 # Each run: a fresh direct-I/O loop filesystem and initdb, max_wal_size=16GB,
 # checkpoint_timeout=30min, synchronous_commit=on; `pgbench -i -s SCALE`
-# (timed), then `pgbench -c 8 -j 2 -T SECONDS -M prepared -l` with
-# pg_stat_activity sampled every ~10 ms for WALInitWrite/WALInitSync.
+# (timed), then `pgbench -c 8 -j 2 -T SECONDS -M prepared -l` with the
+# active client backends' wait events sampled every ~10 ms from
+# pg_stat_activity ("CPU" when none), the machine's CPU busy share from
+# /proc/stat and the pg_prealloc worker's CPU time over the run.
 # Arms (each also with wal_recycle=off where it says norecycle):
 #   stock, stock-norecycle, initzero-off (wal_init_zero=off, wal_recycle=off),
 #   ceiling (the next 100 segments zero-filled by hand before -i and before
@@ -18,7 +20,8 @@
 #
 # usage: pg-bench.sh BUILD_DIR OUT_DIR
 #   env: FS="ext4 xfs" RUNS=5 SECONDS_RUN=120 SCALE=50 ARMS="..." WORKLOADS="..."
-#        IMG_MB=16384
+#        IMG_MB=16384; ARMS_TPCB, ARMS_WALHEAVY: the arms of one workload
+#        (default ARMS), to bound the matrix
 set -euo pipefail
 BUILD=$(realpath "$1") OUT=$(realpath -m "$2")
 ROOT=$(dirname "$(realpath "$0")")/../..
@@ -28,6 +31,7 @@ PGP_SQL=$ROOT/examples/postgresql/pg_prealloc--1.0.sql
 FS=${FS:-ext4 xfs} RUNS=${RUNS:-5} SECONDS_RUN=${SECONDS_RUN:-120} SCALE=${SCALE:-50}
 ARMS=${ARMS:-stock stock-norecycle initzero-off ceiling prealloc prealloc-norecycle}
 WORKLOADS=${WORKLOADS:-tpcb walheavy} IMG_MB=${IMG_MB:-16384}
+ARMS_TPCB=${ARMS_TPCB:-$ARMS} ARMS_WALHEAVY=${ARMS_WALHEAVY:-$ARMS}
 [ "$(id -u)" = 0 ] || { echo "run as root" >&2; exit 1; }
 [ -f "$PGP_MODULE" ] || { echo "no $PGP_MODULE" >&2; exit 1; }
 if [ -z "${PGP_NS:-}" ]; then
@@ -36,6 +40,34 @@ fi
 . "$ROOT/examples/postgresql/tests/cluster.sh"
 mkdir -p "$OUT"
 P=5432 DIRECT=1
+
+# Wait events of the active client backends in N samples ~10 ms apart, as
+# a JSON object of counts ("CPU": running, no wait event).
+wait_sampler_setup() {
+	q "$1" "CREATE OR REPLACE FUNCTION wait_samples(n int) RETURNS json AS \$\$
+BEGIN
+	CREATE TEMP TABLE IF NOT EXISTS ws (ev text);
+	FOR i IN 1..n LOOP
+		PERFORM pg_stat_clear_snapshot();
+		INSERT INTO ws SELECT coalesce(wait_event_type || ':' || wait_event, 'CPU')
+		  FROM pg_stat_activity
+		 WHERE backend_type = 'client backend' AND state = 'active' AND pid <> pg_backend_pid();
+		PERFORM pg_sleep(0.01);
+	END LOOP;
+	RETURN coalesce((SELECT json_object_agg(ev, c) FROM (SELECT ev, count(*) c FROM ws GROUP BY ev) s), '{}');
+END \$\$ LANGUAGE plpgsql"
+}
+
+# busy and total jiffies of all CPUs
+cpu_jiffies() { awk '/^cpu / { t = 0; for (i = 2; i <= 9; i++) t += $i; print t - $5 - $6, t }' /proc/stat; }
+
+# utime + stime of the pg_prealloc worker, its threads included (0 without
+# one), in jiffies; it has no database connection, so it is found by title.
+worker_jiffies() {
+	local pid
+	pid=$(pgrep -u postgres -f 'pg_prealloc worker' | head -n1)
+	[ -n "$pid" ] && awk '{ print $14 + $15 }' "/proc/$pid/stat" 2>/dev/null || echo 0
+}
 
 configure() {	# ARM
 	local conf=$WORK/mnt/db/postgresql.conf
@@ -71,7 +103,7 @@ warm() {	# ARM: what the arm does before a timed phase
 }
 
 one_run() {	# FS ARM WORKLOAD RUN
-	local fs=$1 arm=$2 wl=$3 run=$4 t0 t1 samples script=() res
+	local fs=$1 arm=$2 wl=$3 run=$4 t0 t1 waits script=() res cpu0 cpu1 wk0 wk1
 	WORK=$(mktemp -d /tmp/pgp-bench.XXXXXX)
 	chmod 755 "$WORK"
 	trap cleanup EXIT
@@ -80,7 +112,7 @@ one_run() {	# FS ARM WORKLOAD RUN
 	configure "$arm"
 	start db
 	case $arm in prealloc*) create_ext $P ;; esac
-	sampler_setup $P
+	wait_sampler_setup $P
 	walheavy_setup $P
 	warm "$arm"
 	t0=$(date +%s.%N)
@@ -88,12 +120,16 @@ one_run() {	# FS ARM WORKLOAD RUN
 	t1=$(date +%s.%N)
 	warm "$arm"
 	[ "$wl" = walheavy ] && script=(-f "$WORK/walheavy.sql")
-	q $P "SELECT walinit_samples($((SECONDS_RUN * 100)))" > "$WORK/samples" &
+	q $P "SELECT wait_samples($((SECONDS_RUN * 100)))" > "$WORK/waits" &
 	local sampler=$!
+	read -r -a cpu0 < <(cpu_jiffies)
+	wk0=$(worker_jiffies)
 	(cd "$LOGS" && pg pgbench -n -c 8 -j 2 -T "$SECONDS_RUN" -M prepared -l \
 		-h "$SOCK" -p $P "${script[@]}" postgres > "$WORK/pgbench.out" 2>&1)
+	read -r -a cpu1 < <(cpu_jiffies)
+	wk1=$(worker_jiffies)
 	wait $sampler
-	samples=$(cat "$WORK/samples")
+	waits=$(cat "$WORK/waits")
 	res=$(python3 - "$LOGS" "$WORK/pgbench.out" <<'PY'
 import glob, re, sys, json
 lat = []
@@ -109,15 +145,19 @@ print(json.dumps({'tps': tps, 'p50': pct(.5), 'p99': pct(.99), 'p999': pct(.999)
 PY
 )
 	echo "{\"fs\": \"$fs\", \"arm\": \"$arm\", \"workload\": \"$wl\", \"run\": $run," \
-	     "\"init_s\": $(awk "BEGIN { print $t1 - $t0 }"), \"walinit_samples\": $samples, \"r\": $res}" \
+	     "\"init_s\": $(awk "BEGIN { print $t1 - $t0 }"), \"waits\": $waits," \
+	     "\"cpu_busy\": $(awk "BEGIN { print ($((cpu1[0] - cpu0[0]))) / ($((cpu1[1] - cpu0[1])) + 1e-9) }")," \
+	     "\"worker_cpu_s\": $(awk "BEGIN { print ($wk1 - $wk0) / $(getconf CLK_TCK) }"), \"r\": $res}" \
 		>> "$OUT/pg-bench.jsonl"
 	cleanup
 }
 
 for fs in $FS; do
-	for wl in $WORKLOADS; do
-		for run in $(seq "$RUNS"); do
-			for arm in $ARMS; do	# alternating: one of each arm per round
+	for run in $(seq "$RUNS"); do
+		for wl in $WORKLOADS; do
+			arms=$ARMS_TPCB
+			[ "$wl" = walheavy ] && arms=$ARMS_WALHEAVY
+			for arm in $arms; do	# alternating: one of each arm per round
 				echo "$fs $wl run $run: $arm" >&2
 				one_run "$fs" "$arm" "$wl" "$run"
 			done
@@ -125,26 +165,64 @@ for fs in $FS; do
 	done
 done
 
-# Medians per (fs, workload, arm), ratios to stock with the same recycling.
+# Medians per (fs, workload, arm); ratios are medians of per-round ratios
+# (the arms of a round ran back to back) to stock with the same recycling,
+# and, for the arms without recycling, to the hand-made ceiling.
 python3 - "$OUT/pg-bench.jsonl" > "$OUT/pg-bench.md" <<'PY'
 import json, sys, statistics as st
 rows = [json.loads(l) for l in open(sys.argv[1])]
-key = lambda r: (r['fs'], r['workload'], r['arm'])
 groups = {}
 for r in rows:
-    groups.setdefault(key(r), []).append(r)
-med = lambda g, f: st.median(f(r) for r in g)
-def base(arm):
-    return 'stock' if arm in ('stock', 'prealloc') else 'stock-norecycle'
-print('| fs | workload | arm | runs | init s | tps | tps / stock | p50 ms | p99 ms | p99.9 ms | max ms | max / stock | WALInit samples |')
-print('|---|---|---|---|---|---|---|---|---|---|---|---|---|')
+    groups.setdefault((r['fs'], r['workload'], r['arm']), {})[r['run']] = r
+med = lambda g, f: st.median(f(r) for r in g.values())
+def q(xs):
+    if len(xs) < 2:
+        return f"{xs[0]:.2f}" if xs else "-"
+    a, _, c = st.quantiles(xs, n=4, method='inclusive')
+    return f"{st.median(xs):.2f} [{a:.2f}, {c:.2f}]"
+def ratio(g, b, f):
+    if b is None:
+        return "-"
+    return q([f(g[k]) / f(b[k]) for k in g if k in b and f(b[k])])
+def walinit(r):
+    w = r.get('waits')
+    if w is None:
+        return r['walinit_samples']
+    return w.get('IO:WALInitWrite', 0) + w.get('IO:WALInitSync', 0)
+tps = lambda r: r['r']['tps']
+mx = lambda r: r['r']['max']
+init = lambda r: r['init_s']
+print('| fs | workload | arm | runs | init s | init / stock | tps | tps / stock [IQR] | tps / ceiling [IQR] | p50 ms | p99 ms | p99.9 ms | max ms | max / stock | WALInit samples |')
+print('|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|')
 for (fs, wl, arm), g in sorted(groups.items()):
-    b = groups.get((fs, wl, base(arm)), g)
-    tps, btps = med(g, lambda r: r['r']['tps']), med(b, lambda r: r['r']['tps'])
-    mx, bmx = med(g, lambda r: r['r']['max']), med(b, lambda r: r['r']['max'])
-    print(f"| {fs} | {wl} | {arm} | {len(g)} | {med(g, lambda r: r['init_s']):.1f} | {tps:.0f} | "
-          f"{tps / btps:.2f} | {med(g, lambda r: r['r']['p50']):.2f} | {med(g, lambda r: r['r']['p99']):.2f} | "
-          f"{med(g, lambda r: r['r']['p999']):.2f} | {mx:.1f} | {mx / bmx:.2f} | "
-          f"{med(g, lambda r: r['walinit_samples']):.0f} |")
+    recycles = arm in ('stock', 'prealloc')
+    b = groups.get((fs, wl, 'stock' if recycles else 'stock-norecycle'))
+    c = None if recycles else groups.get((fs, wl, 'ceiling'))
+    print(f"| {fs} | {wl} | {arm} | {len(g)} | {med(g, init):.1f} | {ratio(g, b, init)} | "
+          f"{med(g, tps):.0f} | {ratio(g, b, tps)} | {ratio(g, c, tps)} | "
+          f"{med(g, lambda r: r['r']['p50']):.2f} | {med(g, lambda r: r['r']['p99']):.2f} | "
+          f"{med(g, lambda r: r['r']['p999']):.2f} | {med(g, mx):.1f} | {ratio(g, b, mx)} | "
+          f"{med(g, walinit):.0f} |")
+
+# Where the time goes: the client backends' samples by wait event (share of
+# all samples, summed over the runs), the machine's CPU and the worker's.
+prof = {k: g for k, g in groups.items() if all('waits' in r for r in g.values())}
+if prof:
+    cols = ['CPU', 'LWLock:WALWrite', 'IO:WALSync', 'IO:WALWrite', 'IO:WALInit*', 'other']
+    def col(ev):
+        if ev in cols:
+            return ev
+        return 'IO:WALInit*' if ev.startswith('IO:WALInit') else 'other'
+    print()
+    print('| fs | workload | arm | ' + ' | '.join(cols) + ' | CPU busy | worker CPU s |')
+    print('|---|---|---|' + '---|' * len(cols) + '---|---|')
+    for (fs, wl, arm), g in sorted(prof.items()):
+        n = {c: 0 for c in cols}
+        for r in g.values():
+            for ev, k in r['waits'].items():
+                n[col(ev)] += k
+        tot = sum(n.values()) or 1
+        print(f"| {fs} | {wl} | {arm} | " + ' | '.join(f"{100 * n[c] / tot:.0f}%" for c in cols) +
+              f" | {100 * med(g, lambda r: r['cpu_busy']):.0f}% | {med(g, lambda r: r['worker_cpu_s']):.1f} |")
 PY
 cat "$OUT/pg-bench.md"

@@ -129,7 +129,7 @@ def report(a, results):
     m = results['machine']
     lines = ['# RocksDB db_bench: default WALs, libprealloc-rocksdb, recycle_log_file_num', '',
              'Command: `%s`; %s, %s CPUs, %s GiB, kernel %s, %s.  Load average %s at the '
-             'start, %s at the end: the host was shared with other builds and tests.' % (
+             'start, %s at the end (db_bench\'s own included).' % (
                  results['command'], m['cpu'], m['nproc'], m['mem_gib'], m['kernel'],
                  m['date'], results['load'], results['load_end']), '',
              'db_bench %s, --sync=1 --num=%d --value_size=%d, write_buffer_size %d in an '
@@ -165,10 +165,10 @@ def parse_args():
     p.add_argument('--fs', default='ext4,xfs')
     p.add_argument('--arms', default=','.join(ARMS))
     p.add_argument('--benchmarks', default='fillrandom,fillseq')
-    p.add_argument('--runs', type=int, default=5)
-    p.add_argument('--num', type=int, default=2000, help='keys per run')
+    p.add_argument('--runs', type=int, default=7)
+    p.add_argument('--num', type=int, default=20000, help='keys per run')
     p.add_argument('--value-size', type=int, default=400)
-    p.add_argument('--write-buffer', type=int, default=1 << 20)
+    p.add_argument('--write-buffer', type=int, default=2 << 20)
     p.add_argument('--json', default='bench-rocksdb.json')
     p.add_argument('--md')
     a = p.parse_args()

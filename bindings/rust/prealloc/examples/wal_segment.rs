@@ -1,8 +1,8 @@
-//! Create a 16 MiB WAL segment the way a database would: allocated, written
-//! and durable before the first commit record goes into it, so every later
-//! synced write is a pure overwrite.
+//! Create a WAL segment (16 MiB unless a size in bytes is given) the way a
+//! database would: allocated, written and durable before the first commit
+//! record goes into it, so every later synced write is a pure overwrite.
 //!
-//!     cargo run --example wal_segment -- /path/to/wal/000000010000000000000001
+//!     cargo run --example wal_segment -- /path/to/wal/000000010000000000000001 [BYTES]
 
 use std::fs::File;
 use std::process::ExitCode;
@@ -10,13 +10,21 @@ use std::process::ExitCode;
 const WAL_SEGMENT_SIZE: u64 = 16 << 20;
 
 fn main() -> ExitCode {
-    let Some(path) = std::env::args_os().nth(1) else {
-        eprintln!("usage: wal_segment SEGMENT");
+    let args: Vec<_> = std::env::args_os().skip(1).collect();
+    let size = match args
+        .get(1)
+        .map(|s| s.to_str().and_then(|s| s.parse::<u64>().ok()))
+    {
+        None => Some(WAL_SEGMENT_SIZE),
+        Some(n) => n.filter(|&n| n > 0),
+    };
+    let (Some(path), Some(size), 1..=2) = (args.first(), size, args.len()) else {
+        eprintln!("usage: wal_segment SEGMENT [BYTES]");
         return ExitCode::from(2);
     };
-    let result = File::create_new(&path).and_then(|seg| {
-        prealloc::file(&seg, 0..WAL_SEGMENT_SIZE, &prealloc::Options::new()).inspect_err(|_| {
-            let _ = std::fs::remove_file(&path);
+    let result = File::create_new(path).and_then(|seg| {
+        prealloc::file(&seg, 0..size, &prealloc::Options::new()).inspect_err(|_| {
+            let _ = std::fs::remove_file(path);
         })
     });
     match result {
