@@ -42,6 +42,7 @@ struct cw_call {
 	int ndata;
 	uint64_t old_size, new_size;
 	char taken_from[32];	/* CW_POOL_TAKE: the ready segment it moved */
+	int life;		/* pool calls: which pool (crash-pool.c) */
 	int ret;		/* what the call returned while recording */
 };
 
