@@ -36,6 +36,7 @@ export CARGO_TARGET_DIR=$build/bindings/cargo-target-bench
 (cd "$src/bindings/rust" && cargo build -q --release --example wal_segment)
 (cd "$src/bindings/go" && go build -o "$stage/wal-segment" ./cmd/wal-segment)
 tool=$(find "$stage/root" -path '*/bin/prealloc' -type f | head -n1)
+[ -x "$tool" ] || { echo "bench.sh: no prealloc tool in the staged install" >&2; exit 1; }
 
 rust_round() { # METHOD DIR
 	(cd "$src/bindings/rust/bench" &&

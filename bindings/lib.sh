@@ -45,7 +45,8 @@ mount_loops() {
 		command -v "mkfs.$fs" >/dev/null || continue
 		img=$stage/$fs.img
 		if [ -n "${PREALLOC_LOOP_FILL:-}" ]; then
-			dd if=/dev/zero of="$img" bs=1M count="$mib" oflag=direct conv=fsync status=none
+			dd if=/dev/zero of="$img" bs=1M count="$mib" oflag=direct conv=fsync \
+				status=none || continue
 		else
 			truncate -s "${mib}M" "$img"
 		fi

@@ -65,7 +65,7 @@ cpu_jiffies() { awk '/^cpu / { t = 0; for (i = 2; i <= 9; i++) t += $i; print t 
 # one), in jiffies; it has no database connection, so it is found by title.
 worker_jiffies() {
 	local pid
-	pid=$(pgrep -u postgres -f 'pg_prealloc worker' | head -n1)
+	pid=$(pgrep -u postgres -f 'pg_prealloc worker' | head -n1 || true)
 	[ -n "$pid" ] && awk '{ print $14 + $15 }' "/proc/$pid/stat" 2>/dev/null || echo 0
 }
 
