@@ -96,14 +96,20 @@ static void sync_background(void **state)
 	free(shadow);
 }
 
+static FILE *open_scheduler(const char *dev, const char *mode)
+{
+	char path[96];
+
+	snprintf(path, sizeof(path), "/sys/block/%s/queue/scheduler", strrchr(dev, '/') + 1);
+	return fopen(path, mode);
+}
+
 /* The scheduler of @dev in force ("[x]" in the list) into @cur, or false. */
 static bool get_scheduler(const char *dev, char *cur, size_t n)
 {
-	char path[96], buf[128], *l, *r;
-	FILE *f;
+	char buf[128], *l, *r;
+	FILE *f = open_scheduler(dev, "re");
 
-	snprintf(path, sizeof(path), "/sys/block/%s/queue/scheduler", strrchr(dev, '/') + 1);
-	f = fopen(path, "re");
 	if (!f)
 		return false;
 	l = fgets(buf, sizeof(buf), f);
@@ -116,12 +122,10 @@ static bool get_scheduler(const char *dev, char *cur, size_t n)
 
 static bool set_scheduler(const char *dev, const char *sched)
 {
-	char path[96], cur[32];
-	FILE *f;
+	FILE *f = open_scheduler(dev, "w");
+	char cur[32];
 	bool ok;
 
-	snprintf(path, sizeof(path), "/sys/block/%s/queue/scheduler", strrchr(dev, '/') + 1);
-	f = fopen(path, "w");
 	if (!f)
 		return false;
 	ok = fputs(sched, f) >= 0;

@@ -231,12 +231,16 @@ static int run_life(const char *dir, struct cw_pool_run *r)
 int cw_run_pool(const char *dir, int dirfd, int (*markfn)(const char *text), struct cw_oracle *o)
 {
 	struct cw_pool_run r = { .dirfd = dirfd, .mark = markfn, .o = o };
-	int ret = run_life(dir, &r);
+	int ret = 0;
 
-	r.life = 1;
-	if (!ret)
-		ret = refuse_io_uring();
-	return ret ? ret : run_life(dir, &r);
+	for (r.life = 0; r.life < LIVES && !ret; r.life++) {
+		/* The second life: io_uring refused, writes through the page cache. */
+		if (r.life == 1)
+			ret = refuse_io_uring();
+		if (!ret)
+			ret = run_life(dir, &r);
+	}
+	return ret;
 }
 
 /* ------------------------------------------------------------ checks */
