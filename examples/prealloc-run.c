@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
@@ -35,6 +36,7 @@ static void usage(void)
 	      " -p, --progress         draw a progress bar on a terminal\n"
 	      " -j, --json             print the report as JSON (exact bytes)\n"
 	      " -h, --help             show this help\n"
+	      "\nSIGINT or SIGTERM cancels the run and leaves PATH as it was.\n"
 	      "\nExit status: 0 done, 1 failed, 2 bad command line, 3 the forced method\n"
 	      "is not supported here.\n", stdout);
 }
@@ -42,6 +44,7 @@ static void usage(void)
 /* --- progress bar ------------------------------------------------------ */
 
 struct bar {
+	bool draw;		/* --progress on a terminal */
 	uint64_t t0, last;
 };
 
@@ -53,15 +56,14 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-static int draw_bar(uint64_t done, uint64_t total, void *data)
+static void draw_bar(struct bar *b, uint64_t done, uint64_t total)
 {
-	struct bar *b = data;
 	uint64_t t = now_ns();
 	double frac = total ? (double)done / (double)total : 1.0, secs;
 	int fill = (int)(frac * 40);
 
 	if (done < total && t - b->last < 100000000ull)
-		return 0;
+		return;
 	b->last = t;
 	secs = (double)(t - b->t0) / 1e9;
 	fprintf(stderr, "\r[%.*s%*s] %3d%% %8.1f MiB %8.1f MiB/s", fill,
@@ -70,6 +72,38 @@ static int draw_bar(uint64_t done, uint64_t total, void *data)
 		secs > 0 ? (double)done / 1048576.0 / secs : 0.0);
 	if (done >= total)
 		fputc('\n', stderr);
+}
+
+/* --- cancelling -------------------------------------------------------- */
+
+/* SIGINT and SIGTERM cancel the call through its progress callback: the
+ * library undoes it, and a report still comes out (with --json, the
+ * background bits of an interrupted run). */
+static volatile sig_atomic_t interrupted;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	interrupted = 1;
+}
+
+static void catch_signals(void)
+{
+	struct sigaction sa = { .sa_handler = on_signal };
+
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+}
+
+static int progress(uint64_t done, uint64_t total, void *data)
+{
+	struct bar *b = data;
+
+	if (interrupted)
+		return 1;
+	if (b->draw)
+		draw_bar(b, done, total);
 	return 0;
 }
 
@@ -319,11 +353,11 @@ int cmd_run(int argc, char **argv)
 		cli_fail(path, errno, NULL);
 		return EXIT_OPERATIONAL;
 	}
-	if (a.progress && isatty(STDERR_FILENO)) {
-		b.t0 = now_ns();
-		a.o.progress = draw_bar;
-		a.o.progress_data = &b;
-	}
+	b.draw = a.progress && isatty(STDERR_FILENO);
+	b.t0 = now_ns();
+	a.o.progress = progress;
+	a.o.progress_data = &b;
+	catch_signals();
 	ret = prealloc_file_ex(fd, a.offset, a.length, &a.o, &r);
 	if (ret)
 		explain(path, fd, -ret, &a, &r);

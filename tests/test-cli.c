@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <sys/wait.h>
@@ -56,22 +57,16 @@ static void has_all(const char *text, const char *const *needles, const char *fi
 #define assert_err_has(...) has_all(err, (const char *const[]){ __VA_ARGS__, NULL }, \
 				    __FILE__, __LINE__)
 
-/* Run the tool with @args (shell words) as user @uid (root only), or as
- * this process when @uid is -1; capture stdout and stderr (the output files
- * are opened before the switch). */
-__attribute__((format(printf, 2, 3)))
-static int run_as(int uid, const char *fmt, ...)
+/* Start the tool with @args (shell words, exec'd by the shell so the
+ * child is the tool) as user @uid (root only), or as this process when @uid
+ * is -1, its stdout and stderr into files (opened before the switch). */
+static pid_t spawn_as(int uid, const char *args)
 {
-	char args[1024], cmd[2048], of[160], ef[160];
-	va_list ap;
-	int st;
+	char cmd[2048], of[160], ef[160];
 	pid_t pid;
 
-	va_start(ap, fmt);
-	vsnprintf(args, sizeof(args), fmt, ap);
-	va_end(ap);
 	out_paths(of, ef, sizeof(of));
-	snprintf(cmd, sizeof(cmd), "'%s' %s </dev/null", tool, args);
+	snprintf(cmd, sizeof(cmd), "exec '%s' %s </dev/null", tool, args);
 	pid = fork();
 	if (pid == 0) {
 		int o = open(of, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
@@ -83,11 +78,34 @@ static int run_as(int uid, const char *fmt, ...)
 		execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
 		_exit(98);
 	}
+	return pid;
+}
+
+/* Wait for it; its exit status (-1 if it did not exit), output read back. */
+static int wait_tool(pid_t pid)
+{
+	char of[160], ef[160];
+	int st;
+
 	if (pid < 0 || waitpid(pid, &st, 0) != pid)
 		return -1;
+	out_paths(of, ef, sizeof(of));
 	slurp(of, out, sizeof(out));
 	slurp(ef, err, sizeof(err));
 	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/* Run the tool as spawn_as() starts it and wait for it. */
+__attribute__((format(printf, 2, 3)))
+static int run_as(int uid, const char *fmt, ...)
+{
+	char args[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(args, sizeof(args), fmt, ap);
+	va_end(ap);
+	return wait_tool(spawn_as(uid, args));
 }
 
 #define run_tool(...) run_as(-1, __VA_ARGS__)
@@ -283,6 +301,34 @@ static void out_of_space(void **state)
 	tfs_destroy(&t);
 }
 
+/*
+ * SIGTERM cancels a run: exit 1, the report still printed (background bits
+ * included), the file it created removed.  The signal goes once the call is
+ * under way (the file has blocks: the handler is installed before the call);
+ * at 1 MiB/s over 1 GiB it is still running then.
+ */
+static void signal_cancels(void **state)
+{
+	char args[512], path[256];
+	struct stat st;
+	pid_t pid;
+	int tries = 0;
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/sig", dir);
+	snprintf(args, sizeof(args), "run --background --rate 1M --json --length 1G %s", path);
+	pid = spawn_as(-1, args);
+	assert_true(pid > 0);
+	while ((stat(path, &st) || !st.st_blocks) && ++tries < 60000)
+		usleep(1000);	/* waiting for a state, bounded at a minute */
+	assert_int_equal(kill(pid, SIGTERM), 0);
+	assert_int_equal(wait_tool(pid), 1);
+	assert_out_has("\"error\":\"Operation canceled\"", "\"background\":[");
+	assert_err_has("cancelled; the file is as it was");
+	assert_int_equal(stat(path, &st), -1);
+	assert_int_equal(errno, ENOENT);
+}
+
 static void version_and_help(void **state)
 {
 	(void)state;
@@ -414,6 +460,7 @@ int main(void)
 		cmocka_unit_test(usage_errors),
 		cmocka_unit_test(operational_errors),
 		cmocka_unit_test(out_of_space),
+		cmocka_unit_test(signal_cancels),
 		cmocka_unit_test(version_and_help),
 		cmocka_unit_test(size_suffixes),
 		cmocka_unit_test(not_supported_exit),
