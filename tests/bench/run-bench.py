@@ -659,12 +659,20 @@ def parse_args(argv=None):
                    help='prealloc --rate contenders R or R-REQ-QD')
     p.add_argument('--bg-fio-rates', default='250M-256K',
                    help='fio --rate contenders R-REQ (e.g. 256M-256K): the frontier')
-    p.add_argument('--bg-runs', type=int, default=5)
+    # Wall time of the background section, both filesystems: about 3 h 10 min
+    # by default (9 runs x 3 schedulers x ~3.5 min per run and filesystem);
+    # about 30 min with --bg-contenders background --bg-jobs sync, which
+    # keeps what the background targets need (undisturbed x2, background, the
+    # paired writer, background alone): ~33 s per run and filesystem.
+    p.add_argument('--bg-runs', type=int, default=9)
     p.add_argument('--bg-jobs', default='sync,bw', help='foreground jobs: sync,bw')
     p.add_argument('--bg-contenders', default='',
-                   help='only these (default, background, rate-N, dd, ionice-dd)')
+                   help='only these (default, background, rate-N, fio-R-REQ, dd, ionice-dd)')
     p.add_argument('--bg-no-fio-rate', dest='bg_fio_rate', action='store_false',
-                   help='skip fio --rate beside background')
+                   help='skip the paired writer (fio-paired) after background')
+    p.add_argument('--bg-schedulers', default='none,mq-deadline,bfq',
+                   help='I/O schedulers to run the section under, each set on the device '
+                   'in turn and the device\'s own restored after; \'current\': leave it')
     p.add_argument('--json', default='bench.json', help='write all results here')
     p.add_argument('--md', help='also write the markdown report here')
     p.add_argument('--report-from', metavar='JSON', help='only print the report of a saved run')
@@ -676,6 +684,7 @@ def parse_args(argv=None):
     a.bg_jobs = a.bg_jobs.split(',')
     a.bg_fio_rates = a.bg_fio_rates.split(',') if a.bg_fio_rates else []
     a.bg_contenders = a.bg_contenders.split(',') if a.bg_contenders else []
+    a.bg_schedulers = a.bg_schedulers.split(',')
     a.json = os.path.abspath(a.json)
     a.md = os.path.abspath(a.md) if a.md else None
     a.size = parse_size(a.size)
@@ -694,6 +703,15 @@ def parse_args(argv=None):
         if s % (2 * MIB):
             p.error('sizes must be multiples of 2 MiB (dd bs=2M)')
     return a
+
+
+def fs_size(a):
+    """The loop filesystems' size: the most any section asked for lays out
+    at once, and 2 GiB to spare."""
+    need = {'zero': [a.size], 'overwrite': [a.ow_size * len(a.ow_methods)],
+            'scale': a.scale_sizes, 'sweep': [a.sweep_size], 'frag': [a.frag_size],
+            'background': [a.bg_size + sum(background.FG_SIZE.get(j, 0) for j in a.bg_jobs)]}
+    return max(x for s in a.sections for x in need.get(s, [0])) + 2 * GIB
 
 
 def enter_namespace():
@@ -780,9 +798,7 @@ def main():
     signal.signal(signal.SIGHUP, lambda *_: sys.exit(129))
     b = Bench(a)
     log('machine: %s' % results['machine'])
-    fs_size = max([a.size, a.sweep_size, a.ow_size * len(a.ow_methods),
-                   a.bg_size + 2 * GIB] + a.scale_sizes) + 2 * GIB
-    for fs in filesystems(a, fs_size):
+    for fs in filesystems(a, fs_size(a)):
         bench_fs(b, fs, results)
     save(a, results, report(a, results))
     log('raw results: %s' % a.json)
