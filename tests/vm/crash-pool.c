@@ -176,6 +176,8 @@ static const struct {
 	{ CW_POOL_CLOSE, "", false },	{ CW_POOL_OPEN, "", false },
 	{ CW_POOL_TAKE, "wal3", false },
 };
+_Static_assert(LIVES * sizeof(life_steps) / sizeof(life_steps[0]) <= CW_POOL_CALLS,
+	       "the oracle's room for the pool (crash.h)");
 
 #ifndef __x86_64__
 #error "refuse_io_uring() filters x86_64 system calls only"
@@ -250,6 +252,7 @@ static const char *incomplete(int dirfd, const char *name)
 {
 	struct prealloc_census cs = { .size = sizeof(cs) };
 	static uint8_t buf[CW_SEG];
+	static const uint8_t zero[CW_SEG];
 	struct stat st;
 	const char *why = NULL;
 	int fd = openat(dirfd, name, O_RDONLY | O_CLOEXEC);
@@ -262,9 +265,8 @@ static const char *incomplete(int dirfd, const char *name)
 		why = "not fully written";
 	else if (tc_read(fd, buf, CW_SEG) != CW_SEG)
 		why = "unreadable";
-	else
-		for (size_t i = 0; i < CW_SEG && !why; i++)
-			why = buf[i] ? "not zero" : NULL;
+	else if (memcmp(buf, zero, CW_SEG))
+		why = "not zero";
 	close(fd);
 	return why;
 }

@@ -173,7 +173,16 @@ static int run_failures(struct cw_run *r)
 	return ret ? ret : c->ret == -ENOSPC ? 0 : -EPROTO;
 }
 
-int cw_run(const char *dir, int rounds, int (*markfn)(const char *text), struct cw_oracle *o)
+/* The file calls of one round: every case with every method, then two. */
+#define ROUND_CALLS (sizeof(cases) / sizeof(cases[0]) * sizeof(methods) / sizeof(methods[0]) + 2)
+
+static bool room(const struct cw_oracle *o)
+{
+	return o->n + ROUND_CALLS + CW_POOL_CALLS <= CW_MAX_CALLS;
+}
+
+int cw_run(const char *dir, bool (*more)(int round), int (*markfn)(const char *text),
+	   struct cw_oracle *o)
 {
 	struct cw_run r = { .dir = dir, .mark = markfn, .o = o };
 	int ret = 0;
@@ -182,7 +191,7 @@ int cw_run(const char *dir, int rounds, int (*markfn)(const char *text), struct 
 	r.dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (r.dirfd < 0)
 		return -errno;
-	for (int round = 0; round < rounds && !ret; round++) {
+	for (int round = 0; !ret && (!round || (room(o) && more(round))); round++) {
 		for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]) && !ret; k++)
 			for (size_t m = 0; m < sizeof(methods) / sizeof(methods[0]) && !ret; m++)
 				ret = run_case(&r, &cases[k], methods[m]);

@@ -10,7 +10,7 @@
  *   crash FS MODE [mutants]
  *
  * FS is ext4 or xfs; MODE quick (crash points at flush, FUA and mark
- * entries) or full (every entry, and the file calls FULL_ROUNDS times over).  With
+ * entries) or full (every entry, the file calls repeated to FULL_ENTRIES).  With
  * "mutants" the workload is recorded again with each durability step of the
  * library removed in turn (PREALLOC_CRASH_MUTANT, honoured by the
  * -DPA_MUTANTS build linked here only), replayed in quick mode, and each
@@ -43,9 +43,13 @@
 #define REC_MNT "/mnt/rec"
 #define CHK_MNT "/mnt/chk"
 #define READY_MARK "ready"
-/* Rounds of the file calls in full mode, each on new files: every entry of
- * every round is a crash point there. */
-#define FULL_ROUNDS 8
+/* Full mode repeats the file calls, each round on new files, until the log
+ * holds this many entries after "ready": every one is a crash point there. */
+#define FULL_ENTRIES 1500
+/* Every file's bytes are read at every this many crash points and at the
+ * last one (in between only those of calls not yet settled: crash-check.c). */
+#define SWEEP_EVERY 16
+#define HARNESS_TRIES 3
 
 struct crash_run {
 	const char *fs, *data, *log, *scratch, *cow;
@@ -53,6 +57,7 @@ struct crash_run {
 	struct cw_oracle *oracle;	/* shared with the recording child */
 	/* results */
 	unsigned long entries, points, violations, fsck;
+	unsigned long retries;	/* rounds done again for a harness failure */
 };
 
 static const char *dev_env(const char *var)
@@ -135,9 +140,30 @@ static int fsck(const char *fs, const char *dev)
 	return run_cmd(strcmp(fs, "xfs") ? ext4 : xfs);
 }
 
+/* Progress (marks, crash points), shared with the recording child: the
+ * watchdog's. */
+static volatile unsigned long *beat;
+
 static int mark(const char *text)
 {
+	++*beat;
 	return lw_mark(LW_NAME, text);
+}
+
+static uint64_t ready_entries;	/* logged when "ready" was */
+
+static bool once(int round)
+{
+	(void)round;
+	return false;
+}
+
+static bool until_full(int round)
+{
+	uint64_t n;
+
+	(void)round;
+	return !lw_logged_entries(LW_NAME, &n) && n - ready_entries < FULL_ENTRIES;
 }
 
 /* The workload in a child, so each recording reads its mutant afresh. */
@@ -151,8 +177,7 @@ static int record_workload(struct crash_run *r, const char *mutant)
 	if (!pid) {
 		if (mutant)
 			setenv("PREALLOC_CRASH_MUTANT", mutant, 1);
-		/* The full run repeats the file calls to reach its crash points. */
-		int ret = cw_run(REC_MNT "/w", r->full ? FULL_ROUNDS : 1, mark, r->oracle);
+		int ret = cw_run(REC_MNT "/w", r->full ? until_full : once, mark, r->oracle);
 
 		if (ret)
 			fprintf(stderr, "crash: workload: %s\n", strerror(-ret));
@@ -186,12 +211,16 @@ static int record(struct crash_run *r, const char *mutant)
 	if (!ret)
 		ret = mark(READY_MARK);
 	if (!ret)
+		ret = lw_logged_entries(LW_NAME, &ready_entries);
+	if (!ret)
 		ret = record_workload(r, mutant);
 	if (umount(REC_MNT) < 0 && !ret)
 		ret = -errno;
 	ret2 = lw_check_enabled(LW_NAME);
-	if (ret2)
+	if (ret2) {
 		fprintf(stderr, "crash: the log-writes target says logging_disabled\n");
+		ret2 = -EAGAIN;		/* the log disk failed: the harness's */
+	}
 	ret = ret ? ret : ret2;
 out:
 	ret2 = vm_dm_remove(LW_NAME);	/* logs "dm-log-writes-end" */
@@ -199,11 +228,12 @@ out:
 }
 
 /*
- * One crash point: a throwaway snapshot of the scratch disk as it is now.
- * A failure of the harness itself (the scratch or COW disk, the snapshot)
- * ends the replay: it says nothing about the library.
+ * One crash point: a throwaway snapshot of the scratch disk as it is now
+ * (@last: the end of the log).  A failure of the harness itself (the
+ * scratch or COW disk, the snapshot) ends the replay: it says nothing about
+ * the library.
  */
-static int crash_point(struct crash_run *r, int sfd, const struct cw_seen *seen,
+static int crash_point(struct crash_run *r, int sfd, const struct cw_seen *seen, bool last,
 		       const char *where)
 {
 	char origin[16], cow[16], params[64], snap[64];
@@ -224,13 +254,17 @@ static int crash_point(struct crash_run *r, int sfd, const struct cw_seen *seen,
 		printf("crash: %s: harness: snapshot: %s\n", where, strerror(-ret));
 		return ret;
 	}
+	++*beat;
 	if (++r->points % 250 == 0)	/* long full runs show they are alive */
 		printf("crash: %lu crash points, %lu violations so far\n", r->points, r->violations);
 	if (mount(snap, CHK_MNT, r->fs, 0, strcmp(r->fs, "xfs") ? NULL : "nouuid") < 0) {
 		printf("VIOLATION %s: mount: %s\n", where, strerror(errno));
 		r->violations++;
 	} else {
-		r->violations += (unsigned long)cw_check(CHK_MNT "/w", r->oracle, seen, where);
+		bool sweep = last || r->points % SWEEP_EVERY == 0;
+
+		r->violations += (unsigned long)cw_check(CHK_MNT "/w", r->oracle, seen, sweep,
+							 where);
 		if (umount(CHK_MNT) < 0)
 			printf("crash: %s: umount: %s\n", where, strerror(errno));
 	}
@@ -239,6 +273,46 @@ static int crash_point(struct crash_run *r, int sfd, const struct cw_seen *seen,
 		r->fsck++;
 	}
 	return vm_dm_remove(SNAP_NAME);
+}
+
+/* Write @text to the /proc file @path; errors only reported. */
+static void proc_write(const char *path, const char *text)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+
+	if (fd < 0 || write(fd, text, strlen(text)) < 0)
+		fprintf(stderr, "crash: %s: %s\n", path, strerror(errno));
+	if (fd >= 0)
+		close(fd);
+}
+
+/*
+ * A guest that stops making progress (a task blocked in the kernel) says
+ * why only through the kernel: after WATCHDOG_S without a mark or a crash
+ * point, print the blocked tasks' stacks on the console.
+ */
+#define WATCHDOG_S 150
+
+static void watchdog(void)
+{
+	pid_t parent = getpid();
+	unsigned long last = 0;
+	int quiet = 0;
+
+	if (fork())
+		return;
+	while (getppid() == parent) {
+		sleep(10);
+		quiet = *beat == last ? quiet + 10 : 0;
+		last = *beat;
+		if (quiet != WATCHDOG_S)
+			continue;
+		printf("crash: no progress for %d s: blocked tasks follow\n", WATCHDOG_S);
+		fflush(stdout);
+		proc_write("/proc/sys/kernel/printk", "7");	/* the stacks are KERN_INFO */
+		proc_write("/proc/sysrq-trigger", "w");
+	}
+	_exit(0);
 }
 
 /* Follow the marks: "ready" arms the checks, B<i>/A<i> bracket call i. */
@@ -286,7 +360,7 @@ static int replay(struct crash_run *r)
 		snprintf(where, sizeof(where), "entry %llu%s%s%s%s", (unsigned long long)log.next - 1,
 			 e.flags & LW_FLUSH ? " flush" : "", e.flags & LW_FUA ? " fua" : "",
 			 e.flags & LW_MARK ? " mark " : "", e.mark);
-		ret = crash_point(r, sfd, &seen, where);
+		ret = crash_point(r, sfd, &seen, end, where);
 		if (ret)
 			break;
 	}
@@ -301,17 +375,32 @@ static int replay(struct crash_run *r)
 	return 0;
 }
 
-/* Record and replay once; 0 when the harness itself worked. */
+/*
+ * Record and replay; 0 when the harness itself worked.  An emulated disk
+ * that fails under the harness (the log disk's writes, the snapshot's COW
+ * disk) says nothing about the library: that round is done again, at most
+ * HARNESS_TRIES times, unless it had already found something.
+ */
 static int round_trip(struct crash_run *r, const char *mutant)
 {
 	struct timespec t0, t1;
+	bool harness;
 	int ret;
 
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	r->entries = r->points = r->violations = r->fsck = 0;
-	ret = record(r, mutant);
-	if (!ret)
-		ret = replay(r);
+	for (int tries = 1;; tries++) {
+		r->entries = r->points = r->violations = r->fsck = 0;
+		ret = record(r, mutant);
+		harness = ret == -EAGAIN;
+		if (!ret) {
+			ret = replay(r);
+			harness = ret < 0 && !r->violations && !r->fsck;
+		}
+		if (!harness || tries == HARNESS_TRIES)
+			break;
+		r->retries++;
+		fprintf(stderr, "crash: harness failure (%s): recording again\n", strerror(-ret));
+	}
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	if (ret)
 		fprintf(stderr, "crash: %s%s: %s\n", mutant ? "mutant " : "", mutant ? mutant : "",
@@ -371,9 +460,11 @@ static int setup(struct crash_run *r, int argc, char **argv)
 	}
 	r->oracle = mmap(NULL, sizeof(*r->oracle), PROT_READ | PROT_WRITE,
 			 MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	if (r->oracle == MAP_FAILED || (mkdir(REC_MNT, 0755) && errno != EEXIST) ||
-	    (mkdir(CHK_MNT, 0755) && errno != EEXIST))
+	beat = mmap(NULL, sizeof(*beat), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (r->oracle == MAP_FAILED || beat == MAP_FAILED ||
+	    (mkdir(REC_MNT, 0755) && errno != EEXIST) || (mkdir(CHK_MNT, 0755) && errno != EEXIST))
 		return 99;
+	watchdog();
 	return 0;
 }
 
@@ -400,7 +491,7 @@ int main(int argc, char **argv)
 	if (argc > 3 && !strcmp(argv[3], "mutants"))
 		nmut = run_mutants(&r, &caught, &missed);
 	printf("kernel=%s fs=%s mode=%s entries=%lu crash_points=%lu violations=%lu fsck=%lu "
-	       "mutants=%d/%d\n", kernel, r.fs, r.full ? "full" : "quick", entries, points,
-	       violations, fsck_errors, caught, nmut);
+	       "mutants=%d/%d harness_retries=%lu\n", kernel, r.fs, r.full ? "full" : "quick",
+	       entries, points, violations, fsck_errors, caught, nmut, r.retries);
 	return violations || fsck_errors || missed || (nmut && !caught) ? 1 : 0;
 }

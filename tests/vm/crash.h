@@ -14,7 +14,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#define CW_MAX_CALLS 256
+#define CW_MAX_CALLS 384
+#define CW_POOL_CALLS 16	/* at most, both pool lives (crash-pool.c) */
 #define CW_MAX_DATA 3
 #define CW_SEG (1u << 20)	/* pool segment size */
 
@@ -57,8 +58,10 @@ struct cw_seen {
 };
 
 /* Run the workload in @dir (the mount point), marking through @mark: the
- * file calls @rounds times over (each round on new files), then the pool. */
-int cw_run(const char *dir, int rounds, int (*mark)(const char *text), struct cw_oracle *o);
+ * file calls once, again on new files while @more(round) says so and the
+ * oracle has room, then the pool. */
+int cw_run(const char *dir, bool (*more)(int round), int (*mark)(const char *text),
+	   struct cw_oracle *o);
 
 /* The pool's part of it, in @dir (open as @dirfd): crash-pool.c. */
 int cw_run_pool(const char *dir, int dirfd, int (*mark)(const char *text), struct cw_oracle *o);
@@ -67,10 +70,12 @@ int cw_check_pool(const char *dir, int dirfd, const struct cw_oracle *o,
 
 /*
  * Check the filesystem mounted at @dir against the oracle at a crash point
- * where @seen holds the marks replayed so far.  Prints one line per
- * violation (prefixed with @where) and returns their number.
+ * where @seen holds the marks replayed so far: every file's size and
+ * extents, the bytes of the calls not yet settled (crash-check.c), all bytes
+ * with @sweep.  Prints one line per violation (prefixed with @where) and
+ * returns their number.
  */
 int cw_check(const char *dir, const struct cw_oracle *o, const struct cw_seen *seen,
-	     const char *where);
+	     bool sweep, const char *where);
 
 #endif

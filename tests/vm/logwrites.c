@@ -199,6 +199,20 @@ int lw_mark(const char *name, const char *text)
 	return vm_dm_message(name, msg);
 }
 
+int lw_logged_entries(const char *name, uint64_t *n)
+{
+	char status[256];
+	unsigned long long v;
+	int r = vm_dm_status(name, status, sizeof(status));
+
+	if (r)
+		return r;
+	if (sscanf(status, "%llu", &v) != 1)
+		return -EIO;
+	*n = v;
+	return 0;
+}
+
 int lw_check_enabled(const char *name)
 {
 	char status[256];

@@ -65,5 +65,8 @@ int lw_create(const char *name, const char *dev, const char *logdev, char *path,
 int lw_mark(const char *name, const char *text);
 /* 0 while logging, -EIO once the target says "logging_disabled". */
 int lw_check_enabled(const char *name);
+/* The entries the target has logged so far (its status's first number:
+ * written to the log by its thread, so a little behind the bios). */
+int lw_logged_entries(const char *name, uint64_t *n);
 
 #endif

@@ -17,6 +17,10 @@
 #   --timeout SECONDS   kill the guest after this long (default 300)
 #   --log FILE          keep the serial console log there as well
 #   --accel ACCEL       tcg (default), kvm, or auto (kvm when /dev/kvm is usable)
+#   --extra FILES       comma-separated host files (tools such as fio, dd) put in
+#                       the guest at the same absolute paths, with their shared
+#                       libraries; may be given more than once
+#   --mem MIB           guest memory (default 1024)
 #
 # Environment: PREALLOC_VM_CACHE (cache directory, default tests/vm/.cache),
 # PREALLOC_VM_OFFLINE=1 (never touch the network), PREALLOC_VM_KVER_<series>
@@ -296,7 +300,10 @@ qemu_devices() {	# RUNDIR DEVICE...: print QEMU arguments, one per line
 			printf '%s\n' -drive "if=none,id=$d,file=$run/$d.img,$drive" \
 				-device "scsi-hd,bus=scsi0.0,drive=$d,serial=$d" ;;
 		cdata|cscratch|clog|ccow)	# the crash test's disks (crash.c)
-			local size=384M
+			# NVMe, not virtio-blk: under TCG, QEMU now and then never
+			# completes a request; the NVMe driver times it out (30 s),
+			# aborts, resets and goes on, virtio-blk waits for ever.
+			local size=768M	# full runs' files (crash.c FULL_ENTRIES)
 			[ "$d" = clog ] && size=2G
 			[ "$d" = ccow ] && size=256M
 			truncate -s $size "$run/$d.img"
@@ -310,7 +317,7 @@ qemu_devices() {	# RUNDIR DEVICE...: print QEMU arguments, one per line
 
 cmd_run() {
 	local series=6.18 devices=nvme512 sdebug="dev_size_mb=64 lbpu=1 lbpws=1 lbprz=1"
-	local timeout=300 logfile="" accel=tcg
+	local timeout=300 logfile="" accel=tcg mem=1024 extra="" f
 	while [ $# -gt 0 ]; do
 		case $1 in
 		--kernel) series=$2; shift 2 ;;
@@ -319,6 +326,8 @@ cmd_run() {
 		--timeout) timeout=$2; shift 2 ;;
 		--log) logfile=$2; shift 2 ;;
 		--accel) accel=$2; shift 2 ;;
+		--extra) extra="$extra,$2"; shift 2 ;;
+		--mem) mem=$2; shift 2 ;;
 		--) shift; break ;;
 		*) die "unknown option '$1'" ;;
 		esac
@@ -327,6 +336,11 @@ cmd_run() {
 	local bin=$1; shift
 	[ -x "$bin" ] || die "$bin is not an executable"
 	[ -n "${PATTERN[$series]:-}" ] || die "unknown kernel series '$series' (6.1, 6.12, 6.18)"
+	[[ $mem =~ ^[0-9]+$ ]] && [ "$mem" -ge 256 ] || die "--mem $mem: a number of MiB, at least 256"
+	for f in ${extra//,/ }; do
+		[ -f "$f" ] || die "--extra $f is not a file"
+		case $f in /*) ;; *) die "--extra $f: give an absolute path (the guest gets the same one)" ;; esac
+	done
 
 	mkdir -p "$CACHE"
 	need_host_tools
@@ -345,6 +359,10 @@ cmd_run() {
 	copy_with_libs "$(readlink -f "$bin")" "$stage"
 	rm "$stage$(readlink -f "$bin")"
 	cp -L "$bin" "$stage/bin/vm-test"
+	# --extra: host tools at their own paths, with their libraries.
+	for f in ${extra//,/ }; do
+		copy_with_libs "$f" "$stage"
+	done
 	{
 		echo "VM_DEVICES='${devices//,/ }'"
 		echo "VM_SDEBUG='$sdebug'"
@@ -368,7 +386,7 @@ cmd_run() {
 	log "booting $kver ($accel) with ${devices} (log: ${logfile:-stdout})"
 	set +e
 	timeout --foreground -k 10 "$timeout" qemu-system-x86_64 \
-		-accel "$accel" "${cpu[@]}" -smp 1 -m 1024 -nographic -nodefaults -no-user-config \
+		-accel "$accel" "${cpu[@]}" -smp 1 -m "$mem" -nographic -nodefaults -no-user-config \
 		-serial stdio -monitor none -no-reboot \
 		-device isa-debug-exit,iobase=0xf4,iosize=0x04 \
 		-kernel "$dir/root/boot/vmlinuz-$kver" -initrd "$run/initrd" \
@@ -401,5 +419,5 @@ cmd_fetch() {
 case ${1:-} in
 fetch) shift; cmd_fetch "$@" ;;
 run) shift; cmd_run "$@" ;;
-*) sed -n '4,28p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
+*) sed -n '4,33p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
 esac
