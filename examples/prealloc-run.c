@@ -77,8 +77,8 @@ static void draw_bar(struct bar *b, uint64_t done, uint64_t total)
 /* --- cancelling -------------------------------------------------------- */
 
 /* SIGINT and SIGTERM cancel the call through its progress callback: the
- * library undoes it, and a report still comes out (with --json, the
- * background bits of an interrupted run). */
+ * library undoes it, the message says so, and --json still prints the
+ * report (the background bits of an interrupted run among it). */
 static volatile sig_atomic_t interrupted;
 
 static void on_signal(int sig)
@@ -89,7 +89,7 @@ static void on_signal(int sig)
 
 static void catch_signals(void)
 {
-	struct sigaction sa = { .sa_handler = on_signal };
+	struct sigaction sa = { .sa_handler = on_signal, .sa_flags = SA_RESTART };
 
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
@@ -345,6 +345,7 @@ int cmd_run(int argc, char **argv)
 	if (ret)
 		return ret < 0 ? 0 : ret;
 	path = argv[optind];
+	catch_signals();	/* before the file may be created */
 	fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
 	created = fd >= 0;
 	if (fd < 0 && errno == EEXIST)
@@ -357,7 +358,6 @@ int cmd_run(int argc, char **argv)
 	b.t0 = now_ns();
 	a.o.progress = progress;
 	a.o.progress_data = &b;
-	catch_signals();
 	ret = prealloc_file_ex(fd, a.offset, a.length, &a.o, &r);
 	if (ret)
 		explain(path, fd, -ret, &a, &r);

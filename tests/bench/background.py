@@ -188,6 +188,8 @@ class BgBench:
                 # Frozen, prealloc keeps its file for the count below (a
                 # cancelled run undoes it); the rest need no report.
                 os.killpg(p.pid, signal.SIGSTOP if tool else signal.SIGKILL)
+                if not tool:
+                    p.wait()  # its last write done before the count
             res.update(bg_bytes=self.written(), bg_seconds=t1 - t0, bg_finished=done)
         if fg:
             fg.wait()
@@ -299,6 +301,10 @@ def section_background(b, fs, res, log, rotated):
                        check=True, stdout=subprocess.DEVNULL)
     path = sched_file(fs)
     orig, offered = sched_read(path) if path else (None, [])
+    # A bio-based device ("none" without brackets) or one this user may not
+    # change: its scheduler stays as it is.
+    if path and (orig is None or not os.access(path, os.W_OK)):
+        path = None
     bg = res['background'] = {'runs': a.bg_runs, 'seconds': a.bg_seconds, 'size': a.bg_size,
                               'device_scheduler': orig, 'schedulers': {}, 'skipped': {}}
     for name in a.bg_schedulers if path else ['current']:
@@ -315,7 +321,10 @@ def section_background(b, fs, res, log, rotated):
             bg['schedulers'][key] = sched_run(bench, fs, jobs, key, log, rotated)
         finally:
             if name != 'current':
-                sched_set(path, orig)
+                try:
+                    sched_set(path, orig)
+                except OSError as e:
+                    log('  [%s bg] restoring scheduler %s failed: %s' % (fs.fstype, orig, e))
     bg['restored'] = sched_read(path)[0] if path else None
     return bg
 
@@ -346,8 +355,8 @@ def sched_run(bench, fs, jobs, sched, log, rotated):
             for name in order:
                 run[name] = bench.trial(job, 'none' if name == 'none-2' else name)
                 done = [name]
-                if name == 'background' and a.bg_fio_rate:
-                    rate = run[name].get('bg_bytes', 0) / max(run[name].get('bg_seconds', 1), 1e-3)
+                if name == 'background' and a.bg_fio_rate and run[name].get('bg_bytes'):
+                    rate = run[name]['bg_bytes'] / max(run[name].get('bg_seconds', 1), 1e-3)
                     run[PAIRED] = dict(bench.trial(job, PAIRED, rate), rate=rate)
                     done.append(PAIRED)
                 for n in done:

@@ -5,8 +5,9 @@
 # the FALLOC_FL_WRITE_ZEROES cover letter's experiment).
 # Run by vm.sh as the guest's /bin/vm-test (busybox sh), see README.md:
 #
-#   tests/vm/vm.sh run --kernel 6.18 --devices sdebug,nloop \
-#       --sdebug "dev_size_mb=256 lbpu=1 lbpws=1 lbprz=1" --timeout 3000 \
+#   tests/vm/vm.sh run --kernel 6.18 --devices sdebug,nloop --mem 2048 \
+#       --sdebug "dev_size_mb=512 lbpu=1 lbpws=1 lbprz=1 ndelay=10000" \
+#       --timeout 3600 \
 #       --extra /usr/bin/fio,/usr/bin/dd,$PWD/build/examples/prealloc \
 #       -- tests/vm/bg-guest.sh --prealloc $PWD/build/examples/prealloc
 #
@@ -203,15 +204,19 @@ start_contender() {	# NAME LENGTH
 stop_contender() {	# NAME: stop it, then set c_bytes c_secs c_method c_by c_state
 	c_t1=$(now)
 	touch $W/c.stop
+	n=0	# TERM for a minute (prealloc undoes its work), then KILL
 	while kill -0 $c_wrap 2>/dev/null; do
-		[ -s $W/c.pid ] && kill -TERM "$(cat $W/c.pid)" 2>/dev/null
+		sig=TERM
+		[ $n -ge 600 ] && sig=KILL
+		[ -s $W/c.pid ] && kill -$sig "$(cat $W/c.pid)" 2>/dev/null
+		n=$((n + 1))
 		sleep 0.1
 	done
 	wait $c_wrap 2>/dev/null
 	end=$c_t1
 	[ -s $W/c.end ] && end=$(cat $W/c.end)
 	c_secs=$(awk -v a="$c_t0" -v b="$end" 'BEGIN { printf "%.2f", b - a }')
-	c_runs=$(wc -l <$W/c.rc 2>/dev/null || echo 0)
+	c_runs=$(cat $W/c.rc 2>/dev/null | wc -l)
 	c_state=stopped
 	[ -s $W/c.end ] && c_state=done
 	c_method=-
@@ -327,7 +332,7 @@ bench_device() {	# NAME
 	say "device $name: ext4, foreground file $FGMB MiB (written), free $((avail / 1024)) MiB, contender length $((len / 1048576)) MiB ($FILL%)"
 	# What the library plans for a request of that size (the contender's
 	# is a new file beside it, same file system and device).
-	"$PREALLOC" probe --length "$len" $FG 2>&1 | head -n 4 | sed 's/^/BGBENCH   probe: /' 
+	"$PREALLOC" probe --length "$len" $FG 2>&1 | head -n 4 | sed 's/^/BGBENCH   probe: /'
 	ncont=$(echo $CONTENDERS | wc -w)
 	r=1
 	while [ $r -le "$ROUNDS" ]; do
@@ -357,7 +362,6 @@ BEGIN { FS = "\t" }
 {
 	k = $1 SUBSEP $2
 	if (!(k in seen)) { seen[k] = 1; order[++nk] = k }
-	if (!(($1, $4) in cseen)) { cseen[$1, $4] = 1 }
 	bw[k, $4, $3] = $5; iops[k, $4, $3] = $6; p99[k, $4, $3] = $7; mean[k, $4, $3] = $8; sp[k, $4, $3] = $9
 	cm[k, $4, $3] = $12; cs[k, $4, $3] = $11; st[k, $4, $3] = $13; me[k, $4, $3] = $14
 	if ($3 > maxr) maxr = $3

@@ -136,15 +136,16 @@ static int check_file(int dirfd, const struct cw_call *c, bool done, bool bytes,
 }
 
 /*
- * Settled: the call has ended and the next one has begun, whose durable
- * setup flushed after it.  Nothing writes its file again, so its bytes can
+ * Settled: the call has ended and the next file call has begun, whose
+ * durable setup flushed after it.  Nothing writes its file again, so its bytes can
  * only change through the filesystem's own bugs (fsck looks at every point,
  * the sweeps read them); reading every file at every point made a full run's
  * later points cost a multiple of its early ones.
  */
 static bool settled(const struct cw_oracle *o, const struct cw_seen *seen, int i)
 {
-	return seen->after[i] && i + 1 < o->n && seen->before[i + 1];
+	return seen->after[i] && i + 1 < o->n && o->call[i + 1].kind == CW_FILE &&
+	       seen->before[i + 1];
 }
 
 int cw_check(const char *dir, const struct cw_oracle *o, const struct cw_seen *seen,

@@ -252,7 +252,7 @@ static const char *incomplete(int dirfd, const char *name)
 {
 	struct prealloc_census cs = { .size = sizeof(cs) };
 	static uint8_t buf[CW_SEG];
-	static const uint8_t zero[CW_SEG];
+	static uint8_t zero[CW_SEG];	/* not const: .bss, not 1 MiB of the binary */
 	struct stat st;
 	const char *why = NULL;
 	int fd = openat(dirfd, name, O_RDONLY | O_CLOEXEC);

@@ -163,7 +163,11 @@ static bool until_full(int round)
 	uint64_t n;
 
 	(void)round;
-	return !lw_logged_entries(LW_NAME, &n) && n - ready_entries < FULL_ENTRIES;
+	if (lw_logged_entries(LW_NAME, &n)) {
+		fprintf(stderr, "crash: the log target's status: no entry count\n");
+		return false;
+	}
+	return n - ready_entries < FULL_ENTRIES;
 }
 
 /* The workload in a child, so each recording reads its mutant afresh. */
@@ -217,9 +221,10 @@ static int record(struct crash_run *r, const char *mutant)
 	if (umount(REC_MNT) < 0 && !ret)
 		ret = -errno;
 	ret2 = lw_check_enabled(LW_NAME);
-	if (ret2) {
+	if (ret2 == -EIO) {
+		/* The log disk failed (the harness's): nothing recorded counts. */
 		fprintf(stderr, "crash: the log-writes target says logging_disabled\n");
-		ret2 = -EAGAIN;		/* the log disk failed: the harness's */
+		ret = -EAGAIN;
 	}
 	ret = ret ? ret : ret2;
 out:
@@ -297,7 +302,9 @@ static void watchdog(void)
 {
 	pid_t parent = getpid();
 	unsigned long last = 0;
+	char level[8];
 	int quiet = 0;
+	FILE *f;
 
 	if (fork())
 		return;
@@ -309,8 +316,15 @@ static void watchdog(void)
 			continue;
 		printf("crash: no progress for %d s: blocked tasks follow\n", WATCHDOG_S);
 		fflush(stdout);
-		proc_write("/proc/sys/kernel/printk", "7");	/* the stacks are KERN_INFO */
+		/* The stacks are KERN_INFO: the console's level is raised for them. */
+		f = fopen("/proc/sys/kernel/printk", "re");
+		if (!f || fscanf(f, "%7s", level) != 1)
+			strcpy(level, "4");
+		if (f)
+			fclose(f);
+		proc_write("/proc/sys/kernel/printk", "7");
 		proc_write("/proc/sysrq-trigger", "w");
+		proc_write("/proc/sys/kernel/printk", level);
 	}
 	_exit(0);
 }
@@ -376,10 +390,10 @@ static int replay(struct crash_run *r)
 }
 
 /*
- * Record and replay; 0 when the harness itself worked.  An emulated disk
- * that fails under the harness (the log disk's writes, the snapshot's COW
- * disk) says nothing about the library: that round is done again, at most
- * HARNESS_TRIES times, unless it had already found something.
+ * Record and replay; 0 when the harness itself worked.  A failure of the
+ * harness (the log disk's writes, creating or removing a snapshot, the
+ * scratch disk) says nothing about the library: the round is tried at most
+ * HARNESS_TRIES times in all, unless it had already found something.
  */
 static int round_trip(struct crash_run *r, const char *mutant)
 {
@@ -471,11 +485,12 @@ static int setup(struct crash_run *r, int argc, char **argv)
 int main(int argc, char **argv)
 {
 	struct crash_run r = { 0 };
-	int ret = setup(&r, argc, argv), caught = 0, missed = 0, nmut = 0;
+	int ret, caught = 0, missed = 0, nmut = 0;
 	char kernel[64] = "?";
 	FILE *f;
 
-	setvbuf(stdout, NULL, _IOLBF, 0);
+	setvbuf(stdout, NULL, _IOLBF, 0);	/* before setup() forks the watchdog */
+	ret = setup(&r, argc, argv);
 	if (ret)
 		return ret;
 	f = fopen("/proc/sys/kernel/osrelease", "re");

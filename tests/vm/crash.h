@@ -70,9 +70,9 @@ int cw_check_pool(const char *dir, int dirfd, const struct cw_oracle *o,
 
 /*
  * Check the filesystem mounted at @dir against the oracle at a crash point
- * where @seen holds the marks replayed so far: every file's size and
- * extents, the bytes of the calls not yet settled (crash-check.c), all bytes
- * with @sweep.  Prints one line per violation (prefixed with @where) and
+ * where @seen holds the marks replayed so far: every file's size, the
+ * extents of returned calls, the bytes of the calls not yet settled
+ * (crash-check.c), all bytes with @sweep.  Prints one line per violation (prefixed with @where) and
  * returns their number.
  */
 int cw_check(const char *dir, const struct cw_oracle *o, const struct cw_seen *seen,
