@@ -67,12 +67,11 @@ def fio_fg(job, path, seconds, out):
     # --thread: fio's job processes would setsid() and escape a kill.
     common = ['fio', '--thread', '--name=fg-' + job, '--filename=' + path, '--direct=1',
               '--time_based', '--runtime=%g' % seconds, '--output-format=json',
-              '--output=' + out, '--percentile_list=99:99.9', '--randrepeat=0']
+              '--output=' + out, '--percentile_list=99:99.9', '--randrepeat=0',
+              '--size=%d' % FG_SIZE[job]]
     if job == 'sync':
-        return common + ['--rw=randwrite', '--bs=4k', '--ioengine=psync', '--fdatasync=1',
-                         '--size=512M']
-    return common + ['--rw=write', '--bs=1M', '--ioengine=io_uring', '--iodepth=4',
-                     '--size=1G']
+        return common + ['--rw=randwrite', '--bs=4k', '--ioengine=psync', '--fdatasync=1']
+    return common + ['--rw=write', '--bs=1M', '--ioengine=io_uring', '--iodepth=4']
 
 
 def parse_fg(out):

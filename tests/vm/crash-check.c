@@ -137,10 +137,10 @@ static int check_file(int dirfd, const struct cw_call *c, bool done, bool bytes,
 
 /*
  * Settled: the call has ended and the next file call has begun, whose
- * durable setup flushed after it.  Nothing writes its file again, so its bytes can
- * only change through the filesystem's own bugs (fsck looks at every point,
- * the sweeps read them); reading every file at every point made a full run's
- * later points cost a multiple of its early ones.
+ * durable setup flushed after it.  Nothing writes its file again, so its
+ * bytes can only change through the filesystem's own bugs (fsck looks at
+ * every point, the sweeps read them); reading every file at every point made
+ * a full run's later points cost a multiple of its early ones.
  */
 static bool settled(const struct cw_oracle *o, const struct cw_seen *seen, int i)
 {

@@ -181,7 +181,7 @@ static bool room(const struct cw_oracle *o)
 	return o->n + ROUND_CALLS + CW_POOL_CALLS <= CW_MAX_CALLS;
 }
 
-int cw_run(const char *dir, bool (*more)(int round), int (*markfn)(const char *text),
+int cw_run(const char *dir, bool (*more)(void), int (*markfn)(const char *text),
 	   struct cw_oracle *o)
 {
 	struct cw_run r = { .dir = dir, .mark = markfn, .o = o };
@@ -191,7 +191,7 @@ int cw_run(const char *dir, bool (*more)(int round), int (*markfn)(const char *t
 	r.dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (r.dirfd < 0)
 		return -errno;
-	for (int round = 0; !ret && (!round || (room(o) && more(round))); round++) {
+	for (int round = 0; !ret && (!round || (more && room(o) && more())); round++) {
 		for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]) && !ret; k++)
 			for (size_t m = 0; m < sizeof(methods) / sizeof(methods[0]) && !ret; m++)
 				ret = run_case(&r, &cases[k], methods[m]);

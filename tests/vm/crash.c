@@ -152,17 +152,10 @@ static int mark(const char *text)
 
 static uint64_t ready_entries;	/* logged when "ready" was */
 
-static bool once(int round)
-{
-	(void)round;
-	return false;
-}
-
-static bool until_full(int round)
+static bool until_full(void)
 {
 	uint64_t n;
 
-	(void)round;
 	if (lw_logged_entries(LW_NAME, &n)) {
 		fprintf(stderr, "crash: the log target's status: no entry count\n");
 		return false;
@@ -181,7 +174,7 @@ static int record_workload(struct crash_run *r, const char *mutant)
 	if (!pid) {
 		if (mutant)
 			setenv("PREALLOC_CRASH_MUTANT", mutant, 1);
-		int ret = cw_run(REC_MNT "/w", r->full ? until_full : once, mark, r->oracle);
+		int ret = cw_run(REC_MNT "/w", r->full ? until_full : NULL, mark, r->oracle);
 
 		if (ret)
 			fprintf(stderr, "crash: workload: %s\n", strerror(-ret));
@@ -235,8 +228,8 @@ out:
 /*
  * One crash point: a throwaway snapshot of the scratch disk as it is now
  * (@last: the end of the log).  A failure of the harness itself (the
- * scratch or COW disk, the snapshot) ends the replay: it says nothing about
- * the library.
+ * scratch disk, making or dropping the snapshot) ends the replay: it says
+ * nothing about the library.
  */
 static int crash_point(struct crash_run *r, int sfd, const struct cw_seen *seen, bool last,
 		       const char *where)

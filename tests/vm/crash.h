@@ -58,9 +58,9 @@ struct cw_seen {
 };
 
 /* Run the workload in @dir (the mount point), marking through @mark: the
- * file calls once, again on new files while @more(round) says so and the
- * oracle has room, then the pool. */
-int cw_run(const char *dir, bool (*more)(int round), int (*mark)(const char *text),
+ * file calls once, again on new files while @more (NULL: never) says so and
+ * the oracle has room, then the pool. */
+int cw_run(const char *dir, bool (*more)(void), int (*mark)(const char *text),
 	   struct cw_oracle *o);
 
 /* The pool's part of it, in @dir (open as @dirfd): crash-pool.c. */
