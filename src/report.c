@@ -4,6 +4,14 @@
 #include "internal.h"
 #include "report.h"
 
+/* Bytes of EOF segment @s inside the old last block. */
+static uint64_t in_last_block(const struct pa_work *w, const struct pa_seg *s)
+{
+	uint64_t blk_end = PA_ROUND_UP(w->old_size, w->bs);
+
+	return s->start < blk_end ? PA_MIN(s->len, blk_end - s->start) : 0;
+}
+
 /*
  * Bytes of EOF segment @i inside the old last block when this call wrote
  * that block's part inside EOF: extent state is per block, so the tail
@@ -13,20 +21,21 @@
 static uint64_t eof_tail_written(const struct pa_work *w, bool fiemap, size_t i)
 {
 	const struct pa_seg *s = &w->segs->v[i], *prev = i ? &w->segs->v[i - 1] : NULL;
-	uint64_t blk_end = PA_ROUND_UP(w->old_size, w->bs);
 
 	/* Without FIEMAP nothing beyond EOF shows as written (SEEK_DATA). */
 	if (!fiemap || !prev || s->start != w->old_size ||
 	    prev->start + prev->len != s->start || !pa_seg_zeroed(w, prev))
 		return 0;
-	return PA_MIN(s->len, blk_end - s->start);
+	return in_last_block(w, s);
 }
 
 /*
  * Keep-size beyond EOF: the rest of a written last block is written zeros
  * already; the rest is reserved, not written, if the filesystem reserves at
- * all (ext2 and indirect-block ext4 files do not).  Bytes neither written
- * nor reserved.
+ * all (ext2 and indirect-block ext4 files do not).  Written blocks past the
+ * last block are xfs's speculative preallocation, which xfs may trim and
+ * the next fallocate() allocate again unwritten: reserved, not written.
+ * Bytes neither written nor reserved.
  */
 static uint64_t beyond_eof(struct prealloc_report *r, const struct pa_work *w, bool fiemap,
 			   bool reserved)
@@ -39,10 +48,11 @@ static uint64_t beyond_eof(struct prealloc_report *r, const struct pa_work *w, b
 
 		if (s->state != PA_SEG_EOF || pa_seg_zeroed(w, s))
 			continue;
-		tail = s->allocated == PA_EOF_WRITTEN ? s->len : eof_tail_written(w, fiemap, i);
+		tail = s->allocated == PA_EOF_WRITTEN ? in_last_block(w, s) :
+							 eof_tail_written(w, fiemap, i);
 		rest = s->len - tail;
 		r->bytes_zeroed += tail;
-		if (s->allocated == PA_EOF_UNWRITTEN || reserved)
+		if (s->allocated != PA_EOF_NONE || reserved)
 			r->bytes_reserved += rest;
 		else
 			unreserved += rest;

@@ -84,9 +84,17 @@ static bool needs_reserve(const struct pa_work *w, unsigned int m)
 	       m == PREALLOC_METHOD_ALLOCATE || (keep_size(w) && w->end > w->old_size);
 }
 
-/* fallocate() the range, or only its unallocated pieces (and the new size)
- * when the whole range exceeds free space: allocated space is not reserved
- * again (xfs would count it, and fail near full). */
+/* Keep-size blocks beyond EOF are reserved even when allocated: they may be
+ * xfs's speculative preallocation, which it trims at the next close unless
+ * a fallocate() has marked the file preallocated. */
+static bool reserve_seg(const struct pa_work *w, const struct pa_seg *s)
+{
+	return pa_seg_fresh(s) || (s->state == PA_SEG_EOF && keep_size(w));
+}
+
+/* fallocate() the range, or only the pieces that need it (and the new
+ * size) when the whole range exceeds free space: allocated space is not
+ * reserved again (xfs would count it, and fail near full). */
 static int reserve_steps(const struct pa_work *w, unsigned int m, struct pa_steps *out)
 {
 	const uint8_t r = PREALLOC_ACTION_RESERVE;
@@ -95,7 +103,7 @@ static int reserve_steps(const struct pa_work *w, unsigned int m, struct pa_step
 	if (!w->piecewise)
 		return push(out, r, m, w->off, w->end - w->off, 0);
 	for (size_t i = 0; i < w->segs->n && !ret; i++)
-		if (pa_seg_fresh(&w->segs->v[i]))
+		if (reserve_seg(w, &w->segs->v[i]))
 			ret = push(out, r, m, w->segs->v[i].start, w->segs->v[i].len, 0);
 	if (!ret && !keep_size(w) && w->end > w->old_size)
 		ret = push(out, r, m, w->end - 1, 1, 0);

@@ -162,6 +162,38 @@ static void keep_size(void **state)
 	free(m.buf);
 }
 
+/*
+ * Appending writes make xfs preallocate beyond EOF on its own, and it trims
+ * that space at the next close unless a fallocate() marked the file
+ * preallocated: a keep-size call over such blocks must still reserve them.
+ */
+static void keep_size_over_eof_blocks(void **state)
+{
+	struct prealloc_census before = { .size = sizeof(before) }, c = { .size = sizeof(c) };
+	const uint64_t off = 6 * M + 64 * K, len = M;
+	char path[256];
+	struct model m;
+	int fd = open_new("appended", &m, 8 * M);
+
+	(void)state;
+	for (uint64_t o = 0; o < 6 * M; o += 128 * K)
+		put_data(fd, &m, o, 128 * K, (uint8_t)o);
+	assert_int_equal(fsync(fd), 0);
+	assert_int_equal(prealloc_verify(fd, off, len, &before), 0);
+	assert_int_equal(prealloc_file(fd, off, len, PREALLOC_KEEP_SIZE), 0);
+	close(fd);
+	fd = open(tfs_path(&fs->t, "appended", path, sizeof(path)), O_RDONLY | O_CLOEXEC);
+	assert_true(fd >= 0);
+	check_contents(fd, &m);
+	assert_int_equal(prealloc_verify(fd, off, len, &c), 0);
+	if (fs->fiemap_states)
+		assert_int_equal(c.hole_bytes, 0);
+	print_message("%s: %llu of %llu bytes allocated beyond EOF before the call\n", fs->type,
+		      (unsigned long long)(len - before.hole_bytes), (unsigned long long)len);
+	close(fd);
+	free(m.buf);
+}
+
 static void zero_data(void **state)
 {
 	struct prealloc_report r = { .size = sizeof(r) };
@@ -357,6 +389,7 @@ int main(void)
 		cmocka_unit_test(mixed_layout),
 		cmocka_unit_test(range_inside_file),
 		cmocka_unit_test(keep_size),
+		cmocka_unit_test(keep_size_over_eof_blocks),
 		cmocka_unit_test(zero_data),
 		cmocka_unit_test(forced_methods),
 		cmocka_unit_test(forced_allocate_is_not_written),

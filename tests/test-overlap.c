@@ -35,6 +35,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <sys/random.h>
 #include <sys/stat.h>
@@ -59,7 +60,18 @@ struct call {
 	unsigned int flags;
 	int ret;
 	bool injected;		/* an I/O error was injected into it */
+	unsigned int method;
+	uint64_t t0, t1;	/* started and returned, ns (sync calls; for the log) */
+	struct prealloc_report rep;
 };
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
 
 struct stream {
 	int fd;
@@ -67,6 +79,8 @@ struct stream {
 	uint64_t size0;		/* size before each round */
 	unsigned int rounds;
 	unsigned int calls;	/* per worker and round */
+	uint64_t t_round;	/* when the round began */
+	bool stop;		/* no more rounds: the workers return */
 	pthread_barrier_t start, end;	/* the workers and the checker */
 };
 
@@ -127,6 +141,7 @@ static void pick(struct worker *w, struct call *c, struct prealloc_options *o)
 	k = (unsigned int)tc_below(&w->r, 10);
 	o->method = k == 0 ? PREALLOC_METHOD_URING : k == 1 ? PREALLOC_METHOD_BUFFERED :
 		    PREALLOC_METHOD_AUTO;
+	c->method = o->method;
 }
 
 /* --- the workers ----------------------------------------------------------- */
@@ -153,7 +168,10 @@ static void sync_calls(struct worker *w)
 		}
 		inject_at = tc_below(&w->r, 8) == 0 ? 1 + (unsigned int)tc_below(&w->r, 4) : 0;
 		injected = false;
-		c->ret = prealloc_file_ex(w->s->fd, c->off, c->len, &o, NULL);
+		c->rep.size = sizeof(c->rep);
+		c->t0 = now_ns();
+		c->ret = prealloc_file_ex(w->s->fd, c->off, c->len, &o, &c->rep);
+		c->t1 = now_ns();
 		c->injected = injected;
 		inject_at = 0;
 	}
@@ -199,12 +217,13 @@ static void *worker(void *arg)
 {
 	struct worker *w = arg;
 
-	for (unsigned int r = 0; r < w->s->rounds; r++) {
+	for (;;) {
 		pthread_barrier_wait(&w->s->start);
+		if (w->s->stop)
+			return NULL;
 		(w->id < THREADS ? sync_calls : async_calls)(w);
 		pthread_barrier_wait(&w->s->end);
 	}
-	return NULL;
 }
 
 /* --- the checks ------------------------------------------------------------- */
@@ -252,15 +271,59 @@ static int64_t check_bytes(const uint8_t *img, const uint8_t *zd, const uint8_t 
 	return -1;
 }
 
-/* After a round: returns the calls that failed (as injected or cancelled). */
-static unsigned int check_round(const struct stream *s, const struct worker *w,
-				const uint8_t *img)
+/* Every call of a round that failed a check, in the order they began. */
+static void log_round(const struct stream *s, const struct worker *w)
 {
-	uint8_t *zd = calloc(1, SPAN), *got;
-	uint64_t size = s->size0;
-	unsigned int bad = 0, failed = 0;
+	for (unsigned int k = 0; k <= THREADS; k++)
+		for (unsigned int i = 0; i < w[k].n; i++) {
+			const struct call *c = &w[k].v[i];
+			const struct prealloc_report *r = &c->rep;
+
+			fprintf(stderr, "  worker %u: [%" PRIu64 ", %" PRIu64 ") flags %#x method %s: %d%s",
+				k, c->off, c->off + c->len, c->flags, prealloc_method_name(c->method),
+				c->ret, c->injected ? " (injected)" : "");
+			if (c->t0)	/* a sync call: its times and report */
+				fprintf(stderr, ", %" PRIu64 "-%" PRIu64 " us, zeroed %" PRIu64
+					" kept %" PRIu64 " reserved %" PRIu64,
+					(c->t0 - s->t_round) / 1000, (c->t1 - s->t_round) / 1000,
+					r->bytes_zeroed, r->bytes_kept, r->bytes_reserved);
+			fputc('\n', stderr);
+		}
+}
+
+/* The size and bytes after a round; 0 or -1. */
+static int check_contents(const struct stream *s, const uint8_t *img, const uint8_t *zd,
+			  uint64_t size)
+{
+	uint8_t *got = malloc(size);
 	struct stat st;
-	int64_t at;
+	int64_t at = -1;
+
+	assert_non_null(got);
+	assert_int_equal(fstat(s->fd, &st), 0);
+	if ((uint64_t)st.st_size != size) {
+		fprintf(stderr, "size %" PRIu64 ", the calls promised %" PRIu64 "\n",
+			(uint64_t)st.st_size, size);
+		free(got);
+		return -1;
+	}
+	assert_int_equal(tc_read(s->fd, got, size), (int64_t)size);
+	at = check_bytes(img, zd, got, size);
+	if (at >= 0)
+		fprintf(stderr, "byte %" PRId64 " is %#x, was %#x\n", at, got[at],
+			(uint64_t)at < SPAN ? img[at] : 0);
+	free(got);
+	return at >= 0 ? -1 : 0;
+}
+
+/* After a round: the calls that failed (as injected or cancelled), or -1
+ * when a check failed (with the round's log). */
+static int check_round(const struct stream *s, const struct worker *w, const uint8_t *img)
+{
+	uint8_t *zd = calloc(1, SPAN);
+	uint64_t size = s->size0;
+	unsigned int bad = 0;
+	int failed = 0;
 
 	assert_non_null(zd);
 	for (unsigned int k = 0; k <= THREADS; k++)
@@ -275,18 +338,10 @@ static unsigned int check_round(const struct stream *s, const struct worker *w,
 				for (uint64_t b = c->off; b < c->off + c->len; b++)
 					zd[b] |= ZD_ANY | (c->ret == 0 ? ZD_DONE : 0);
 		}
-	assert_int_equal(bad, 0);
-	assert_int_equal(fstat(s->fd, &st), 0);
-	assert_int_equal((uint64_t)st.st_size, size);
-	got = malloc(size);
-	assert_non_null(got);
-	assert_int_equal(tc_read(s->fd, got, size), (int64_t)size);
-	at = check_bytes(img, zd, got, size);
-	if (at >= 0)
-		fprintf(stderr, "byte %" PRId64 " is %#x, was %#x\n", at, got[at],
-			(uint64_t)at < SPAN ? img[at] : 0);
-	assert_int_equal(at, -1);
-	free(got);
+	if (bad || check_contents(s, img, zd, size) < 0) {
+		log_round(s, w);
+		failed = -1;
+	}
 	free(zd);
 	return failed;
 }
@@ -323,7 +378,7 @@ static void run_stream(const struct tfs *t, bool overlap, uint64_t sd)
 	struct worker w[THREADS + 1];
 	pthread_t th[THREADS + 1];
 	uint8_t *img = malloc(SPAN);
-	unsigned int failed = 0;
+	int failed = 0;
 
 	assert_non_null(img);
 	assert_int_equal(pthread_barrier_init(&s.start, NULL, THREADS + 2), 0);
@@ -334,19 +389,28 @@ static void run_stream(const struct tfs *t, bool overlap, uint64_t sd)
 		assert_non_null(w[k].v);
 		assert_int_equal(pthread_create(&th[k], NULL, worker, &w[k]), 0);
 	}
-	for (unsigned int r = 0; r < s.rounds; r++) {
+	for (unsigned int r = 0; r < s.rounds && failed >= 0; r++) {
+		int f;
+
 		s.fd = make_file(t, img, s.size0);
+		s.t_round = now_ns();
 		pthread_barrier_wait(&s.start);
 		pthread_barrier_wait(&s.end);
 		assert_int_equal(fsync(s.fd), 0);
-		failed += check_round(&s, w, img);
+		f = check_round(&s, w, img);
+		failed = f < 0 ? f : failed + f;
 		close(s.fd);
 	}
+	/* The workers return before anything can fail the test. */
+	s.stop = true;
+	pthread_barrier_wait(&s.start);
 	for (unsigned int k = 0; k <= THREADS; k++) {
 		assert_int_equal(pthread_join(th[k], NULL), 0);
 		free(w[k].v);
 	}
-	printf("%s: %u calls in %u rounds, %u failed as injected or cancelled\n",
+	if (failed < 0)
+		fail_msg("a round broke a promise (its calls are listed above)");
+	printf("%s: %u calls in %u rounds, %d failed as injected or cancelled\n",
 	       overlap ? "overlap" : "disjoint", s.rounds * s.calls * (THREADS + 1), s.rounds,
 	       failed);
 	pthread_barrier_destroy(&s.start);
