@@ -29,7 +29,8 @@ bool pa_seg_zeroed(const struct pa_work *w, const struct pa_seg *s)
 {
 	if (s->state == PA_SEG_DATA)
 		return w->in->flags & PREALLOC_ZERO_DATA;
-	/* Written blocks cannot exist beyond EOF without extending it. */
+	/* Keep-size beyond EOF is reserved, never written: no write lands
+	 * there without extending the file. */
 	return !(s->state == PA_SEG_EOF && keep_size(w));
 }
 
