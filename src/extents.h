@@ -47,7 +47,8 @@ struct pa_seg {
 };
 
 /* What backs a PA_SEG_EOF segment: nothing, an unwritten extent (a
- * keep-size reservation) or a written one (the rest of the old last block). */
+ * keep-size reservation, or xfs's speculative preallocation) or a written
+ * one (the rest of the old last block, or xfs's speculative blocks). */
 enum pa_eof_alloc {
 	PA_EOF_NONE,
 	PA_EOF_UNWRITTEN,

@@ -44,8 +44,8 @@ int pa_file_space(const struct pa_target *t, struct pa_work *w)
 	int ret = pa_space_check(t->ctx, &t->sfs, t->st.st_dev, w->segs, &avail);
 
 	/* Allocated space is not reserved again (xfs would count it, and
-	 * fail near full): reserve hole by hole when the range exceeds what
-	 * is free. */
+	 * fail near full): reserve piece by piece (src/steps.c) when the
+	 * range exceeds what is free. */
 	w->piecewise = w->end - w->off > avail;
 	return ret;
 }

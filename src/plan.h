@@ -22,6 +22,7 @@ struct pa_plan_input {
 	bool cow;			/* copy-on-write file: overwrites never go in place */
 	bool cow_unknown;		/* overlayfs whose upper layer cannot be judged */
 	bool inline_data;		/* ext4 inline data: buffered writes, never fallocate() */
+	bool eof_blocks_kept;		/* allocated blocks beyond EOF stay (false: xfs may trim them) */
 	bool no_fallocate;		/* ext2/3 file: nothing can be reserved beyond EOF */
 	bool mem_backed;		/* tmpfs/ramfs/hugetlbfs: no device below */
 	bool no_write;			/* hugetlbfs: no write(), fallocate() zeroes pages */

@@ -52,7 +52,7 @@ int pa_space_check(struct prealloc_ctx *ctx, const struct statfs *sfs, dev_t dev
 		}
 	}
 	if (!need) {
-		*ret_avail = 0;		/* nothing to reserve */
+		*ret_avail = 0;		/* nothing fresh: reserve piece by piece */
 		return 0;
 	}
 	/* No fixed capacity (tmpfs size=0, ramfs, memfd): it answers itself. */

@@ -85,17 +85,19 @@ static bool needs_reserve(const struct pa_work *w, unsigned int m)
 	       m == PREALLOC_METHOD_ALLOCATE || (keep_size(w) && w->end > w->old_size);
 }
 
-/* Keep-size blocks beyond EOF are reserved even when allocated: they may be
- * xfs's speculative preallocation, which it trims at the next close unless
- * a fallocate() has marked the file preallocated. */
+/* Keep-size blocks beyond EOF are reserved even when allocated, unless the
+ * file keeps them: they may be xfs's speculative preallocation, which it
+ * trims at the next close unless a fallocate() marked the file preallocated. */
 static bool reserve_seg(const struct pa_work *w, const struct pa_seg *s)
 {
-	return pa_seg_fresh(s) || (s->state == PA_SEG_EOF && keep_size(w));
+	return pa_seg_fresh(s) ||
+	       (s->state == PA_SEG_EOF && keep_size(w) && !w->in->eof_blocks_kept);
 }
 
 /* fallocate() the range, or only the pieces that need it (and the new
  * size) when the whole range exceeds free space: allocated space is not
- * reserved again (xfs would count it, and fail near full). */
+ * reserved again (xfs would count it, and fail near full), except xfs's
+ * own blocks beyond EOF, which only a reservation keeps. */
 static int reserve_steps(const struct pa_work *w, unsigned int m, struct pa_steps *out)
 {
 	const uint8_t r = PREALLOC_ACTION_RESERVE;

@@ -69,6 +69,18 @@ static void ext_flags(int fd, uint64_t fs_type, struct pa_plan_input *in)
 	in->no_fallocate = !(attr & (FS_INLINE_DATA_FL | FS_EXTENT_FL));
 }
 
+/* xfs keeps the blocks beyond EOF of a file that fallocate() marked
+ * preallocated; in any other file they may be its speculative
+ * preallocation, which it trims at the next close. */
+static bool eof_blocks_kept(int fd, uint64_t fs_type)
+{
+	struct fsxattr fa;
+
+	if (fs_type != XFS_SUPER_MAGIC)
+		return true;
+	return ioctl(fd, FS_IOC_FSGETXATTR, &fa) == 0 && (fa.fsx_xflags & FS_XFLAG_PREALLOC);
+}
+
 /* Mirror vfs_fallocate()'s errors for what it cannot work on. */
 static int check_type(mode_t mode)
 {
@@ -123,6 +135,7 @@ int pa_target_open(struct prealloc_ctx *ctx, int fd, uint64_t off, uint64_t len,
 				 t->fs_type == HUGETLBFS_MAGIC;
 		in->no_write = t->fs_type == HUGETLBFS_MAGIC;
 		ext_flags(fd, t->fs_type, in);
+		in->eof_blocks_kept = eof_blocks_kept(fd, t->fs_type);
 		in->range_in_eof = off + len <= (uint64_t)t->st.st_size;
 	}
 	t->dev = S_ISBLK(t->st.st_mode) ? t->st.st_rdev : t->st.st_dev;

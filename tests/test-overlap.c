@@ -271,7 +271,8 @@ static int64_t check_bytes(const uint8_t *img, const uint8_t *zd, const uint8_t 
 	return -1;
 }
 
-/* Every call of a round that failed a check, in the order they began. */
+/* Every call of a round that failed a check, worker by worker (the times
+ * say the order). */
 static void log_round(const struct stream *s, const struct worker *w)
 {
 	for (unsigned int k = 0; k <= THREADS; k++)

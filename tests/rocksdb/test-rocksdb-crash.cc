@@ -283,8 +283,9 @@ void CrashRounds(unsigned int rounds) {
     // Round 0 dies at the second WAL, the first still live: the segment
     // WarmPool left, whatever the load (a later WAL is a segment only if
     // the worker kept up), for CheckCrashedWal.
+    const int nth = 2 + rand_r(&seed) % 6;  // drawn in every round: seeds replay
     if (kind < 2)
-      SwitchRound(uri, r == 0 ? 2 : 2 + rand_r(&seed) % 6, kind == 1);
+      SwitchRound(uri, r == 0 ? 2 : nth, kind == 1);
     else
       CrashRound(uri, sh->acked + 1 + rand_r(&seed) % 300, kind == 3);
     if (r == 0) CheckCrashedWal();
