@@ -135,8 +135,10 @@ int pa_target_open(struct prealloc_ctx *ctx, int fd, uint64_t off, uint64_t len,
 				 t->fs_type == HUGETLBFS_MAGIC;
 		in->no_write = t->fs_type == HUGETLBFS_MAGIC;
 		ext_flags(fd, t->fs_type, in);
-		in->eof_blocks_kept = eof_blocks_kept(fd, t->fs_type);
 		in->range_in_eof = off + len <= (uint64_t)t->st.st_size;
+		/* Asked only where it matters: keep-size past EOF. */
+		in->eof_blocks_kept = in->range_in_eof || !(flags & PREALLOC_KEEP_SIZE) ||
+				      eof_blocks_kept(fd, t->fs_type);
 	}
 	t->dev = S_ISBLK(t->st.st_mode) ? t->st.st_rdev : t->st.st_dev;
 	if (pa_caps_cache_get(&pa_ctx(ctx)->caps, t->dev, &t->caps) == 0) {

@@ -35,7 +35,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 #include <sys/random.h>
 #include <sys/stat.h>
@@ -64,14 +63,6 @@ struct call {
 	uint64_t t0, t1;	/* started and returned, ns (sync calls; for the log) */
 	struct prealloc_report rep;
 };
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
 
 struct stream {
 	int fd;
@@ -169,9 +160,9 @@ static void sync_calls(struct worker *w)
 		inject_at = tc_below(&w->r, 8) == 0 ? 1 + (unsigned int)tc_below(&w->r, 4) : 0;
 		injected = false;
 		c->rep.size = sizeof(c->rep);
-		c->t0 = now_ns();
+		c->t0 = pa_now_ns();
 		c->ret = prealloc_file_ex(w->s->fd, c->off, c->len, &o, &c->rep);
-		c->t1 = now_ns();
+		c->t1 = pa_now_ns();
 		c->injected = injected;
 		inject_at = 0;
 	}
@@ -298,7 +289,7 @@ static int check_contents(const struct stream *s, const uint8_t *img, const uint
 {
 	uint8_t *got = malloc(size);
 	struct stat st;
-	int64_t at = -1;
+	int64_t at;
 
 	assert_non_null(got);
 	assert_int_equal(fstat(s->fd, &st), 0);
@@ -394,7 +385,7 @@ static void run_stream(const struct tfs *t, bool overlap, uint64_t sd)
 		int f;
 
 		s.fd = make_file(t, img, s.size0);
-		s.t_round = now_ns();
+		s.t_round = pa_now_ns();
 		pthread_barrier_wait(&s.start);
 		pthread_barrier_wait(&s.end);
 		assert_int_equal(fsync(s.fd), 0);

@@ -308,9 +308,8 @@ def section_background(b, fs, res, log, rotated):
                               'device_scheduler': orig, 'schedulers': {}, 'skipped': {}}
     for name in a.bg_schedulers if path else ['current']:
         if name != 'current' and name not in offered:
-            bg['skipped'][name] = 'not offered (%s)' % ' '.join(offered)
-            log('  [%s bg] scheduler %s skipped: not offered (%s)' % (
-                fs.fstype, name, ' '.join(offered)))
+            bg['skipped'][name] = why = 'not offered (%s)' % ' '.join(offered)
+            log('  [%s bg] scheduler %s skipped: %s' % (fs.fstype, name, why))
             continue
         try:
             if name != 'current':
@@ -508,6 +507,12 @@ def mechanism_table(scheds, table):
             table(['scheduler', 'beside', 'reports'] + list(names), out), '']
 
 
+# Per-run comparisons of background mode with its paired writer.
+P99_LE = lambda x: x['p99_x'] <= 1  # noqa: E731
+IOPS_GE = lambda x: x['iops_x'] >= 1  # noqa: E731
+BOTH = lambda x: P99_LE(x) and IOPS_GE(x)  # noqa: E731
+
+
 def paired_table(scheds, table):
     out = []
     for name, g in scheds.items():
@@ -516,9 +521,8 @@ def paired_table(scheds, table):
             v = pairs(g, job)
             if not v:
                 continue
-            le, ge = (lambda x: x['p99_x'] <= 1), (lambda x: x['iops_x'] >= 1)
-            out.append([name, job, w, str(len(v)), '%d' % kof(v, le), '%d' % kof(v, ge),
-                        '%d' % kof(v, lambda x: le(x) and ge(x)),
+            out.append([name, job, w, str(len(v)), '%d' % kof(v, P99_LE),
+                        '%d' % kof(v, IOPS_GE), '%d' % kof(v, BOTH),
                         _med([x['p99_x'] for x in v]), _iqr([x['p99_x'] for x in v]),
                         _med([x['iops_x'] for x in v]), _iqr([x['iops_x'] for x in v]),
                         _med([x['bg_mib_s'] for x in v if x['bg_mib_s'] is not None], '%.0f'),
@@ -629,9 +633,8 @@ def sched_targets(where, sched, g):
         n = len(v)
         need = math.ceil(7 * n / 9)
         note = '' if n >= 9 else '; fewer than 9 runs: indicative only'
-        le, ge = (lambda x: x['p99_x'] <= 1), (lambda x: x['iops_x'] >= 1)
-        for name, test in (('p99 <= paired writer\'s', le), ('IOPS >= paired writer\'s', ge),
-                           ('both', lambda x: le(x) and ge(x))):
+        for name, test in (('p99 <= paired writer\'s', P99_LE),
+                           ('IOPS >= paired writer\'s', IOPS_GE), ('both', BOTH)):
             k = kof(v, test)
             out.append(pre + '%s in %d of %d runs (needs %d%s) %s' % (
                 name, k, n, need, note, _pass(n and k >= need)))

@@ -219,7 +219,6 @@ stop_contender() {	# NAME: stop it, then set c_bytes c_secs c_method c_by c_stat
 	c_runs=$(cat $W/c.rc 2>/dev/null | wc -l)
 	c_state=stopped
 	[ -s $W/c.end ] && c_state=done
-	c_method=-
 	if [ "$1" = dd ]; then
 		[ -e $W/c.dd ] || : >$W/c.dd
 		[ "$c_state" = stopped ] && [ -e $CFILE ] && stat -c %s $CFILE >>$W/c.dd
@@ -229,7 +228,7 @@ stop_contender() {	# NAME: stop it, then set c_bytes c_secs c_method c_by c_stat
 			c_state="failed: $(tail -n1 $W/c.err)"
 	else
 		# One JSON report per run: sum the bytes, collect the methods.
-		c_bytes=0; c_method=""; c_by=""
+		c_bytes=0; c_method=""
 		: >$W/c.flat
 		while read -r line; do
 			echo "$line" >$W/c.one
