@@ -21,6 +21,9 @@
 #                       the guest at the same absolute paths, with their shared
 #                       libraries; may be given more than once
 #   --mem MIB           guest memory (default 1024)
+#   --qemu SOURCE       system (default: qemu-system-x86_64 on PATH) or
+#                       backports (bookworm-backports' QEMU, unpacked into the
+#                       cache on first use: README.md "Crash points", 6.1)
 #
 # Environment: PREALLOC_VM_CACHE (cache directory, default tests/vm/.cache),
 # PREALLOC_VM_OFFLINE=1 (never touch the network), PREALLOC_VM_KVER_<series>
@@ -119,15 +122,22 @@ apt_update() {
 	deb [signed-by=$KEYRING] $MIRROR/debian bookworm main
 	deb [signed-by=$KEYRING] $MIRROR/debian-security bookworm-security main
 	deb [signed-by=$KEYRING] $MIRROR/debian trixie-backports main
+	deb [signed-by=$KEYRING] $MIRROR/debian bookworm-backports main
 	EOF
-	# Refresh at most once a day; kernels already cached never need it.
-	if [ -n "$(find "$APTDIR/state/lists" -maxdepth 1 -name '*_Packages*' -mmin -1440 2>/dev/null)" ]; then
+	# Refresh at most once a day, and when the sources changed; kernels
+	# already cached never need it.
+	if cmp -s "$APTDIR/sources.list" "$APTDIR/state/sources.listed" &&
+	   [ -n "$(find "$APTDIR/state/lists" -maxdepth 1 -name '*_Packages*' -mmin -1440 2>/dev/null)" ]; then
 		return 0
 	fi
 	[ "${PREALLOC_VM_OFFLINE:-0}" = 1 ] && return 1
 	[ -r "$KEYRING" ] || { log "no $KEYRING (package debian-archive-keyring)"; return 1; }
 	log "apt-get update (private lists in $APTDIR)"
-	apt_private apt-get -q update >&2
+	# Recorded only when every list came: a missing one is tried again.
+	if apt_private apt-get -q -o APT::Update::Error-Mode=any update >&2; then
+		cp "$APTDIR/sources.list" "$APTDIR/state/sources.listed"
+	fi
+	[ -n "$(find "$APTDIR/state/lists" -maxdepth 1 -name '*_Packages*' 2>/dev/null)" ]
 }
 
 # Pick the kernel package: the pinned ABI if the archive still has it, else
@@ -180,6 +190,67 @@ fetch_kernel() {
 	echo "$kver" >"$tmp/kver"
 	touch "$tmp/ready"
 	mv "$tmp" "$dir"
+}
+
+# ------------------------------------------------------------ QEMU
+
+# bookworm-backports' QEMU, unpacked, never installed: under TCG, bookworm's
+# QEMU 7.2 now and then leaves an NVMe request uncompleted, and the 6.1
+# kernel does not survive the controller reset that follows (README.md,
+# "Crash points").  Its libraries are bookworm's.
+QEMU_PKGS="qemu-system-x86 qemu-system-common qemu-system-data seabios"
+qdir() { echo "$CACHE/qemu-backports"; }
+
+fetch_qemu() {
+	local dir tmp p missing
+	dir=$(qdir)
+	[ -f "$dir/ready" ] && return 0
+	apt_update || { log "cannot reach $MIRROR for the package lists"; return 1; }
+	log "fetching QEMU from bookworm-backports"
+	tmp=$(mktemp -d "$CACHE/.fetch.XXXXXX")
+	if ! (cd "$tmp" && apt_private apt-get -q download \
+		$(for p in $QEMU_PKGS; do echo "$p/bookworm-backports"; done) >&2); then
+		rm -rf "$tmp"
+		log "apt-get download of bookworm-backports' QEMU failed"
+		return 1
+	fi
+	for p in "$tmp"/*.deb; do
+		dpkg-deb -x "$p" "$tmp/root" || { rm -rf "$tmp"; log "cannot unpack $p"; return 1; }
+	done
+	rm -f "$tmp"/*.deb
+	missing=$(ldd "$tmp/root/usr/bin/qemu-system-x86_64" | awk '/not found/ { print $1 }')
+	if [ -n "$missing" ]; then
+		rm -rf "$tmp"
+		log "bookworm-backports' QEMU needs" $missing
+		return 1
+	fi
+	if ! "$tmp/root/usr/bin/qemu-system-x86_64" --version >"$tmp/version"; then
+		rm -rf "$tmp"
+		log "bookworm-backports' QEMU does not run here"
+		return 1
+	fi
+	touch "$tmp/ready"
+	rm -rf "$dir"
+	mv "$tmp" "$dir"
+}
+
+get_qemu() {
+	local rc=0
+	with_cache_lock fetch_qemu || rc=$?
+	[ $rc = 0 ] && return 0
+	[ $rc = "$HARD" ] && exit "$HARD"
+	skip "no QEMU from bookworm-backports (above why)"
+}
+
+# The QEMU command for SOURCE (system, or backports once get_qemu is done),
+# one word per line.
+qemu_cmd() {
+	local dir
+	dir=$(qdir)/root/usr
+	case $1 in
+	system) echo qemu-system-x86_64 ;;
+	backports) printf '%s\n' "$dir/bin/qemu-system-x86_64" -L "$dir/share/qemu" -L "$dir/share/seabios" ;;
+	esac
 }
 
 # Under a lock: parallel runs share the cache.
@@ -317,7 +388,7 @@ qemu_devices() {	# RUNDIR DEVICE...: print QEMU arguments, one per line
 
 cmd_run() {
 	local series=6.18 devices=nvme512 sdebug="dev_size_mb=64 lbpu=1 lbpws=1 lbprz=1"
-	local timeout=300 logfile="" accel=tcg mem=1024 extra="" f
+	local timeout=300 logfile="" accel=tcg mem=1024 extra="" qemu=system f
 	while [ $# -gt 0 ]; do
 		case $1 in
 		--kernel) series=$2; shift 2 ;;
@@ -328,6 +399,7 @@ cmd_run() {
 		--accel) accel=$2; shift 2 ;;
 		--extra) extra="$extra,$2"; shift 2 ;;
 		--mem) mem=$2; shift 2 ;;
+		--qemu) qemu=$2; shift 2 ;;
 		--) shift; break ;;
 		*) die "unknown option '$1'" ;;
 		esac
@@ -337,6 +409,7 @@ cmd_run() {
 	[ -x "$bin" ] || die "$bin is not an executable"
 	[ -n "${PATTERN[$series]:-}" ] || die "unknown kernel series '$series' (6.1, 6.12, 6.18)"
 	[[ $mem =~ ^[0-9]+$ ]] && [ "$mem" -ge 256 ] || die "--mem $mem: a number of MiB, at least 256"
+	case $qemu in system|backports) ;; *) die "--qemu $qemu: system or backports" ;; esac
 	for f in ${extra//,/ }; do
 		[ -f "$f" ] || die "--extra $f is not a file"
 		case $f in /*) ;; *) die "--extra $f: give an absolute path (the guest gets the same one)" ;; esac
@@ -345,6 +418,7 @@ cmd_run() {
 	mkdir -p "$CACHE"
 	need_host_tools
 	get_kernel "$series"
+	[ "$qemu" = backports ] && get_qemu
 	with_cache_lock build_base "$series"
 
 	local dir kver
@@ -373,7 +447,8 @@ cmd_run() {
 	mkcpio "$stage" "$run/payload.cpio"
 	cat "$dir/base.cpio" "$run/payload.cpio" >"$run/initrd"
 
-	local -a qargs
+	local -a qargs qemu_argv
+	mapfile -t qemu_argv < <(qemu_cmd "$qemu")
 	mapfile -t qargs < <(qemu_devices "$run" ${devices//,/ })
 	# auto: KVM when this user can open /dev/kvm, else TCG.
 	if [ "$accel" = auto ]; then
@@ -387,15 +462,17 @@ cmd_run() {
 	# halts (README "Crash points").
 	local idle=""
 	case ",$devices," in *,cdata,*) idle="idle=poll" ;; esac
+	# no_timer_check: under TCG on a loaded host the kernel's check of the
+	# IO-APIC timer can miss its ticks and panic at boot (seen on 6.1).
 	local rc=0 t0=$SECONDS
-	log "booting $kver ($accel) with ${devices} (log: ${logfile:-stdout})"
+	log "booting $kver ($accel, ${qemu_argv[0]}) with ${devices} (log: ${logfile:-stdout})"
 	set +e
-	timeout --foreground -k 10 "$timeout" qemu-system-x86_64 \
+	timeout --foreground -k 10 "$timeout" "${qemu_argv[@]}" \
 		-accel "$accel" "${cpu[@]}" -smp 1 -m "$mem" -nographic -nodefaults -no-user-config \
 		-serial stdio -monitor none -no-reboot \
 		-device isa-debug-exit,iobase=0xf4,iosize=0x04 \
 		-kernel "$dir/root/boot/vmlinuz-$kver" -initrd "$run/initrd" \
-		-append "console=ttyS0 panic=-1 quiet loglevel=4 $idle rdinit=/init" \
+		-append "console=ttyS0 panic=-1 quiet loglevel=4 no_timer_check $idle rdinit=/init" \
 		"${qargs[@]}" </dev/null | tee "$run/console.log"
 	rc=${PIPESTATUS[0]}
 	set -e
@@ -424,5 +501,5 @@ cmd_fetch() {
 case ${1:-} in
 fetch) shift; cmd_fetch "$@" ;;
 run) shift; cmd_run "$@" ;;
-*) sed -n '4,33p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
+*) sed -n '4,36p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
 esac
