@@ -10,7 +10,9 @@
  *   crash FS MODE [mutants]
  *
  * FS is ext4 or xfs; MODE quick (crash points at flush, FUA and mark
- * entries) or full (every entry, the file calls repeated to FULL_ENTRIES).  With
+ * entries), full (every entry, the file calls repeated to FULL_ENTRIES) or
+ * reorder (quick, and at each flush up to REORDER_BUDGET subsets of the
+ * writes it made durable: reorder.h).  With
  * "mutants" the workload is recorded again with each durability step of the
  * library removed in turn (PREALLOC_CRASH_MUTANT, honoured by the
  * -DPA_MUTANTS build linked here only), replayed in quick mode, and each
@@ -35,6 +37,7 @@
 
 #include "crash.h"
 #include "logwrites.h"
+#include "reorder.h"
 #include "stacks.h"
 #include "tcheck.h"
 
@@ -50,13 +53,20 @@
  * last one (in between only those of calls not yet settled: crash-check.c). */
 #define SWEEP_EVERY 16
 #define HARNESS_TRIES 3
+/* Subsets checked per flush: all of them up to 4 writes, a sample above. */
+#define REORDER_BUDGET 14
+#define REORDER_SEED 0x2545f4914f6cdd1dull
 
 struct crash_run {
 	const char *fs, *data, *log, *scratch, *cow;
-	bool full;
+	bool full, reorder;
 	struct cw_oracle *oracle;	/* shared with the recording child */
 	/* results */
 	unsigned long entries, points, violations, fsck;
+	uint64_t seed;		/* the subsets' draw (ro_subsets()) */
+	/* flushes making 2+ writes durable: seen, subset states checked, too
+	 * big to keep (reorder.h), the most writes one made durable */
+	unsigned long groups, reordered, skipped, largest;
 	unsigned long retries;	/* rounds done again for a harness failure */
 };
 
@@ -225,14 +235,36 @@ out:
 	return ret ? ret : ret2;
 }
 
+/* A subset of a flush's group (reorder.h) to leave on the snapshot. */
+struct subset {
+	const struct ro_group *g;
+	const struct lw_log *log;
+	uint64_t mask;
+};
+
+/* Turn the snapshot @snap (the whole group applied) into @sub's state. */
+static int write_subset(const char *snap, const struct subset *sub)
+{
+	int fd = open(snap, O_RDWR | O_CLOEXEC), ret;
+
+	if (fd < 0)
+		return -errno;
+	ret = ro_write(sub->g, sub->log, sub->mask, fd);
+	if (!ret && fsync(fd) < 0)
+		ret = -errno;
+	close(fd);
+	return ret;
+}
+
 /*
  * One crash point: a throwaway snapshot of the scratch disk as it is now
- * (@last: the end of the log).  A failure of the harness itself (the
- * scratch disk, making or dropping the snapshot) ends the replay: it says
+ * (@last: the end of the log), or with only @sub of the last flush's group
+ * (NULL: all of it).  A failure of the harness itself (the scratch disk,
+ * making, writing or dropping the snapshot) ends the replay: it says
  * nothing about the library.
  */
 static int crash_point(struct crash_run *r, int sfd, const struct cw_seen *seen, bool last,
-		       const char *where)
+		       const char *where, const struct subset *sub)
 {
 	char origin[16], cow[16], params[64], snap[64];
 	struct vm_dm_target t;
@@ -252,6 +284,11 @@ static int crash_point(struct crash_run *r, int sfd, const struct cw_seen *seen,
 		printf("crash: %s: harness: snapshot: %s\n", where, strerror(-ret));
 		return ret;
 	}
+	if (sub && (ret = write_subset(snap, sub))) {
+		printf("crash: %s: harness: writing the subset: %s\n", where, strerror(-ret));
+		vm_dm_remove(SNAP_NAME);
+		return ret;
+	}
 	++*beat;
 	if (++r->points % 250 == 0)	/* long full runs show they are alive */
 		printf("crash: %lu crash points, %lu violations so far\n", r->points, r->violations);
@@ -259,7 +296,7 @@ static int crash_point(struct crash_run *r, int sfd, const struct cw_seen *seen,
 		printf("VIOLATION %s: mount: %s\n", where, strerror(errno));
 		r->violations++;
 	} else {
-		bool sweep = last || r->points % SWEEP_EVERY == 0;
+		bool sweep = last || sub || r->points % SWEEP_EVERY == 0;
 
 		r->violations += (unsigned long)cw_check(CHK_MNT "/w", r->oracle, seen, sweep,
 							 where);
@@ -271,6 +308,39 @@ static int crash_point(struct crash_run *r, int sfd, const struct cw_seen *seen,
 		r->fsck++;
 	}
 	return vm_dm_remove(SNAP_NAME);
+}
+
+/*
+ * Before flush entry @idx is applied: the states where only a subset of the
+ * writes it makes durable (@g, all applied to the scratch disk) had reached
+ * the media, the marks as they are (@seen).
+ */
+static int reorder_points(struct crash_run *r, int sfd, const struct lw_log *log,
+			  const struct ro_group *g, const struct cw_seen *seen, uint64_t idx)
+{
+	uint64_t masks[REORDER_BUDGET];
+	char where[128];
+	int n, ret = 0;
+
+	if (g->total < 2)
+		return 0;
+	r->groups++;
+	if ((unsigned long)g->total > r->largest)
+		r->largest = (unsigned long)g->total;
+	if (g->overflow) {
+		r->skipped++;
+		return 0;
+	}
+	n = ro_subsets(g->n, masks, REORDER_BUDGET, &r->seed);
+	for (int i = 0; i < n && !ret; i++) {
+		struct subset sub = { g, log, masks[i] };
+
+		snprintf(where, sizeof(where), "entry %llu flush, kept 0x%llx of its %d writes",
+			 (unsigned long long)idx, (unsigned long long)masks[i], g->n);
+		ret = crash_point(r, sfd, seen, false, where, &sub);
+		r->reordered++;
+	}
+	return ret;
 }
 
 /* Write @text to the /proc file @path; errors only reported. */
@@ -336,27 +406,49 @@ static void note_mark(const char *m, struct cw_seen *seen, bool *armed, bool *en
 		(m[0] == 'B' ? seen->before : seen->after)[i] = true;
 }
 
+/* Apply @e, keeping the group of a flush to come up to date (reorder.h). */
+static int replay_entry(struct crash_run *r, int sfd, const struct lw_log *log,
+			const struct lw_entry *e, struct ro_group *g, const struct cw_seen *seen,
+			bool armed)
+{
+	int ret = 0;
+
+	if (r->reorder && armed) {
+		if (ro_plain(e))
+			ret = ro_add(g, e, log->super.sectorsize, sfd);
+		else if (e->flags & LW_FLUSH)
+			ret = reorder_points(r, sfd, log, g, seen, log->next - 1);
+		if (!ro_plain(e))
+			ro_reset(g);
+	}
+	return ret ? ret : lw_apply(log, e, sfd);
+}
+
 static int replay(struct crash_run *r)
 {
 	struct cw_seen seen = { 0 };
 	bool armed = false, end = false;
+	struct ro_group *g = calloc(1, sizeof(*g));
 	struct lw_log log;
 	struct lw_entry e;
 	char where[128];
 	int sfd, ret;
 
-	ret = zero_device(r->scratch);
+	r->seed = REORDER_SEED;
+	ret = g ? zero_device(r->scratch) : -ENOMEM;
 	if (!ret)
 		ret = lw_open(&log, r->log);
-	if (ret)
+	if (ret) {
+		free(g);
 		return ret;
+	}
 	sfd = open(r->scratch, O_RDWR | O_CLOEXEC);
 	if (sfd < 0) {
-		lw_close(&log);
-		return -errno;
+		ret = -errno;
+		goto out;
 	}
 	while (!(ret = lw_next(&log, &e))) {
-		ret = lw_apply(&log, &e, sfd);
+		ret = replay_entry(r, sfd, &log, &e, g, &seen, armed);
 		if (ret)
 			break;
 		r->entries++;
@@ -367,12 +459,15 @@ static int replay(struct crash_run *r)
 		snprintf(where, sizeof(where), "entry %llu%s%s%s%s", (unsigned long long)log.next - 1,
 			 e.flags & LW_FLUSH ? " flush" : "", e.flags & LW_FUA ? " fua" : "",
 			 e.flags & LW_MARK ? " mark " : "", e.mark);
-		ret = crash_point(r, sfd, &seen, end, where);
+		ret = crash_point(r, sfd, &seen, end, where, NULL);
 		if (ret)
 			break;
 	}
 	close(sfd);
+out:
 	lw_close(&log);
+	ro_reset(g);
+	free(g);
 	if (ret < 0)
 		return ret;
 	if (!end) {
@@ -397,6 +492,7 @@ static int round_trip(struct crash_run *r, const char *mutant)
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	for (int tries = 1;; tries++) {
 		r->entries = r->points = r->violations = r->fsck = 0;
+		r->groups = r->reordered = r->skipped = r->largest = 0;
 		ret = record(r, mutant);
 		harness = ret == -EAGAIN;
 		if (!ret) {
@@ -416,6 +512,10 @@ static int round_trip(struct crash_run *r, const char *mutant)
 		printf("crash: %s%s: %lu entries, %lu crash points, %lu violations, %lu fsck "
 		       "errors, %ld s\n", mutant ? "mutant " : "run", mutant ? mutant : "",
 		       r->entries, r->points, r->violations, r->fsck, (long)(t1.tv_sec - t0.tv_sec));
+	if (!ret && r->reorder)
+		printf("crash: %lu flushes made 2 or more writes durable (at most %lu), %lu "
+		       "subset states checked, %lu groups over %d writes or %u MiB not reordered\n",
+		       r->groups, r->largest, r->reordered, r->skipped, RO_MAX, RO_MAX_BYTES >> 20);
 	return ret;
 }
 
@@ -430,9 +530,9 @@ static int run_mutants(struct crash_run *r, int *caught, int *missed)
 {
 	static const char *const mutants[] = { "data-sync", "pool-sync", "dir-sync" };
 	const int n = (int)(sizeof(mutants) / sizeof(mutants[0]));
-	bool full = r->full;
+	bool full = r->full, reorder = r->reorder;
 
-	r->full = false;	/* the flush, FUA and mark points are where they show */
+	r->full = r->reorder = false;	/* the flush, FUA and mark points are where they show */
 	*caught = *missed = 0;
 	for (int i = 0; i < n; i++) {
 		if (!round_trip(r, mutants[i]) && (r->violations || r->fsck)) {
@@ -443,18 +543,20 @@ static int run_mutants(struct crash_run *r, int *caught, int *missed)
 		++*missed;
 	}
 	r->full = full;
+	r->reorder = reorder;
 	return n;
 }
 
 static int setup(struct crash_run *r, int argc, char **argv)
 {
 	if (argc < 3 || (strcmp(argv[1], "ext4") && strcmp(argv[1], "xfs")) ||
-	    (strcmp(argv[2], "quick") && strcmp(argv[2], "full"))) {
-		fprintf(stderr, "usage: crash ext4|xfs quick|full [mutants]\n");
+	    (strcmp(argv[2], "quick") && strcmp(argv[2], "full") && strcmp(argv[2], "reorder"))) {
+		fprintf(stderr, "usage: crash ext4|xfs quick|full|reorder [mutants]\n");
 		return 2;
 	}
 	r->fs = argv[1];
 	r->full = !strcmp(argv[2], "full");
+	r->reorder = !strcmp(argv[2], "reorder");
 	r->data = dev_env("PA_VM_CDATA");
 	r->log = dev_env("PA_VM_CLOG");
 	r->scratch = dev_env("PA_VM_CSCRATCH");
@@ -494,12 +596,16 @@ int main(int argc, char **argv)
 	if (round_trip(&r, NULL))
 		return 1;
 	unsigned long entries = r.entries, points = r.points, violations = r.violations,
-		      fsck_errors = r.fsck;
+		      fsck_errors = r.fsck, reordered = r.reordered;
 
 	if (argc > 3 && !strcmp(argv[3], "mutants"))
 		nmut = run_mutants(&r, &caught, &missed);
 	printf("kernel=%s fs=%s mode=%s entries=%lu crash_points=%lu violations=%lu fsck=%lu "
-	       "mutants=%d/%d harness_retries=%lu\n", kernel, r.fs, r.full ? "full" : "quick",
-	       entries, points, violations, fsck_errors, caught, nmut, r.retries);
+	       "mutants=%d/%d harness_retries=%lu", kernel, r.fs,
+	       r.full ? "full" : r.reorder ? "reorder" : "quick", entries, points, violations,
+	       fsck_errors, caught, nmut, r.retries);
+	if (r.reorder)
+		printf(" subset_states=%lu", reordered);
+	printf("\n");
 	return violations || fsck_errors || missed || (nmut && !caught) ? 1 : 0;
 }

@@ -62,8 +62,9 @@ int lw_decode_entry(const void *buf, size_t n, uint32_t sectorsize, struct lw_en
 		memcpy(e->mark, p + LW_ENTRY_SIZE, data_len);
 		return 0;
 	}
-	/* Inline data exists only for marks; a flush carries no data here
-	 * (a flush with data is logged as the write it is). */
+	/* data_len is a mark's; a write's data follows its entry as
+	 * nr_sectors sectors (device-mapper sends a flush with data as an
+	 * empty flush, then the write). */
 	if (data_len || e->nr_sectors > (1ull << 32))
 		return -EINVAL;
 	return 0;
@@ -83,7 +84,7 @@ static int pread_all(int fd, void *buf, size_t len, uint64_t off)
 	return r == (ssize_t)len ? 0 : r < 0 ? -errno : -EIO;
 }
 
-static int pwrite_all(int fd, const void *buf, size_t len, uint64_t off)
+int lw_write_at(int fd, const void *buf, size_t len, uint64_t off)
 {
 	ssize_t r = pwrite(fd, buf, len, (off_t)off);
 
@@ -151,7 +152,7 @@ static int copy_out(int logfd, uint64_t from, int devfd, uint64_t to, uint64_t l
 		if (!zero)
 			r = pread_all(logfd, buf, n, from);
 		if (!r)
-			r = pwrite_all(devfd, buf, n, to);
+			r = lw_write_at(devfd, buf, n, to);
 		from += n;
 		to += n;
 		len -= n;

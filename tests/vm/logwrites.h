@@ -7,9 +7,11 @@
  * Layout: a super block in the first sector (sectorsize = the logical block
  * size of the logged device), then one entry per sector, each followed by the
  * nr_sectors sectors it wrote (none for flushes, discards and marks; a mark's
- * text sits in its entry's sector after the header).  Writes reach the log
- * when a flush or FUA covers them, so a prefix of the log is a state the
- * device could have been in after a power loss.
+ * text sits in its entry's sector after the header).  A plain write reaches
+ * the log when the next flush completes, just before that flush's entry (the
+ * run reorder.h works on); FUA writes and marks as they complete.  So a
+ * prefix of the log is a state the device could have been in after a power
+ * loss.
  */
 #ifndef VM_LOGWRITES_H
 #define VM_LOGWRITES_H
@@ -55,6 +57,8 @@ int lw_open(struct lw_log *log, const char *path);
 void lw_close(struct lw_log *log);
 /* The next entry, 1 at the end of the log, or a negative errno. */
 int lw_next(struct lw_log *log, struct lw_entry *e);
+/* pwrite() all of @len bytes: 0 or a negative errno. */
+int lw_write_at(int fd, const void *buf, size_t len, uint64_t off);
 /* Apply a data or discard entry to @devfd (discards write zeros, what the
  * recorded devices read after one); flushes and marks do nothing. */
 int lw_apply(const struct lw_log *log, const struct lw_entry *e, int devfd);
