@@ -413,13 +413,12 @@ static int replay_entry(struct crash_run *r, int sfd, const struct lw_log *log,
 {
 	int ret = 0;
 
-	if (r->reorder && armed) {
-		if (ro_plain(e))
-			ret = ro_add(g, e, log->super.sectorsize, sfd);
-		else if (e->flags & LW_FLUSH)
+	if (r->reorder && armed && ro_plain(e)) {
+		ret = ro_add(g, e, log->super.sectorsize, sfd);
+	} else if (r->reorder && armed) {
+		if (e->flags & LW_FLUSH)
 			ret = reorder_points(r, sfd, log, g, seen, log->next - 1);
-		if (!ro_plain(e))
-			ro_reset(g);
+		ro_reset(g);
 	}
 	return ret ? ret : lw_apply(log, e, sfd);
 }
