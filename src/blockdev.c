@@ -32,6 +32,7 @@
 #include "blkid.h"
 #include "engine.h"
 #include "internal.h"
+#include "method.h"
 
 /* Bytes per BLKZEROOUT or fallocate call: the unit of progress and cancel. */
 #define CHUNK_MIN	(64ull << 20)
@@ -113,7 +114,7 @@ static int prepare(struct pa_call *c, struct pa_exec *x, unsigned int m)
 {
 	int ret;
 
-	if (m != PREALLOC_METHOD_URING)
+	if (!pa_method_is(m, PA_M_DIRECT))
 		return 0;
 	ret = pa_open_direct(c, (uint32_t)x->w.bs);
 	for (size_t i = 0; i < x->ntodo && !ret; i++)

@@ -15,6 +15,7 @@
 
 #include "engine.h"
 #include "internal.h"
+#include "method.h"
 #include "mutant.h"
 
 bool pa_refused(int err)
@@ -50,24 +51,30 @@ static int reserve(struct pa_call *c, struct pa_exec *x, const struct pa_step *s
 	return ret;
 }
 
-/* Consecutive direct zero steps go to io_uring together: the queue stays
- * full across the holes of a fragmented file.  *@k ends on the last. */
-static int uring(struct pa_call *c, const struct pa_steps *s, size_t *k)
+/* A method's run of steps: consecutive zero steps go together to a method
+ * that batches (the io_uring queue stays full across the holes of a
+ * fragmented file).  *@k ends on the last. */
+static int zero(struct pa_call *c, const struct pa_exec *x, size_t *k)
 {
-	size_t e = *k, n = 0;
-	struct pa_range *r;
+	const struct pa_steps *s = &x->steps;
+	unsigned int m = s->v[*k].method;
+	const struct pa_method *row = pa_method(m);
+	size_t e = *k + 1, n = 0;
+	struct pa_range one, *r = &one;
 	int ret;
 
-	while (e < s->n && s->v[e].action == PREALLOC_ACTION_ZERO &&
-	       s->v[e].method == PREALLOC_METHOD_URING)
+	if (!row)
+		return -EOPNOTSUPP;
+	while ((row->flags & PA_M_BATCH) && e < s->n && s->v[e].method == m &&
+	       s->v[e].action == PREALLOC_ACTION_ZERO)
 		e++;
-	r = calloc(e - *k, sizeof(*r));
-	if (!r)
+	if (e - *k > 1 && !(r = calloc(e - *k, sizeof(*r))))
 		return -ENOMEM;
 	for (size_t i = *k; i < e; i++)
 		r[n++] = (struct pa_range){ s->v[i].start, s->v[i].len };
-	ret = pa_zero_uring(c, r, n);
-	free(r);
+	ret = row->zero(c, r, n, x->chunk);
+	if (r != &one)
+		free(r);
 	*k = e - 1;
 	return ret;
 }
@@ -81,20 +88,7 @@ static int run_step(struct pa_call *c, struct pa_exec *x, size_t *k)
 	if (s->action == PREALLOC_ACTION_SYNC)
 		return pa_mutant(PA_MUTANT_DATA_SYNC) ||
 		       PA_RETRY_EINTR(fdatasync(x->sync_fd)) == 0 ? 0 : -errno;
-	switch (s->method) {
-	case PREALLOC_METHOD_WRITE_ZEROES:
-		return pa_zero_write_zeroes(c, s->start, s->len, x->chunk);
-	case PREALLOC_METHOD_ZEROOUT:
-		return pa_zero_out(c, s->start, s->len, x->chunk);
-	case PREALLOC_METHOD_URING:
-		return uring(c, &x->steps, k);
-	case PREALLOC_METHOD_BUFFERED:
-		return pa_zero_buffered(c, s->start, s->len);
-	case PREALLOC_METHOD_ALLOCATE:	/* fallocate() zeroed it */
-		return pa_advance(c, PREALLOC_METHOD_ALLOCATE, s->len);
-	default:
-		return -EOPNOTSUPP;
-	}
+	return zero(c, x, k);
 }
 
 /*

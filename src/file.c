@@ -11,6 +11,7 @@
 #include "engine.h"
 #include "extents.h"
 #include "internal.h"
+#include "method.h"
 #include "report.h"
 #include "space.h"
 #include "undo.h"
@@ -56,7 +57,7 @@ static int prepare(struct pa_call *c, struct pa_exec *x, unsigned int m)
 	const struct pa_caps *caps = c->target.caps;
 	int ret;
 
-	if (m != PREALLOC_METHOD_URING)
+	if (!pa_method_is(m, PA_M_DIRECT))
 		return 0;
 	ret = pa_open_direct(c, caps ? caps->logical_block_size : 512);
 	if (ret)

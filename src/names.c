@@ -3,19 +3,15 @@
 #include <string.h>
 
 #include "internal.h"
-
-static const char *const method_names[PA_METHOD_COUNT] = {
-	[PREALLOC_METHOD_AUTO] = "auto",
-	[PREALLOC_METHOD_WRITE_ZEROES] = "write-zeroes",
-	[PREALLOC_METHOD_ZEROOUT] = "zeroout",
-	[PREALLOC_METHOD_URING] = "uring",
-	[PREALLOC_METHOD_BUFFERED] = "buffered",
-	[PREALLOC_METHOD_ALLOCATE] = "allocate",
-};
+#include "method.h"
 
 PA_EXPORT const char *prealloc_method_name(enum prealloc_method method)
 {
-	return (unsigned int)method < PA_METHOD_COUNT ? method_names[method] : NULL;
+	const struct pa_method *m = pa_method((unsigned int)method);
+
+	if (method == PREALLOC_METHOD_AUTO)
+		return "auto";
+	return m ? m->name : NULL;
 }
 
 PA_EXPORT int prealloc_method_from_name(const char *name)
@@ -23,7 +19,7 @@ PA_EXPORT int prealloc_method_from_name(const char *name)
 	if (!name)
 		return -EINVAL;
 	for (int i = 0; i < PA_METHOD_COUNT; i++)
-		if (strcmp(name, method_names[i]) == 0)
+		if (prealloc_method_name(i) && strcmp(name, prealloc_method_name(i)) == 0)
 			return i;
 	return -EINVAL;
 }

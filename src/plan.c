@@ -9,6 +9,7 @@
 #include <stddef.h>
 
 #include "caps.h"
+#include "method.h"
 #include "plan.h"
 
 static void add(struct pa_plan *p, unsigned int m)
@@ -19,10 +20,9 @@ static void add(struct pa_plan *p, unsigned int m)
 
 static int plan_forced(const struct pa_plan_input *in, struct pa_plan *p)
 {
-	bool bdev = in->target == PA_TARGET_BLOCKDEV;
+	uint32_t where = in->target == PA_TARGET_BLOCKDEV ? PA_M_BDEV : PA_M_FILE;
 
-	if ((in->forced == PREALLOC_METHOD_ZEROOUT && !bdev) ||
-	    (in->forced == PREALLOC_METHOD_ALLOCATE && bdev) ||
+	if (!pa_method_is(in->forced, where) ||
 	    (in->inline_data && in->forced != PREALLOC_METHOD_BUFFERED))
 		return -EOPNOTSUPP;
 	add(p, in->forced);
@@ -92,19 +92,17 @@ int pa_plan(const struct pa_plan_input *in, struct pa_plan *p)
 		}
 	}
 
+	for (size_t i = 0; i < pa_method_order_n; i++) {
+		const struct pa_method *m = pa_method(pa_method_order[i]);
+
+		if (m->applies && m->applies(in))
+			add(p, pa_method_order[i]);
+	}
 	wz = pa_plan_write_zeroes(in, &why);
-	if (wz)
-		add(p, PREALLOC_METHOD_WRITE_ZEROES);
-	if (in->target == PA_TARGET_BLOCKDEV) {
-		if (in->zeroout)
-			add(p, PREALLOC_METHOD_ZEROOUT);
-		add(p, PREALLOC_METHOD_URING);
+	if (in->target == PA_TARGET_BLOCKDEV)
 		p->reason = wz ? "every device of the chain can zero by unmapping" :
 			    in->zeroout ? why : "no BLKZEROOUT: direct zero writes";
-		return 0;
-	}
-	add(p, PREALLOC_METHOD_URING);
-	add(p, PREALLOC_METHOD_BUFFERED);
-	p->reason = wz ? "every device under the file can zero by unmapping" : why;
+	else
+		p->reason = wz ? "every device under the file can zero by unmapping" : why;
 	return 0;
 }

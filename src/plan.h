@@ -35,7 +35,7 @@ struct pa_plan_input {
 	bool range_in_eof;		/* offset + len <= current size */
 };
 
-#define PA_PLAN_MAX 4
+#define PA_PLAN_MAX 6
 
 struct pa_plan {
 	uint8_t methods[PA_PLAN_MAX];	/* try in order; the next on EOPNOTSUPP */

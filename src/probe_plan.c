@@ -12,6 +12,7 @@
 
 #include "engine.h"
 #include "internal.h"
+#include "method.h"
 #include "probe_plan.h"
 
 /* The plan's first method that its preparation would not refuse. */
@@ -22,9 +23,11 @@ static int first_method(const struct pa_target *t, int fd, const struct pa_plan 
 	uint32_t lbs = t->caps ? t->caps->logical_block_size : 512;
 
 	for (unsigned int i = 0; i < plan->n; i++) {
-		if (plan->methods[i] == PREALLOC_METHOD_URING)
+		bool direct = pa_method_is(plan->methods[i], PA_M_DIRECT);
+
+		if (direct)
 			w->direct_align = file ? pa_direct_align_fd(fd, lbs) : w->bs;
-		if (plan->methods[i] != PREALLOC_METHOD_URING || w->direct_align) {
+		if (!direct || w->direct_align) {
 			*ret = plan->methods[i];
 			return 0;
 		}

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 
 #include "internal.h"
+#include "method.h"
 #include "steps.h"
 
 /* Smallest aligned middle worth a direct write (tests/bench, fragmented):
@@ -81,8 +82,7 @@ static bool needs_reserve(const struct pa_work *w, unsigned int m)
 {
 	if (!is_file(w) || w->reserved || w->in->inline_data)
 		return false;
-	return m == PREALLOC_METHOD_URING || m == PREALLOC_METHOD_BUFFERED ||
-	       m == PREALLOC_METHOD_ALLOCATE || (keep_size(w) && w->end > w->old_size);
+	return pa_method_is(m, PA_M_RESERVE) || (keep_size(w) && w->end > w->old_size);
 }
 
 /* Keep-size blocks beyond EOF are reserved even when allocated, unless the
@@ -115,11 +115,12 @@ static int reserve_steps(const struct pa_work *w, unsigned int m, struct pa_step
 
 /* Alignment and smallest middle of @m's writes; the rest goes buffered.
  * Direct writes also keep to whole pages, so buffered and direct writes of
- * one call never share a page; forced, uring takes every aligned middle. */
+ * one call never share a page; forced, a direct method takes every aligned
+ * middle. */
 static uint64_t method_align(const struct pa_work *w, unsigned int m, uint64_t *min)
 {
 	*min = 1;
-	if (m != PREALLOC_METHOD_URING)
+	if (!pa_method_is(m, PA_M_DIRECT))
 		return w->bs;
 	if (is_file(w) && w->in->forced == PREALLOC_METHOD_AUTO)
 		*min = DIRECT_MIN;
@@ -182,7 +183,7 @@ int pa_steps_build(const struct pa_work *w, unsigned int method, const struct pa
 		ret = reserve_steps(w, method, out);
 	if (ret)
 		return ret;
-	if (method == PREALLOC_METHOD_BUFFERED || method == PREALLOC_METHOD_ALLOCATE)
+	if (pa_method_is(method, PA_M_WHOLE))
 		ret = whole_steps(method, todo, n, out);
 	else
 		ret = aligned_steps(w, method, todo, n, out);
