@@ -45,7 +45,7 @@ int cli_close_stdout(int ret);
 enum cli_situation {
 	CLI_ON_FILE = 1u << 0,		/* PATH is a regular file, or will be created */
 	CLI_ON_BLKDEV = 1u << 1,	/* PATH is a block device */
-	CLI_NOT_URING = 1u << 2,	/* --method forces a method other than uring */
+	CLI_NOT_DIRECT = 1u << 2,	/* --method forces a method other than uring, aio */
 	CLI_INSPECT_ONLY = 1u << 3,	/* nothing will be made (pool without --count) */
 };
 

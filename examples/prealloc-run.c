@@ -28,9 +28,9 @@ static void usage(void)
 	      " -z, --zero-data        zero bytes that hold data too (required for block devices)\n"
 	      " -f, --force            zero a block device that carries a signature\n"
 	      " -n, --no-sync          skip the final fdatasync()\n"
-	      " -m, --method M         auto, write-zeroes, zeroout, uring, buffered or allocate\n"
-	      " -q, --queue-depth N    io_uring writes in flight\n"
-	      " -r, --request-size N   bytes per io_uring write\n"
+	      " -m, --method M         auto, write-zeroes, zeroout, uring, aio, buffered or allocate\n"
+	      " -q, --queue-depth N    direct writes in flight (uring, aio)\n"
+	      " -r, --request-size N   bytes per direct write (uring, aio)\n"
 	      " -b, --background       pace the work beside live traffic\n"
 	      " -R, --rate N           at most N bytes per second (e.g. 100M)\n"
 	      " -p, --progress         draw a progress bar on a terminal\n"
@@ -135,16 +135,17 @@ static const struct option lopts[] = {
 static const struct cli_rule rules[] = {
 	{ 'k', CLI_ON_BLKDEV, "does not apply to a block device: its size is fixed" },
 	{ 'f', CLI_ON_FILE, "applies to block devices only: it overrides their signature check" },
-	{ 'q', CLI_NOT_URING, "tunes the uring method only, and --method forces another" },
-	{ 'r', CLI_NOT_URING, "tunes the uring method only, and --method forces another" },
+	{ 'q', CLI_NOT_DIRECT, "tunes the uring and aio methods only, and --method forces another" },
+	{ 'r', CLI_NOT_DIRECT, "tunes the uring and aio methods only, and --method forces another" },
 };
 
 static int check_run(const struct run_args *a, const char *path)
 {
 	unsigned int situation = cli_target_kind(path);
 
-	if (a->o.method && a->o.method != PREALLOC_METHOD_URING)
-		situation |= CLI_NOT_URING;
+	if (a->o.method && a->o.method != PREALLOC_METHOD_URING &&
+	    a->o.method != PREALLOC_METHOD_AIO)
+		situation |= CLI_NOT_DIRECT;
 	return cli_check_rules("run", lopts, rules, sizeof(rules) / sizeof(rules[0]), a->seen,
 			       situation);
 }

@@ -75,6 +75,10 @@ enum prealloc_flags {
  * @PREALLOC_METHOD_BUFFERED: pwrite() of zeros.
  * @PREALLOC_METHOD_ALLOCATE: fallocate() reservation only; the blocks may stay
  *	unwritten (copy-on-write files, keep-size beyond EOF).
+ * @PREALLOC_METHOD_AIO: O_DIRECT zero writes through Linux AIO (io_submit),
+ *	right after io_uring in a plan: where a seccomp profile, a sysctl or
+ *	the kernel refuses io_uring, the writes still go direct.  Refused
+ *	(-EOPNOTSUPP) in a library built without libaio.
  *
  * New methods get new values at the end; struct fields hold a method as a
  * uint32_t.  To list the methods this library knows, skip the values in
@@ -87,6 +91,7 @@ enum prealloc_method {
 	PREALLOC_METHOD_URING,
 	PREALLOC_METHOD_BUFFERED,
 	PREALLOC_METHOD_ALLOCATE,
+	PREALLOC_METHOD_AIO,
 };
 
 /**

@@ -169,6 +169,24 @@ void pa_uring_set_cqe_hook(int (*hook)(int res));
 void pa_uring_set_submit_hook(int (*hook)(int ret));
 #endif
 
+/* Is io_uring usable in this process?  0, or -EOPNOTSUPP with the reason
+ * and its evidence in @why ("io_uring_setup refused: EPERM (a seccomp
+ * profile?)", "; kernel.io_uring_disabled = 2" when the host turned it
+ * off); asked once per process (src/refusal.h), logged through @ctx then. */
+int pa_uring_usable(struct prealloc_ctx *ctx, char *why, size_t len);
+
+/* The same zero writes through Linux AIO (src/method_aio.c); -EOPNOTSUPP
+ * before any write when io_setup() is refused or libaio was not built in. */
+int pa_zero_aio(struct pa_call *c, const struct pa_range *r, size_t n);
+int pa_aio_usable(struct prealloc_ctx *ctx, char *why, size_t len);
+#ifdef PA_TEST_HOOKS
+/* Test builds: @hook sees each completion's (io_event) result first and
+ * may replace it; each io_submit()'s result, after the kernel took the
+ * requests, likewise.  NULL to stop. */
+void pa_aio_set_event_hook(int (*hook)(int res));
+void pa_aio_set_submit_hook(int (*hook)(int ret));
+#endif
+
 /* Ordinary zero writes to [start, start + len) through c->wfd.  When wfd
  * is the caller's own O_APPEND descriptor, each write says RWF_NOAPPEND
  * (Linux 6.9); when it is the caller's O_DIRECT one, the page-aligned part

@@ -118,6 +118,15 @@ static int run_steps(struct pa_call *c, struct pa_exec *x)
 	return 0;
 }
 
+/* Make @m ready: refused when this process cannot use it at all (a
+ * forced method; an automatic plan leaves it out). */
+static int prepare(struct pa_call *c, struct pa_exec *x, unsigned int m)
+{
+	if (x->w.in->unusable & (1u << m))
+		return -EOPNOTSUPP;
+	return x->prepare ? x->prepare(c, x, m) : 0;
+}
+
 /* Build and run @m's steps; -EOPNOTSUPP with *@ran when a step refused. */
 static int run_method(struct pa_call *c, struct pa_exec *x, unsigned int m, bool *ran)
 {
@@ -125,7 +134,7 @@ static int run_method(struct pa_call *c, struct pa_exec *x, unsigned int m, bool
 
 	pa_step(c, PREALLOC_STEP_ZERO, m);
 	*ran = false;
-	ret = x->prepare && m != x->prepared ? x->prepare(c, x, m) : 0;
+	ret = m != x->prepared ? prepare(c, x, m) : 0;
 	if (!ret)
 		ret = pa_steps_build(&x->w, m, x->todo, x->ntodo, &x->steps);
 	if (ret)
@@ -141,7 +150,7 @@ int pa_exec_prepare(struct pa_call *c, struct pa_exec *x, const struct pa_plan *
 	for (x->first = 0; x->first < p->n; x->first++) {
 		unsigned int m = p->methods[x->first];
 
-		ret = x->prepare ? x->prepare(c, x, m) : 0;
+		ret = prepare(c, x, m);
 		x->prepared = m;
 		if (!pa_refused(ret) || c->opts.method != PREALLOC_METHOD_AUTO)
 			return ret;

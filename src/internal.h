@@ -20,7 +20,7 @@
 #define PA_STRUCT_SIZE_MAX 4096u
 
 /* Methods this library knows: [0, PA_METHOD_COUNT). */
-#define PA_METHOD_COUNT (PREALLOC_METHOD_ALLOCATE + 1)
+#define PA_METHOD_COUNT (PREALLOC_METHOD_AIO + 1)
 _Static_assert(PA_METHOD_COUNT <= PREALLOC_METHOD_SLOTS, "report has a slot per method");
 
 /* Largest file offset + 1 the kernel accepts (loff_t is signed). */

@@ -2,7 +2,7 @@
 /*
  * The table of zeroing methods (src/method.h): one row per method, what
  * it is and how it runs; its code is in its own file (src/zero.c for the
- * simple ones, src/method_uring.c).
+ * simple ones, src/method_uring.c, src/method_aio.c).
  */
 #include "engine.h"
 #include "internal.h"
@@ -49,6 +49,12 @@ static int uring(struct pa_call *c, const struct pa_range *r, size_t n, uint64_t
 	return pa_zero_uring(c, r, n);
 }
 
+static int aio(struct pa_call *c, const struct pa_range *r, size_t n, uint64_t chunk)
+{
+	(void)chunk;
+	return pa_zero_aio(c, r, n);
+}
+
 static int buffered(struct pa_call *c, const struct pa_range *r, size_t n, uint64_t chunk)
 {
 	(void)n;
@@ -71,7 +77,9 @@ static const struct pa_method methods[PA_METHOD_COUNT] = {
 					   write_zeroes },
 	[PREALLOC_METHOD_ZEROOUT] = { "zeroout", PA_M_BDEV, zeroout_applies, zeroout },
 	[PREALLOC_METHOD_URING] = { "uring", ANY | PA_M_RESERVE | PA_M_DIRECT | PA_M_BATCH,
-				    always, uring },
+				    always, uring, pa_uring_usable },
+	[PREALLOC_METHOD_AIO] = { "aio", ANY | PA_M_RESERVE | PA_M_DIRECT | PA_M_BATCH,
+				  always, aio, pa_aio_usable },
 	[PREALLOC_METHOD_BUFFERED] = { "buffered", ANY | PA_M_RESERVE | PA_M_WHOLE, files_only,
 				       buffered },
 	[PREALLOC_METHOD_ALLOCATE] = { "allocate", PA_M_FILE | PA_M_RESERVE | PA_M_WHOLE, NULL,
@@ -82,6 +90,7 @@ const uint8_t pa_method_order[] = {
 	PREALLOC_METHOD_WRITE_ZEROES,
 	PREALLOC_METHOD_ZEROOUT,
 	PREALLOC_METHOD_URING,
+	PREALLOC_METHOD_AIO,
 	PREALLOC_METHOD_BUFFERED,
 };
 const size_t pa_method_order_n = PA_ARRAY_SIZE(pa_method_order);
@@ -96,4 +105,14 @@ bool pa_method_is(unsigned int m, uint32_t flags)
 	const struct pa_method *row = pa_method(m);
 
 	return row && (row->flags & flags) == flags;
+}
+
+uint32_t pa_methods_unusable(struct prealloc_ctx *ctx)
+{
+	uint32_t bits = 0;
+
+	for (unsigned int m = 0; m < PA_METHOD_COUNT; m++)
+		if (methods[m].usable && methods[m].usable(ctx, NULL, 0))
+			bits |= 1u << m;
+	return bits;
 }

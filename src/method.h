@@ -17,6 +17,7 @@
 
 struct pa_call;
 struct pa_range;
+struct prealloc_ctx;
 
 enum pa_method_flags {
 	PA_M_FILE = 1u << 0,	/* may be forced on a regular file */
@@ -37,6 +38,10 @@ struct pa_method {
 	 * offloaded methods.  -EOPNOTSUPP before the first write is a refusal
 	 * (src/exec.c): the next method of the plan gets the rest. */
 	int (*zero)(struct pa_call *c, const struct pa_range *r, size_t n, uint64_t chunk);
+	/* Does this process let the method work at all (seccomp, a sysctl,
+	 * the kernel, the build)?  0, or -EOPNOTSUPP with the evidence in
+	 * @why; learnt once per process.  NULL: always. */
+	int (*usable)(struct prealloc_ctx *ctx, char *why, size_t len);
 };
 
 /* @m's row, or NULL for a value no method has (AUTO, unknown). */
@@ -44,6 +49,10 @@ const struct pa_method *pa_method(unsigned int m);
 
 /* Does @m's row have every flag of @flags?  False for an unknown @m. */
 bool pa_method_is(unsigned int m, uint32_t flags);
+
+/* A bit (1 << method) for each method this process cannot use
+ * (struct pa_plan_input.unusable). */
+uint32_t pa_methods_unusable(struct prealloc_ctx *ctx);
 
 /* The methods an automatic plan considers, cheapest first. */
 extern const uint8_t pa_method_order[];

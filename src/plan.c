@@ -95,7 +95,7 @@ int pa_plan(const struct pa_plan_input *in, struct pa_plan *p)
 	for (size_t i = 0; i < pa_method_order_n; i++) {
 		const struct pa_method *m = pa_method(pa_method_order[i]);
 
-		if (m->applies && m->applies(in))
+		if (m->applies && m->applies(in) && !(in->unusable & (1u << pa_method_order[i])))
 			add(p, pa_method_order[i]);
 	}
 	wz = pa_plan_write_zeroes(in, &why);

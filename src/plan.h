@@ -33,6 +33,7 @@ struct pa_plan_input {
 	uint32_t flags;			/* enum prealloc_flags */
 	uint32_t forced;		/* enum prealloc_method; AUTO = choose */
 	bool range_in_eof;		/* offset + len <= current size */
+	uint32_t unusable;		/* 1 << method: refused to this process (no io_uring) */
 };
 
 #define PA_PLAN_MAX 6

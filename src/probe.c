@@ -23,6 +23,7 @@
 #include "engine.h"
 #include "facts.h"
 #include "internal.h"
+#include "method.h"
 #include "probe_plan.h"
 #include "registry.h"
 #include "statx.h"
@@ -56,6 +57,7 @@ struct prealloc_probe {
 	char why[160];			/* decided_by when the probe composes it */
 	char sigs[128];
 	char fallbacks[64];
+	char refusal[PA_METHOD_COUNT][160];	/* why this process cannot use a method */
 	struct facts target;
 	unsigned int ndev;
 	struct facts *dev;
@@ -311,6 +313,25 @@ static void plan_facts(struct prealloc_probe *p, uint64_t off, uint64_t len)
 	str(f, "plan", "reason", p->plan.reason);
 }
 
+/* "uring_refused", "aio_refused": why this process cannot use a method
+ * that seccomp, a sysctl or the kernel may deny it; null when it can. */
+static void refusal_facts(struct prealloc_probe *p)
+{
+	char name[32];
+
+	for (unsigned int m = 0; m < PA_METHOD_COUNT; m++) {
+		const struct pa_method *row = pa_method(m);
+
+		if (!row || !row->usable)
+			continue;
+		snprintf(name, sizeof(name), "%s_refused", row->name);
+		if (row->usable(p->ctx, p->refusal[m], sizeof(p->refusal[m])))
+			str(&p->target, NULL, name, p->refusal[m]);
+		else
+			null(&p->target, NULL, name);
+	}
+}
+
 static void target_facts(struct prealloc_probe *p, int fd, uint64_t off, uint64_t len)
 {
 	const struct pa_caps *c = p->t.caps;
@@ -333,6 +354,7 @@ static void target_facts(struct prealloc_probe *p, int fd, uint64_t off, uint64_
 	str(f, NULL, "evidence", c ? c->evidence : "no block device under this file");
 	num(f, NULL, "kernel_write_zeroes", PREALLOC_FACT_BOOL, c && c->kernel_write_zeroes);
 	num(f, NULL, "write_zeroes_refused", PREALLOC_FACT_BOOL, p->t.in.write_zeroes_refused);
+	refusal_facts(p);
 	limits_facts(f, fd);
 	if (bdev) {
 		/* A fresh open file description: the caller's offset stays put. */

@@ -23,12 +23,15 @@ static int first_method(const struct pa_target *t, int fd, const struct pa_plan 
 	uint32_t lbs = t->caps ? t->caps->logical_block_size : 512;
 
 	for (unsigned int i = 0; i < plan->n; i++) {
-		bool direct = pa_method_is(plan->methods[i], PA_M_DIRECT);
+		unsigned int m = plan->methods[i];
+		bool ok = !(t->in.unusable & (1u << m));	/* no io_uring here */
 
-		if (direct)
+		if (ok && pa_method_is(m, PA_M_DIRECT)) {
 			w->direct_align = file ? pa_direct_align_fd(fd, lbs) : w->bs;
-		if (!direct || w->direct_align) {
-			*ret = plan->methods[i];
+			ok = w->direct_align;
+		}
+		if (ok) {
+			*ret = m;
 			return 0;
 		}
 		if (t->in.forced != PREALLOC_METHOD_AUTO)

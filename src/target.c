@@ -13,6 +13,7 @@
 #include "context.h"
 #include "engine.h"
 #include "internal.h"
+#include "method.h"
 
 #define ZFS_SUPER_MAGIC		0x2fc12fc1
 #define BCACHEFS_SUPER_MAGIC	0xca451a4e
@@ -150,6 +151,7 @@ int pa_target_open(struct prealloc_ctx *ctx, int fd, uint64_t off, uint64_t len,
 	if (!t->fs_block)
 		t->fs_block = 512;
 	in->write_zeroes_refused = pa_wz_refused(ctx, t->dev, t->fs_type);
+	in->unusable = pa_methods_unusable(ctx);
 	return 0;
 }
 

@@ -10,7 +10,7 @@
 # libraries; both in MUTANT-LIBRARY.a.
 # usage: check-no-hooks.sh LIBRARY.so LIBRARY.a TEST-LIBRARY.a [MUTANT-LIBRARY.a]
 set -eu
-pattern='_set_io$|(^|[^a-z_])test_io$|(cqe|submit)_hook$|^pa_caps_(get|invalidate)$'
+pattern='_set_io$|(^|[^a-z_])test_io$|(cqe|event|submit)_hook$|^pa_caps_(get|invalidate)$'
 status=0
 check() {
 	if "$@" 2>/dev/null | awk '{ print $NF }' | grep -E "$pattern"; then

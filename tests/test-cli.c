@@ -358,8 +358,9 @@ static void options_that_do_not_apply(void **state)
 	assert_err_has("prealloc: --force applies to block devices only");
 	assert_int_equal(access(nf, F_OK), -1);
 	assert_int_equal(run_tool("run --method buffered --queue-depth 4 --length 1M %s", nf), 2);
-	assert_err_has("prealloc: --queue-depth tunes the uring method only");
+	assert_err_has("prealloc: --queue-depth tunes the uring and aio methods only");
 	assert_int_equal(run_tool("run --method uring --request-size 1M --length 64K %s", nf), 0);
+	assert_int_equal(run_tool("run --method aio --queue-depth 2 --length 64K %s", nf), 0);
 	assert_int_equal(unlink(nf), 0);
 	assert_int_equal(run_tool("pool --segment-size 1M --max-rate 1M %s", dir), 2);
 	assert_err_has("prealloc: --max-rate applies only with --count");

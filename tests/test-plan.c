@@ -20,6 +20,7 @@
 #define WZ PREALLOC_METHOD_WRITE_ZEROES
 #define ZO PREALLOC_METHOD_ZEROOUT
 #define UR PREALLOC_METHOD_URING
+#define AI PREALLOC_METHOD_AIO
 #define BU PREALLOC_METHOD_BUFFERED
 #define AL PREALLOC_METHOD_ALLOCATE
 #define FILE_EXT4 .target = PA_TARGET_FILE, .fs_write_zeroes = true
@@ -34,19 +35,19 @@ struct row {
 
 static const struct row rows[] = {
 	{ "ext4 over unmap-zeroing device", { FILE_EXT4, UNMAP, .range_in_eof = false },
-	  0, { WZ, UR, BU } },
+	  0, { WZ, UR, AI, BU } },
 	{ "ext4, device cannot unmap-zero", { FILE_EXT4, .kernel_write_zeroes = true,
-	  .write_zeroes_unmap = PA_NO }, 0, { UR, BU } },
-	{ "ext4, old kernel", { FILE_EXT4, .write_zeroes_unmap = PA_UNKNOWN }, 0, { UR, BU } },
+	  .write_zeroes_unmap = PA_NO }, 0, { UR, AI, BU } },
+	{ "ext4, old kernel", { FILE_EXT4, .write_zeroes_unmap = PA_UNKNOWN }, 0, { UR, AI, BU } },
 	{ "ext4, verdict unknown on a new kernel: try it", { FILE_EXT4, .kernel_write_zeroes = true,
-	  .write_zeroes_unmap = PA_UNKNOWN }, 0, { WZ, UR, BU } },
+	  .write_zeroes_unmap = PA_UNKNOWN }, 0, { WZ, UR, AI, BU } },
 	{ "ext4, refused before", { FILE_EXT4, UNMAP, .write_zeroes_refused = true },
-	  0, { UR, BU } },
+	  0, { UR, AI, BU } },
 	{ "ext4, keep-size past EOF", { FILE_EXT4, UNMAP, .flags = PREALLOC_KEEP_SIZE },
-	  0, { UR, BU } },
+	  0, { UR, AI, BU } },
 	{ "ext4, keep-size inside EOF", { FILE_EXT4, UNMAP, .flags = PREALLOC_KEEP_SIZE,
-	  .range_in_eof = true }, 0, { WZ, UR, BU } },
-	{ "xfs over unmap-zeroing device", { .target = PA_TARGET_FILE, UNMAP }, 0, { UR, BU } },
+	  .range_in_eof = true }, 0, { WZ, UR, AI, BU } },
+	{ "xfs over unmap-zeroing device", { .target = PA_TARGET_FILE, UNMAP }, 0, { UR, AI, BU } },
 	{ "btrfs copy-on-write", { .target = PA_TARGET_FILE, .cow = true, UNMAP }, 0, { AL } },
 	{ "tmpfs, ramfs", { .target = PA_TARGET_FILE, .mem_backed = true }, 0, { BU } },
 	{ "ext4 inline data", { FILE_EXT4, UNMAP, .inline_data = true }, 0, { BU } },
@@ -57,9 +58,9 @@ static const struct row rows[] = {
 	{ "hugetlbfs", { .target = PA_TARGET_FILE, .mem_backed = true, .no_write = true }, 0,
 	  { AL } },
 	{ "bdev, unmap-zeroing", { .target = PA_TARGET_BLOCKDEV, UNMAP, .zeroout = true },
-	  0, { WZ, ZO, UR } },
+	  0, { WZ, ZO, UR, AI } },
 	{ "bdev, no unmap-zeroing", { .target = PA_TARGET_BLOCKDEV, .kernel_write_zeroes = true,
-	  .write_zeroes_unmap = PA_NO, .zeroout = true }, 0, { ZO, UR } },
+	  .write_zeroes_unmap = PA_NO, .zeroout = true }, 0, { ZO, UR, AI } },
 	{ "forced uring on ext4", { FILE_EXT4, UNMAP, .forced = UR }, 0, { UR } },
 	{ "forced write-zeroes on xfs (kernel decides)", { .target = PA_TARGET_FILE, .forced = WZ },
 	  0, { WZ } },
