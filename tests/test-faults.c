@@ -34,6 +34,7 @@
 #include <sys/wait.h>
 #include <cmocka.h>
 
+#include "engine.h"	/* the aio writer's hooks of test builds */
 #include "prealloc.h"
 #include "tcheck.h"
 #include "tfs.h"
@@ -236,6 +237,7 @@ static void test_enospc_during_writes(void **state)
 {
 	static const unsigned int methods[] = {
 		PREALLOC_METHOD_AUTO, PREALLOC_METHOD_BUFFERED, PREALLOC_METHOD_URING,
+		PREALLOC_METHOD_AIO,
 	};
 	struct tfs t;
 	char path[128];
@@ -284,7 +286,8 @@ static void set_loop_limit(const struct tfs *t, uint64_t limit)
  */
 static void test_eio(void **state)
 {
-	static const unsigned int methods[] = { PREALLOC_METHOD_URING, PREALLOC_METHOD_BUFFERED };
+	static const unsigned int methods[] = { PREALLOC_METHOD_URING, PREALLOC_METHOD_BUFFERED,
+						PREALLOC_METHOD_AIO };
 	struct tfs t;
 	char path[128];
 
@@ -359,7 +362,8 @@ static int attach_loop(int img_fd, char *dev, size_t devlen, int *ret_fd)
  */
 static void test_enospc_thin(void **state)
 {
-	static const unsigned int methods[] = { PREALLOC_METHOD_BUFFERED, PREALLOC_METHOD_URING };
+	static const unsigned int methods[] = { PREALLOC_METHOD_BUFFERED, PREALLOC_METHOD_URING,
+						PREALLOC_METHOD_AIO };
 	struct tfs back, t = { .loop_fd = -1 };
 	char img[128], cmd[256], path[128];
 	int ifd;
@@ -517,6 +521,7 @@ static void test_signal_storm(void **state)
 {
 	static const unsigned int methods[] = {
 		PREALLOC_METHOD_AUTO, PREALLOC_METHOD_BUFFERED, PREALLOC_METHOD_URING,
+		PREALLOC_METHOD_AIO,
 	};
 	/* No SA_RESTART: every slow syscall the timer hits returns EINTR. */
 	struct sigaction sa = { .sa_handler = on_alarm }, old;
@@ -555,6 +560,98 @@ static void test_signal_storm(void **state)
 	tfs_destroy(&t);
 }
 
+/* --- failures injected into the aio writer --------------------------------- */
+
+#define INJ_SHORT 1	/* a completion reports half its bytes */
+
+static struct {
+	bool submit;		/* into io_submit()'s result, else a completion's */
+	int res;
+	unsigned int at, seen;
+} inj;
+
+static int inject(bool submit, int res)
+{
+	if (res <= 0 || submit != inj.submit || inj.seen++ != inj.at)
+		return res;
+	return inj.res == INJ_SHORT ? res / 2 : inj.res;
+}
+
+static int inject_event(int res)
+{
+	return inject(false, res);
+}
+
+static int inject_submit(int ret)
+{
+	return inject(true, ret);
+}
+
+/* The third completion or submit fails, is short or interrupted (after the
+ * kernel took the requests): the call fails and the file is as it was, or
+ * it writes the rest again and succeeds. */
+static void test_aio_injected(void **state)
+{
+	static const struct {
+		const char *name;
+		bool submit;
+		int res, want;
+	} cases[] = {
+		{ "short write", false, INJ_SHORT, 0 },
+		{ "EINTR", false, -EINTR, 0 },
+		{ "EIO", false, -EIO, -EIO },
+		{ "ENOSPC", false, -ENOSPC, -ENOSPC },
+		{ "io_submit EIO", true, -EIO, -EIO },
+		{ "io_submit EAGAIN", true, -EAGAIN, 0 },
+	};
+	struct tfs t;
+	char path[128];
+
+	(void)state;
+	assert_int_equal(tfs_create(&t, "ext4", 64, NULL), 0);
+	pa_aio_set_event_hook(inject_event);
+	pa_aio_set_submit_hook(inject_submit);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct prealloc_options o = { .size = sizeof(o), .method = PREALLOC_METHOD_AIO,
+					      .queue_depth = 4, .request_bytes = 256 * KiB };
+		struct prealloc_report r = { .size = sizeof(r) };
+		struct prealloc_census c = { .size = sizeof(c) };
+		struct tc_before b;
+		int fd = make_file(&t, "f", 2 * MiB), ret;
+
+		take(&b, fd, t.dir);
+		inj.submit = cases[i].submit;
+		inj.res = cases[i].res;
+		inj.at = 2;
+		inj.seen = 0;
+		ret = prealloc_file_ex(fd, 0, 16 * MiB, &o, &r);
+		print_message("%s: %d\n", cases[i].name, ret);
+		assert_true(inj.seen > inj.at);
+		assert_int_equal(ret, cases[i].want);
+		if (ret) {
+			assert_int_equal(r.failed_method, PREALLOC_METHOD_AIO);
+			unchanged(&b, fd, 1);
+		} else {
+			uint8_t *want = calloc(1, 16 * MiB);	/* the data kept, zeros */
+
+			assert_non_null(want);
+			memcpy(want, b.snap.data, b.snap.size);
+			assert_int_equal(tc_compare(fd, want, 16 * MiB), -1);
+			free(want);
+			tc_snap_free(&b.snap);
+			assert_int_equal(r.method, PREALLOC_METHOD_AIO);
+			assert_true(r.bytes_by_method[PREALLOC_METHOD_AIO] > 0);
+			assert_int_equal(prealloc_verify(fd, 0, 16 * MiB, &c), 0);
+			assert_int_equal(c.written_bytes, 16 * MiB);
+		}
+		close(fd);
+		unlink(tfs_path(&t, "f", path, sizeof(path)));
+	}
+	pa_aio_set_event_hook(NULL);
+	pa_aio_set_submit_hook(NULL);
+	tfs_destroy(&t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -565,6 +662,7 @@ int main(void)
 		cmocka_unit_test(test_enospc_thin),
 		cmocka_unit_test(test_sigkill),
 		cmocka_unit_test(test_signal_storm),
+		cmocka_unit_test(test_aio_injected),
 	};
 
 	tfs_enter();

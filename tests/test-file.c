@@ -219,7 +219,7 @@ static void zero_data(void **state)
 static void forced_methods(void **state)
 {
 	static const unsigned int methods[] = {
-		PREALLOC_METHOD_URING, PREALLOC_METHOD_BUFFERED,
+		PREALLOC_METHOD_URING, PREALLOC_METHOD_BUFFERED, PREALLOC_METHOD_AIO,
 	};
 
 	(void)state;

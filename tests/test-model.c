@@ -322,7 +322,7 @@ static int op_prealloc(struct model *m)
 	static const unsigned int methods[] = {
 		PREALLOC_METHOD_AUTO, PREALLOC_METHOD_AUTO, PREALLOC_METHOD_AUTO,
 		PREALLOC_METHOD_WRITE_ZEROES, PREALLOC_METHOD_ZEROOUT, PREALLOC_METHOD_URING,
-		PREALLOC_METHOD_BUFFERED, PREALLOC_METHOD_ALLOCATE,
+		PREALLOC_METHOD_BUFFERED, PREALLOC_METHOD_ALLOCATE, PREALLOC_METHOD_AIO,
 	};
 	struct inject in = { .dir = m->t->dir, .filler = -1 };
 	struct prealloc_options o = { .size = sizeof(o), .progress = progress, .progress_data = &in,

@@ -47,6 +47,7 @@ static const struct req reqs[] = {
 static const uint32_t methods[] = {
 	PREALLOC_METHOD_AUTO, PREALLOC_METHOD_WRITE_ZEROES, PREALLOC_METHOD_ZEROOUT,
 	PREALLOC_METHOD_URING, PREALLOC_METHOD_BUFFERED, PREALLOC_METHOD_ALLOCATE,
+	PREALLOC_METHOD_AIO,
 };
 
 static const uint32_t flag_sets[] = { 0, PREALLOC_ZERO_DATA, PREALLOC_KEEP_SIZE };
@@ -170,7 +171,7 @@ static void tool_bytes(char *obj, size_t len, const char *fmt, ...)
 /* The tool, for the request over data, hole and end of file. */
 static void tool_probe_equals_run(const struct tfs *t)
 {
-	static const char *const names[] = { "auto", "uring", "buffered" };
+	static const char *const names[] = { "auto", "uring", "buffered", "aio" };
 	const struct req *q = &reqs[4];
 	char path[256], probed[512], ran[512];
 

@@ -206,6 +206,8 @@ static void random_options(struct kase *k, struct prealloc_options *o)
 		o->method = PREALLOC_METHOD_BUFFERED;
 	else if (chance(&k->r, 10))
 		o->method = PREALLOC_METHOD_URING;
+	else if (chance(&k->r, 10))
+		o->method = PREALLOC_METHOD_AIO;
 	if (chance(&k->r, 30)) {
 		o->queue_depth = (uint32_t)(1 + tc_below(&k->r, 8));
 		o->request_bytes = pick(&k->r, 4 * KiB, 2 * MiB);
