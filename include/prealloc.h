@@ -149,8 +149,8 @@ enum prealloc_action {
  * enum prealloc_background - pacing that applied (prealloc_report.background)
  * @PREALLOC_BG_PACED: requests were held back by the pacer (the
  *	&prealloc_options.max_rate cap or the adaptive rate).
- * @PREALLOC_BG_IDLE_PRIO: io_uring writes were sent with IOPRIO_CLASS_IDLE to
- *	a scheduler that honours it.
+ * @PREALLOC_BG_IDLE_PRIO: direct writes (io_uring, Linux AIO) were sent with
+ *	IOPRIO_CLASS_IDLE to a scheduler that honours it.
  * @PREALLOC_BG_ADAPTED: the adaptive rate was lowered at least once because
  *	the device was busy with other I/O.
  * Since: 0.2
@@ -194,8 +194,8 @@ struct prealloc_ctx;
  * @flags: &enum prealloc_flags
  * @method: &enum prealloc_method to force, or %PREALLOC_METHOD_AUTO.  A forced
  *	method is used alone: refused, it fails the call with -EOPNOTSUPP.
- * @queue_depth: io_uring writes in flight; 0 for the default.
- * @request_bytes: bytes per io_uring write (rounded down to whole pages and
+ * @queue_depth: direct writes (uring, aio) in flight; 0 for the default.
+ * @request_bytes: bytes per direct write (uring, aio) (rounded down to whole pages and
  *	the direct-I/O alignment, at least one page); 0 for the default.
  * @progress: optional &prealloc_progress_fn.
  * @progress_data: passed to @progress.
@@ -505,8 +505,8 @@ PREALLOC_WUR int prealloc_verify(int fd, uint64_t offset, uint64_t len,
  * prealloc_method_name() - short name of a method
  * @method: &enum prealloc_method
  *
- * Returns: "auto", "write-zeroes", "zeroout", "uring", "buffered" or
- * "allocate"; NULL for an unknown value.
+ * Returns: "auto", "write-zeroes", "zeroout", "uring", "buffered",
+ * "allocate" or "aio"; NULL for an unknown value.
  * Since: 0.2
  */
 const char *prealloc_method_name(enum prealloc_method method);
@@ -828,7 +828,10 @@ PREALLOC_WUR int prealloc_probe_fact(const struct prealloc_probe *probe, unsigne
 /**
  * prealloc_probe_lookup() - a fact of the target, by name
  * @probe: &struct prealloc_probe
- * @name: the fact's name, e.g. "atomic_write.unit_max"
+ * @name: the fact's name, e.g. "atomic_write.unit_max", or "uring_refused":
+ *	why this process cannot use io_uring, with the evidence
+ *	("io_uring_setup refused: EPERM (a seccomp profile?)", "...;
+ *	kernel.io_uring_disabled = 2"), a null fact when it can
  * @ret_number: as for prealloc_probe_fact()
  * @ret_string: as for prealloc_probe_fact()
  *

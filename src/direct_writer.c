@@ -5,6 +5,7 @@
  * is never idle between them.
  */
 #include <errno.h>
+#include <string.h>
 #include <sys/mman.h>
 
 #include "direct_writer.h"
@@ -120,6 +121,12 @@ int pa_dw_init(struct pa_dw *w, struct pa_call *c, unsigned int method,
 		w->buf = NULL;
 		return -ENOMEM;
 	}
+	/* Pages of our own, huge where the system allows: an untouched
+	 * buffer maps the shared zero page, which the kernel's fast pinning
+	 * of each request's pages refuses, and pinning it page by page costs
+	 * Linux AIO (no registered buffers) 4-5x io_uring's system CPU. */
+	madvise(w->buf, w->req, MADV_HUGEPAGE);
+	memset(w->buf, 0, w->req);
 	for (unsigned int i = 0; i < w->qd; i++)
 		w->free_slots[w->nfree++] = i;
 	return 0;

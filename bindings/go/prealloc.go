@@ -36,6 +36,7 @@ const (
 	MethodUring       Method = C.PREALLOC_METHOD_URING
 	MethodBuffered    Method = C.PREALLOC_METHOD_BUFFERED
 	MethodAllocate    Method = C.PREALLOC_METHOD_ALLOCATE
+	MethodAio         Method = C.PREALLOC_METHOD_AIO
 )
 
 // String is the library's short name ("uring"), or the number.

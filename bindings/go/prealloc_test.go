@@ -102,7 +102,8 @@ func TestENOSPCReportsStep(t *testing.T) {
 	if size(t, f) != 0 {
 		t.Fatal("size changed")
 	}
-	if StepSpaceCheck.String() != "space-check" || MethodUring.String() != "uring" {
+	if StepSpaceCheck.String() != "space-check" || MethodUring.String() != "uring" ||
+		MethodAio.String() != "aio" {
 		t.Fatal("names")
 	}
 }

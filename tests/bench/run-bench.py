@@ -7,7 +7,9 @@ Sets up ext4 and xfs on direct-I/O loop devices (root; backing files under
 uses --dir.  Contenders run alternating (the order rotates every run) and
 medians are reported.  Sections:
 
-  zero       zeroing a fresh --size file: prealloc auto, forced methods,
+  zero       zeroing a fresh --size file: prealloc auto, forced methods (aio
+             beside uring, and its rival pwritev-threads: `--sections zero
+             --methods uring,aio,dd,fallocate,pwritev-threads`),
              dd, pg_pwrite_zeros loop, posix_fallocate, fallocate(0), fio
              ceiling
   overwrite  one --ow-size file per contender, then 4 KiB O_DIRECT random
@@ -37,8 +39,12 @@ import background
 
 NS_MARK = 'PREALLOC_BENCH_NS'
 # fio, auto and dd stay neighbours in every rotation: their ratios are paired.
-ZERO_METHODS = ['fio', 'auto', 'dd', 'uring', 'pg-zeros', 'buffered', 'allocate',
-                'posix-fallocate', 'fallocate', 'write-zeroes', 'zeroout']
+ZERO_METHODS = ['fio', 'auto', 'dd', 'uring', 'aio', 'pwritev-threads', 'pg-zeros', 'buffered',
+                'allocate', 'posix-fallocate', 'fallocate', 'write-zeroes', 'zeroout']
+# Without io_uring: the aio method against the io_uring path and dd, its
+# rival prototype beside it (tests/bench/RESULTS.md, issue 33).
+DIRECT_METHODS = 'uring,aio,dd,fallocate,pwritev-threads'
+
 MIB = 1 << 20
 GIB = 1 << 30
 
@@ -286,6 +292,8 @@ def section_zero(b, fs, res):
             s = b.prep(m, a.size, path)
             if m == 'fio':
                 s['wall_mib_s'], s['mib_s'] = s.get('mib_s'), s.get('fio_mib_s')
+            if s.get('cpu_sys') is not None:
+                s['sys_s_per_gib'] = s['cpu_sys'] * GIB / a.size
             samples[m].append(s)
             log('  [%s zero run %d] %-15s %s' % (fs.fstype, r + 1, m, short(s)))
             if os.path.exists(path):
@@ -296,10 +304,16 @@ def section_zero(b, fs, res):
         row = {'runs': len(ok), 'used': ok[0].get('used') if ok else None,
                'errors': sorted({s.get('error_str') or str(s.get('error'))
                                  for s in ss if s.get('error') != 0})}
-        for k in ('mib_s', 'cpu_s_per_gib', 'seconds', 'written_pct', 'wall_mib_s'):
+        for k in ('mib_s', 'cpu_s_per_gib', 'sys_s_per_gib', 'seconds', 'written_pct',
+                  'wall_mib_s'):
             row[k] = med(ok, k)
+            if k in ('mib_s', 'sys_s_per_gib') and len(ok) >= 2:
+                q = statistics.quantiles([s[k] for s in ok], n=4, method='inclusive')
+                row[k + '_iqr'] = [q[0], q[2]]
         for k, ref, key in (('x_fio', 'fio', 'mib_s'), ('x_dd', 'dd', 'mib_s'),
-                            ('cpu_x_dd', 'dd', 'cpu_s_per_gib')):
+                            ('cpu_x_dd', 'dd', 'cpu_s_per_gib'),
+                            ('x_uring', 'uring', 'mib_s'),
+                            ('sys_x_uring', 'uring', 'sys_s_per_gib')):
             row[k] = paired(samples, m, ref, key)
             row[k + '_iqr'] = iqr(samples, m, ref, key)
         rows[m] = row
@@ -490,6 +504,42 @@ def zero_table(rows):
     return table(hdr, out)
 
 
+def direct_table(rows):
+    """The direct-I/O contenders side by side: medians, IQRs, paired ratios."""
+    hdr = ['method', 'MiB/s (IQR)', '×uring (IQR)', '×dd (IQR)', 'sys CPU s/GiB (IQR)',
+           'sys ×uring (IQR)']
+    rng = lambda q, fmt: ' (%s-%s)' % (fmt % q[0], fmt % q[1]) if q else ''
+    out = []
+    for m, r in rows.items():
+        if not r['runs']:
+            out.append([m, 'n/a: ' + ', '.join(r['errors'])] + [''] * (len(hdr) - 2))
+            continue
+        out.append([m, f(r['mib_s'], '%.0f') + rng(r.get('mib_s_iqr'), '%.0f'),
+                    f(r['x_uring'], '%.2f') + rng(r.get('x_uring_iqr'), '%.2f'),
+                    f(r['x_dd'], '%.2f') + rng(r.get('x_dd_iqr'), '%.2f'),
+                    f(r['sys_s_per_gib'], '%.3f') + rng(r.get('sys_s_per_gib_iqr'), '%.3f'),
+                    f(r['sys_x_uring'], '%.2f') + rng(r.get('sys_x_uring_iqr'), '%.2f')])
+    return table(hdr, out)
+
+
+def direct_targets(fs):
+    """Issue 33: without io_uring, aio >= 0.95x uring and >= 1.0x dd, system
+    CPU per GiB <= 1.5x uring's."""
+    a = fs.get('zero', {}).get('rows', {}).get('aio')
+    if not a or not a['runs']:
+        return []
+    out = []
+    for name, key, lim, ge in (('throughput >= 0.95x uring', 'x_uring', 0.95, True),
+                               ('throughput >= 1.0x dd', 'x_dd', 1.0, True),
+                               ('system CPU/GiB <= 1.5x uring', 'sys_x_uring', 1.5, False)):
+        v, q = a.get(key), a.get(key + '_iqr')
+        ok = v is not None and (v >= lim if ge else v <= lim)
+        out.append('- %s, aio: %s: %s%s %s' % (
+            fs['fstype'], name, f(v, '%.2f'),
+            ' (per-run IQR %.2f-%.2f)' % tuple(q) if q else '', 'PASS' if ok else 'MISS'))
+    return out
+
+
 def overwrite_table(rows):
     hdr = ['file prepared by', 'written %', 'extents', 'rand IOPS', '×dd', '×fallocate',
            'seq IOPS', '×dd', '×fallocate']
@@ -570,6 +620,14 @@ def report(a, results):
             lines += ['### Zeroing a fresh %s file (median of %d runs)'
                       % (fmt_size(z['size']), z['runs']), '',
                       zero_table(z['rows']), '']
+            if 'uring' in z['rows'] and 'aio' in z['rows']:
+                lines += ['### Without io_uring: direct writes side by side (median of %d '
+                          'alternating runs; IQRs of the runs and of the per-run ratios)'
+                          % z['runs'], '',
+                          'sys CPU is the system time of the process and its threads '
+                          '(io_uring\'s workers included).', '',
+                          direct_table({m: r for m, r in z['rows'].items()
+                                        if m in DIRECT_METHODS.split(',')}), '']
         if 'overwrite' in fs:
             o = fs['overwrite']
             lines += ['### 4 KiB O_DIRECT overwrites afterwards: rand + fdatasync each, '
@@ -591,7 +649,7 @@ def report(a, results):
                       'from %g s; median of %d alternating runs)' % (
                           fmt_size(g['size']), g['seconds'], a.bg_delay, g['runs']), '']
             lines += background.report_background(g, table)
-        t = targets(fs)
+        t = targets(fs) + direct_targets(fs)
         if 'background' in fs:
             t += background.targets_background(fs['fstype'], fs['background'])
         if t:

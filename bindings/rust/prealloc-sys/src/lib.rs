@@ -34,6 +34,8 @@ pub const PREALLOC_METHOD_URING: u32 = 3;
 pub const PREALLOC_METHOD_BUFFERED: u32 = 4;
 /// `PREALLOC_METHOD_ALLOCATE`: reservation only.
 pub const PREALLOC_METHOD_ALLOCATE: u32 = 5;
+/// `PREALLOC_METHOD_AIO`: O_DIRECT zero writes through Linux AIO.
+pub const PREALLOC_METHOD_AIO: u32 = 6;
 /// Length of `prealloc_report.bytes_by_method`, fixed forever.
 pub const PREALLOC_METHOD_SLOTS: usize = 16;
 

@@ -65,6 +65,8 @@ c_enum!(
         Buffered = PREALLOC_METHOD_BUFFERED,
         /// `fallocate()` reservation only: blocks may stay unwritten.
         Allocate = PREALLOC_METHOD_ALLOCATE,
+        /// O_DIRECT zero writes through Linux AIO, where io_uring is refused.
+        Aio = PREALLOC_METHOD_AIO,
     }
 );
 

@@ -70,13 +70,13 @@ impl Options {
         self
     }
 
-    /// io_uring writes in flight; 0 for the default.
+    /// Direct writes in flight (uring, aio); 0 for the default.
     pub fn queue_depth(&mut self, depth: u32) -> &mut Self {
         self.queue_depth = depth;
         self
     }
 
-    /// Bytes per io_uring write; 0 for the default.
+    /// Bytes per direct write (uring, aio); 0 for the default.
     pub fn request_bytes(&mut self, bytes: u64) -> &mut Self {
         self.request_bytes = bytes;
         self

@@ -103,6 +103,7 @@ fn enospc_reports_the_step_and_changes_nothing() {
 #[test]
 fn names_and_version() {
     assert_eq!(Method::Uring.name(), Some("uring"));
+    assert_eq!(Method::Aio.name(), Some("aio"));
     assert_eq!(Method::from_raw(99), Method::Other(99));
     assert_eq!(Method::Other(99).to_string(), "99");
     assert_eq!(Step::SpaceCheck.to_string(), "space-check");
