@@ -188,8 +188,7 @@ int pa_aio_usable(struct prealloc_ctx *ctx, char *why, size_t len)
 	int err;
 
 	if (!pa_refusal_get(&setup_refusal, &err)) {
-		err = setup_probe();
-		pa_refusal_set(&setup_refusal, err);
+		err = pa_refusal_learn(&setup_refusal, setup_probe());
 		if (err)
 			pa_log(ctx, LOG_NOTICE, "aio refused in this process: %s\n",
 			       pa_refusal_describe("io_setup", "Linux AIO", err, buf, sizeof(buf)));

@@ -195,8 +195,7 @@ int pa_uring_usable(struct prealloc_ctx *ctx, char *why, size_t len)
 	int err;
 
 	if (!pa_refusal_get(&setup_refusal, &err)) {
-		err = setup_probe();
-		pa_refusal_set(&setup_refusal, err);
+		err = pa_refusal_learn(&setup_refusal, setup_probe());
 		if (err)
 			pa_log(ctx, LOG_NOTICE, "uring refused in this process: %s\n",
 			       (describe(err, buf, sizeof(buf)), buf));

@@ -19,14 +19,15 @@ bool pa_refusal_get(const struct pa_refusal *r, int *err)
 	return true;
 }
 
-void pa_refusal_set(struct pa_refusal *r, int err)
+int pa_refusal_learn(struct pa_refusal *r, int err)
 {
 	uint64_t w;
 
 	if (err == -ENOMEM || err == -EAGAIN || err == -EMFILE || err == -ENFILE)
-		return;
+		return 0;
 	w = (uint64_t)(uint32_t)getpid() << 32 | (uint64_t)((-err) & 0xffff) << 1 | KNOWN;
 	__atomic_store_n(&r->word, w, __ATOMIC_RELEASE);
+	return err;
 }
 
 char *pa_refusal_describe(const char *call, const char *what, int err, char *buf, size_t len)

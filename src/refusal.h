@@ -20,9 +20,11 @@ struct pa_refusal {
 /* Is the answer known in this process?  *@err: 0 (usable) or -errno. */
 bool pa_refusal_get(const struct pa_refusal *r, int *err);
 
-/* Remember @err (0 or -errno) for this process, unless it may pass
- * (-ENOMEM, -EAGAIN, -EMFILE, -ENFILE: resources, not policy). */
-void pa_refusal_set(struct pa_refusal *r, int err);
+/* Learn @err (0 or -errno): remembered for this process and returned,
+ * unless it may pass (-ENOMEM, -EAGAIN, -EMFILE, -ENFILE: resources, not
+ * policy), which is neither and returns 0: the method's own setup then
+ * decides (and refuses) in the call. */
+int pa_refusal_learn(struct pa_refusal *r, int err);
 
 /* "@call refused: EPERM (a seccomp profile?)", "@call refused: ENOSYS (no
  * @what in this kernel, or a seccomp profile)", "@call refused: ENAME"

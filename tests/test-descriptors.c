@@ -357,7 +357,7 @@ static void unprivileged_readonly_file(void **state)
 	assert_int_equal(as_user(readonly_flavours, RLIM_INFINITY), 0);
 }
 
-/* No io_uring rings for this caller: the library writes buffered. */
+/* No io_uring rings for this caller: the library falls back (Linux AIO). */
 static int uring_refused(void)
 {
 	uint32_t refused = 0;

@@ -9,6 +9,7 @@ same filesystem.  Foreground jobs:
   bw    1 MiB O_DIRECT sequential overwrites, io_uring QD 4
 
 Contenders: none (undisturbed), prealloc default, prealloc --background,
+prealloc --background --method aio (background-aio: without io_uring),
 prealloc --rate R (fixed caps, no adaptation; rate-R-REQ-QD also sets the
 request size and queue depth, e.g. the shape background mode uses while
 others are active), fio-R-REQ (fio --rate R with REQ-byte writes), dd
@@ -104,6 +105,10 @@ class BgBench:
             return run + ['--length', str(size), self.target]
         if name == 'background':
             return run + ['--background', '--length', str(size), self.target]
+        if name == 'background-aio':
+            # Background mode without io_uring: the aio method, paced alike.
+            return run + ['--background', '--method', 'aio', '--length', str(size),
+                          self.target]
         if name.startswith('rate-'):
             # rate-R or rate-R-REQ-QD: a fixed cap, optionally with the
             # request size and queue depth background mode uses when busy.
@@ -330,7 +335,8 @@ def section_background(b, fs, res, log, rotated):
 def sched_run(bench, fs, jobs, sched, log, rotated):
     """What the section stored before it ran per scheduler."""
     a = bench.a
-    names = [n for n in ['default', 'background'] + ['rate-' + r for r in a.bg_rates] +
+    names = [n for n in ['default', 'background', 'background-aio'] +
+             ['rate-' + r for r in a.bg_rates] +
              ['fio-' + r for r in a.bg_fio_rates] + ['dd', 'ionice-dd']
              if not a.bg_contenders or n in a.bg_contenders]
     tag = '%s %s' % (fs.fstype, sched)
