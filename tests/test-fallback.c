@@ -33,6 +33,11 @@
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <cmocka.h>
+#if __has_include(<valgrind/valgrind.h>)
+#include <valgrind/valgrind.h>
+#else
+#define RUNNING_ON_VALGRIND 0
+#endif
 
 #include "prealloc.h"
 #include "tfs.h"
@@ -104,6 +109,7 @@ struct refusal_case {
 	const char *fact, *why;		/* the probe's reason */
 };
 
+#define CHILD_NO_SECCOMP 254	/* a kernel without seccomp filters */
 #define CHILD_CHECK(cond) do { if (!(cond)) return __LINE__; } while (0)
 
 /* In the child: 0, or the line of the first check that failed. */
@@ -118,7 +124,8 @@ static int refused_child(const struct refusal_case *k)
 	char path[256];
 	int fd;
 
-	CHILD_CHECK(refuse(k->calls, k->ncalls, k->err) == 0);
+	if (refuse(k->calls, k->ncalls, k->err))
+		return CHILD_NO_SECCOMP;
 	fd = open(tfs_path(&t, "refused", path, sizeof(path)),
 		  O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	CHILD_CHECK(fd >= 0);
@@ -146,6 +153,9 @@ static void run_refused(const struct refusal_case *k)
 	pid_t pid;
 	int st;
 
+	/* Valgrind's core exits at a seccomp filter's first denial. */
+	if (RUNNING_ON_VALGRIND)
+		skip();
 	/* This process uses io_uring first: the child must learn anew. */
 	prealloc_and_check("parent", 0);
 	pid = fork();
@@ -153,11 +163,13 @@ static void run_refused(const struct refusal_case *k)
 	if (pid == 0)
 		_exit(refused_child(k));
 	assert_int_equal(waitpid(pid, &st, 0), pid);
-	assert_true(WIFEXITED(st));
-	if (WEXITSTATUS(st))
-		fail_msg("check at test-fallback.c:%d failed in the child", WEXITSTATUS(st));
 	unlink(tfs_path(&t, "refused", path, sizeof(path)));
 	unlink(tfs_path(&t, "parent", path, sizeof(path)));
+	assert_true(WIFEXITED(st));
+	if (WEXITSTATUS(st) == CHILD_NO_SECCOMP)
+		skip();
+	if (WEXITSTATUS(st))
+		fail_msg("check at test-fallback.c:%d failed in the child", WEXITSTATUS(st));
 }
 
 static void seccomp_eperm_writes_aio(void **state)
