@@ -15,13 +15,12 @@ fi
 command -v cmake >/dev/null || { echo "cmake not installed: skipped"; exit 77; }
 tmp=$(mktemp -d /tmp/prealloc-cmake-XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
-set --  "$3"
-if [ "$1" = --system ]; then
+if [ "$3" = --system ]; then
 	prefix=
 else
-	meson install -C "$1" --no-rebuild --quiet --destdir "$tmp/stage" >"$tmp/log" 2>&1 ||
+	meson install -C "$3" --no-rebuild --quiet --destdir "$tmp/stage" >"$tmp/log" 2>&1 ||
 		{ cat "$tmp/log" >&2; exit 1; }
-	prefix=$tmp/stage$(meson introspect "$1" --buildoptions |
+	prefix=$tmp/stage$(meson introspect "$3" --buildoptions |
 		python3 -c 'import json,sys; print(next(o["value"] for o in json.load(sys.stdin) if o["name"] == "prefix"))')
 fi
 configure() {
