@@ -69,7 +69,7 @@ example=$src/examples/zeroing-plan.c
 # shellcheck disable=SC2046
 cc -Wall -Wextra -Werror -o "$work/zp" "$example" $(pkg-config --cflags --libs libprealloc)
 # shellcheck disable=SC2046
-cc -Wall -Wextra -Werror -static-libgcc -o "$work/zp-static" "$example" \
+cc -Wall -Wextra -Werror -o "$work/zp-static" "$example" \
 	$(pkg-config --cflags libprealloc) -Wl,-Bstatic -lprealloc -Wl,-Bdynamic \
 	$(pkg-config --libs-only-l --static libprealloc | sed 's/-lprealloc//')
 for exe in zp zp-static; do
