@@ -50,17 +50,30 @@ step() {
 
 cd "$src/bindings/rust"
 step cargo fmt --all --check
-step cargo clippy --workspace --all-targets -- -D warnings
+# --all-features: prealloc-sys's layout-test, the layout check consumers
+# never build.
+step cargo clippy --workspace --all-targets --all-features -- -D warnings
 step cargo doc --workspace --no-deps --quiet
+# As docs.rs builds them: without the C library.
+echo "== docs without libprealloc (docs.rs)"
+env -u PKG_CONFIG_PATH DOCS_RS=1 CARGO_TARGET_DIR="$CARGO_TARGET_DIR/docs-rs" \
+	cargo doc --workspace --no-deps --quiet
 for dir in "${test_dirs[@]}"; do
 	echo "== tests on ${dir:-the temp dir}"
-	PREALLOC_TEST_DIR=$dir step cargo test --workspace --quiet
+	PREALLOC_TEST_DIR=$dir step cargo test --workspace --all-features --quiet
 done
+# The crates as crates.io would take them (packaged and built alone, the
+# second against the first as packaged; nothing is uploaded).
+step cargo publish --workspace --dry-run --allow-dirty --quiet
 
 cd "$src/bindings/go"
 unformatted=$(gofmt -l .)
 [ -z "$unformatted" ] || { echo "gofmt: $unformatted" >&2; exit 1; }
 step go vet ./...
+# An example for every exported type (pkg.go.dev shows them with the type).
+missing=$(cd prealloc && comm -23 <(go doc -short . | awk '$1 == "type" { print $2 }' | sort) \
+	<(grep -ho '^func Example[A-Za-z]*' ./*_test.go | sed 's/^func Example//' | sort -u))
+[ -z "$missing" ] || { echo "no example for the exported types:" $missing >&2; exit 1; }
 for dir in "${test_dirs[@]}"; do
 	echo "== tests on ${dir:-the temp dir}"
 	PREALLOC_TEST_DIR=$dir step go test -race -count=1 ./...

@@ -26,9 +26,9 @@ static void usage(void)
 	      "\nOptions:\n"
 	      " -s, --segment-size N  bytes per segment (required)\n"
 	      " -c, --count N         ready segments to make and wait for (default 0: inspect)\n"
-	      " -f, --free-floor N    free space to leave alone (default 1/20 of the filesystem)\n"
-	      " -r, --max-rate N      cap on the zeroing rate, bytes per second\n"
-	      " -j, --json            print the pool's counters as JSON\n"
+	      " -F, --free-floor N    free space to leave alone (default 1/20 of the filesystem)\n"
+	      " -R, --rate N          at most N bytes per second (e.g. 100M)\n"
+	      " -j, --json            print the pool's counters as JSON (exact bytes)\n"
 	      " -h, --help            show this help\n"
 	      "\nExit status: 0 the pool holds --count segments, 1 failed (out of space:\n"
 	      "fewer are ready), 2 bad command line.\n", stdout);
@@ -73,21 +73,22 @@ static int parse(int argc, char **argv, struct prealloc_pool_config *c, bool *js
 	static const struct option lopts[] = {
 		{ "segment-size", required_argument, NULL, 's' },
 		{ "count", required_argument, NULL, 'c' },
-		{ "free-floor", required_argument, NULL, 'f' },
-		{ "max-rate", required_argument, NULL, 'r' },
+		{ "free-floor", required_argument, NULL, 'F' },
+		{ "rate", required_argument, NULL, 'R' },
+		{ "max-rate", required_argument, NULL, 'R' },	/* its name in 0.3.0 */
 		{ "json", no_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
 	static const struct cli_rule rules[] = {
-		{ 'f', CLI_INSPECT_ONLY, "applies only with --count: inspecting makes no segments" },
-		{ 'r', CLI_INSPECT_ONLY, "applies only with --count: inspecting makes no segments" },
+		{ 'F', CLI_INSPECT_ONLY, "applies only with --count: inspecting makes no segments" },
+		{ 'R', CLI_INSPECT_ONLY, "applies only with --count: inspecting makes no segments" },
 	};
 	bool seen[128] = { false };
 	uint64_t count = 0;
 	int opt, err = 0;
 
-	while (!err && (opt = getopt_long(argc, argv, "s:c:f:r:jh", lopts, NULL)) != -1) {
+	while (!err && (opt = getopt_long(argc, argv, "s:c:F:R:jh", lopts, NULL)) != -1) {
 		seen[opt & 127] = true;
 		switch (opt) {
 		case 's':
@@ -98,10 +99,10 @@ static int parse(int argc, char **argv, struct prealloc_pool_config *c, bool *js
 			err = cli_size_arg("pool", "count", optarg, 0, PREALLOC_POOL_MAX_TARGET, &count);
 			c->target = (uint32_t)count;
 			break;
-		case 'f':
+		case 'F':
 			err = cli_size_arg("pool", "free floor", optarg, 0, UINT64_MAX, &c->free_floor);
 			break;
-		case 'r': err = cli_size_arg("pool", "max rate", optarg, 0, UINT64_MAX, &c->max_rate); break;
+		case 'R': err = cli_size_arg("pool", "rate", optarg, 1, UINT64_MAX, &c->max_rate); break;
 		case 'j': *json = true; break;
 		case 'h': usage(); return -1;
 		default: return cli_usage_error("pool", "bad option");

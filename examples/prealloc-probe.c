@@ -19,7 +19,7 @@
 
 #include "cli.h"
 
-/* Without --length: plan extending a file by 1 MiB, or zeroing 1 MiB of a device. */
+/* Without --length (which run requires): plan for 1 MiB from --offset. */
 #define DEFAULT_LEN (1u << 20)
 
 static void usage(void)
@@ -30,10 +30,11 @@ static void usage(void)
 	      "device chain with each device's limits and NVMe/SCSI facts, whether zeroing\n"
 	      "is offloaded to the device and which fact decided it, direct-I/O alignment,\n"
 	      "atomic-write limits, and the plan for a request with its reason.  Nothing\n"
-	      "is written.\n"
+	      "is written.  The options mean what they mean to 'prealloc run': the plan\n"
+	      "is the one run would follow with the same options.\n"
 	      "\nOptions:\n"
-	      " -o, --offset N    first byte of the request (default: end of file; 0 for a device)\n"
-	      " -l, --length N    length of the request (default 1 MiB)\n"
+	      " -o, --offset N    first byte of the range (default 0)\n"
+	      " -l, --length N    length of the range (default 1 MiB)\n"
 	      " -k, --keep-size   plan with PREALLOC_KEEP_SIZE\n"
 	      " -z, --zero-data   plan with PREALLOC_ZERO_DATA (implied for block devices)\n"
 	      " -m, --method M    plan with a forced method\n"
@@ -374,8 +375,6 @@ int cmd_probe(int argc, char **argv)
 	}
 	if (S_ISBLK(st.st_mode))
 		a.o.flags |= PREALLOC_ZERO_DATA;	/* block devices are only ever zeroed */
-	else if (!a.seen['o'])
-		a.offset = (uint64_t)st.st_size;
 	r = prealloc_probe_new(fd, a.offset, a.length, &a.o, &p);
 	close(fd);
 	if (r < 0) {

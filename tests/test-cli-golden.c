@@ -41,6 +41,10 @@ static const struct golden cases[] = {
 	{ "run-force-file", "prealloc run --force --length 1M r3" },
 	{ "run-keep-size-blockdev", "prealloc run --keep-size --zero-data --length 1M $DEV" },
 	{ "run-enospc", "prealloc run --length 1G r4" },
+	/* probe plans the range run makes with the same options: from 0. */
+	{ "probe-same-range", "head -c 20000 /dev/zero >d && prealloc probe --length 4M d | "
+			      "sed -n '/^steps:/,/^facts:/p'" },
+	{ "run-same-range", "prealloc run --length 4M d" },
 	{ "verify-text", "prealloc verify r1" },
 	{ "verify-json", "prealloc verify --json r1" },
 	{ "verify-sparse", "truncate -s 1M s && prealloc verify s" },
@@ -48,6 +52,7 @@ static const struct golden cases[] = {
 	{ "pool-text", "mkdir wal && prealloc pool --segment-size 1M --count 2 wal" },
 	{ "pool-json", "prealloc pool --json --segment-size 1M wal" },
 	{ "pool-max-rate-inspect", "prealloc pool --segment-size 1M --max-rate 1M wal" },
+	{ "pool-rate-inspect", "prealloc pool --segment-size 1M -R 1M wal" },
 };
 
 static const char *expected_dir;

@@ -363,7 +363,7 @@ static void options_that_do_not_apply(void **state)
 	assert_int_equal(run_tool("run --method aio --queue-depth 2 --length 64K %s", nf), 0);
 	assert_int_equal(unlink(nf), 0);
 	assert_int_equal(run_tool("pool --segment-size 1M --max-rate 1M %s", dir), 2);
-	assert_err_has("prealloc: --max-rate applies only with --count");
+	assert_err_has("prealloc: --rate applies only with --count");
 	if (geteuid() != 0 || tfs_loop(&t, 16, false) < 0)
 		skip();
 	assert_int_equal(tfs_sh("printf SIGN | dd of=%s conv=notrunc status=none", t.dev), 0);

@@ -1,3 +1,3 @@
-module libprealloc/prealloc
+module github.com/libprealloc/libprealloc/bindings/go
 
 go 1.22

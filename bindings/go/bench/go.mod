@@ -1,10 +1,10 @@
-module libprealloc/prealloc/bench
+module github.com/libprealloc/libprealloc/bindings/go/bench
 
 go 1.26.0
 
 require (
 	go.etcd.io/etcd/client/pkg/v3 v3.7.3
-	libprealloc/prealloc v0.0.0
+	github.com/libprealloc/libprealloc/bindings/go v0.0.0
 )
 
 require (
@@ -13,4 +13,4 @@ require (
 	golang.org/x/sys v0.49.0 // indirect
 )
 
-replace libprealloc/prealloc => ../
+replace github.com/libprealloc/libprealloc/bindings/go => ../

@@ -11,8 +11,8 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/libprealloc/libprealloc/bindings/go/prealloc"
 	"go.etcd.io/etcd/client/pkg/v3/fileutil"
-	"libprealloc/prealloc"
 )
 
 var methods = map[string]func(*os.File, int64, bool) error{

@@ -11,7 +11,7 @@ import (
 	"os"
 	"strconv"
 
-	"libprealloc/prealloc"
+	"github.com/libprealloc/libprealloc/bindings/go/prealloc"
 )
 
 const walSegmentSize = 16 << 20

@@ -4,7 +4,7 @@
 //! Everything here mirrors the C header one to one; the header's kernel-doc
 //! is the reference for each item's contract.  The layout of every struct and
 //! the value of every constant are checked against the installed header by
-//! the crate's tests (`layout.c`, compiled at build time).  Use the safe
+//! the crate's tests (`layout.c`, with the `layout-test` feature).  Use the safe
 //! `prealloc` crate unless you need the raw calls.
 #![allow(non_camel_case_types)]
 #![warn(missing_docs)]
@@ -470,5 +470,5 @@ extern "C" {
     pub fn prealloc_pool_close(pool: *mut prealloc_pool);
 }
 
-#[cfg(test)]
+#[cfg(all(test, feature = "layout-test"))]
 mod layout_test;

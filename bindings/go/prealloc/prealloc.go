@@ -9,6 +9,14 @@
 //
 // Errors from the library are syscall.Errno values, so
 // errors.Is(err, syscall.ENOSPC) and friends work.
+//
+// The package uses cgo and finds the C library through pkg-config: install
+// libprealloc first (Debian: apt install libprealloc-dev), then
+//
+//	go get github.com/libprealloc/libprealloc/bindings/go/prealloc
+//
+// Every exported type has an example; those whose output does not depend
+// on the storage run as tests.
 package prealloc
 
 /*

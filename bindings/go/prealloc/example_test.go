@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 	"time"
 
-	"libprealloc/prealloc"
+	"github.com/libprealloc/libprealloc/bindings/go/prealloc"
 )
 
 // A 16 MiB WAL segment, allocated, written and durable before the first
