@@ -609,88 +609,37 @@ static int run_child(enum scene s, uint64_t limit)
 	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 }
 
-static void scene(enum scene s, uint64_t limit)
-{
-	int st = run_child(s, limit);
+/* A case: its scene and the memory cgroup limit around it (0: none). */
+struct scase {
+	enum scene s;
+	uint64_t limit;
+};
 
+static void scene_test(void **state)
+{
+	const struct scase *c = *state;
+	int st;
+
+	if (c->s == S_WORKING_SET) {
+		char ws[128];
+
+		make_working_set(path(scene_name[S_WORKING_SET], "ws", ws, sizeof(ws)));
+	}
+	st = run_child(c->s, c->limit);
 	if (st == TFS_SKIP)
 		skip();
 	if (st)
-		fail_msg("%s on %s: the child failed (%d)", scene_name[s], fs.type, st);
+		fail_msg("%s on %s: the child failed (%d)", scene_name[c->s], fs.type, st);
 }
 
-static void seccomp_eperm(void **state)
+static const char *group_type;	/* the filesystem of the group setup() makes */
+
+static int setup(void **state)
 {
 	(void)state;
-	scene(S_EPERM, 0);
-}
-
-static void seccomp_enosys(void **state)
-{
-	(void)state;
-	scene(S_ENOSYS, 0);
-}
-
-static void unprivileged(void **state)
-{
-	(void)state;
-	scene(S_NOBODY, 0);
-}
-
-static void sys_ro(void **state)
-{
-	(void)state;
-	scene(S_SYS_RO, 0);
-}
-
-static void sys_empty(void **state)
-{
-	(void)state;
-	scene(S_SYS_EMPTY, 0);
-}
-
-static void memory_cgroup(void **state)
-{
-	(void)state;
-	scene(S_CGROUP, 1536 * MiB);
-}
-
-static void buffered(void **state)
-{
-	(void)state;
-	scene(S_BUFFERED, 0);
-}
-
-static void working_set(void **state)
-{
-	char ws[128];
-
-	(void)state;
-	make_working_set(path(scene_name[S_WORKING_SET], "ws", ws, sizeof(ws)));
-	scene(S_WORKING_SET, 256 * MiB);
-}
-
-static int setup(void **state, const char *type)
-{
-	(void)state;
-	if (!tfs_supported(type))
+	if (!tfs_supported(group_type))
 		return -1;
-	return tfs_create(&fs, type, 768, NULL) ? -1 : 0;
-}
-
-static int setup_ext4(void **state)
-{
-	return setup(state, "ext4");
-}
-
-static int setup_xfs(void **state)
-{
-	return setup(state, "xfs");
-}
-
-static int setup_btrfs(void **state)
-{
-	return setup(state, "btrfs");
+	return tfs_create(&fs, group_type, 768, NULL) ? -1 : 0;
 }
 
 static int teardown(void **state)
@@ -700,23 +649,31 @@ static int teardown(void **state)
 	return 0;
 }
 
+#define CASE(name, scene, limit) \
+	{ name, scene_test, NULL, NULL, &(struct scase){ scene, limit } }
+
 int main(void)
 {
 	const struct CMUnitTest all[] = {
-		cmocka_unit_test(seccomp_eperm), cmocka_unit_test(seccomp_enosys),
-		cmocka_unit_test(unprivileged),	 cmocka_unit_test(sys_ro),
-		cmocka_unit_test(sys_empty),	 cmocka_unit_test(memory_cgroup),
-		cmocka_unit_test(buffered),	 cmocka_unit_test(working_set),
+		CASE("seccomp_eperm", S_EPERM, 0),
+		CASE("seccomp_enosys", S_ENOSYS, 0),
+		CASE("unprivileged", S_NOBODY, 0),
+		CASE("sys_read_only", S_SYS_RO, 0),
+		CASE("sys_empty_no_proc", S_SYS_EMPTY, 0),
+		CASE("memory_cgroup", S_CGROUP, 1536 * MiB),
+		CASE("buffered", S_BUFFERED, 0),
+		CASE("working_set", S_WORKING_SET, 256 * MiB),
 	};
-	const struct CMUnitTest cow[] = {
-		cmocka_unit_test(buffered), cmocka_unit_test(working_set),
-	};
+	/* btrfs refuses RWF_DONTCACHE: the write-back path. */
+	const struct CMUnitTest cow[] = { all[6], all[7] };
 	int ret = 0;
 
 	tfs_enter();
-	ret |= cmocka_run_group_tests_name("ext4", all, setup_ext4, teardown);
-	ret |= cmocka_run_group_tests_name("xfs", all, setup_xfs, teardown);
-	/* btrfs refuses RWF_DONTCACHE: the write-back path. */
-	ret |= cmocka_run_group_tests_name("btrfs", cow, setup_btrfs, teardown);
+	group_type = "ext4";
+	ret |= cmocka_run_group_tests_name("ext4", all, setup, teardown);
+	group_type = "xfs";
+	ret |= cmocka_run_group_tests_name("xfs", all, setup, teardown);
+	group_type = "btrfs";
+	ret |= cmocka_run_group_tests_name("btrfs", cow, setup, teardown);
 	return ret;
 }
