@@ -114,6 +114,15 @@ def run_one(cmd, refused, cgroup_procs=None):
     return timed(cmd, cgroup_procs)
 
 
+def fresh(path, mnt):
+    """Remove @path and let the filesystem take its blocks back first (xfs
+    frees a deleted file's blocks in the background; the next call's
+    free-space check would fail)."""
+    if os.path.exists(path):
+        os.unlink(path)
+    subprocess.run(['sync', '-f', mnt], check=True)
+
+
 def section_left(a, fs, log, rotated):
     path = os.path.join(fs.mnt, 'prealloc-bench-cache.dat')
     cs = contenders(a, True)
@@ -121,8 +130,7 @@ def section_left(a, fs, log, rotated):
     n = str(a.cache_size)
     for r in range(a.cache_runs):
         for name, make, refused in rotated(cs, r):
-            if os.path.exists(path):
-                os.unlink(path)
+            fresh(path, fs.mnt)
             rc, sys_s, wall = run_one(make(n, path), refused)
             s = {'rc': rc, 'sys_s': sys_s, 'wall_s': wall,
                  'left': resident(path) if rc == 0 else None}
@@ -186,8 +194,7 @@ def section_cgroup(a, fs, log, rotated):
     with Cgroup(a.cache_cg_limit) as cg:
         for r in range(a.cache_runs):
             for name, make, refused in rotated(cs, r):
-                if os.path.exists(path):
-                    os.unlink(path)
+                fresh(path, fs.mnt)
                 fd = os.open(ws, os.O_RDONLY)
                 os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
                 os.close(fd)
