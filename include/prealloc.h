@@ -83,6 +83,19 @@ enum prealloc_flags {
  * New methods get new values at the end; struct fields hold a method as a
  * uint32_t.  To list the methods this library knows, skip the values in
  * [1, %PREALLOC_METHOD_SLOTS) that prealloc_method_name() does not name.
+ *
+ * The buffered writes (the method, and the edges of the others) leave the
+ * page cache as they found it: each says RWF_DONTCACHE (Linux 6.14; ext4
+ * and xfs take it), so the kernel starts write-back at once and drops the
+ * pages when it completes, by the call's final fdatasync() at the latest;
+ * where that is refused (an older kernel, btrfs, FUSE) the call starts
+ * write-back of every 8 MiB it writes with sync_file_range() and drops the
+ * 8 MiB before, once written, with POSIX_FADV_DONTNEED: at most 16 MiB of
+ * its pages are cached at a time.  Pages cached before the call that hold
+ * the caller's bytes (the partial pages at either end of a piece it writes,
+ * the data it keeps) stay cached.  Durability is unchanged: the call's one
+ * fdatasync() at the end makes the range durable (none with
+ * %PREALLOC_NO_SYNC).  tmpfs pages are the file itself and stay.
  */
 enum prealloc_method {
 	PREALLOC_METHOD_AUTO = 0,

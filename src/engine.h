@@ -63,6 +63,7 @@ struct pa_call {
 	int wfd_flags;			/* fcntl(wfd, F_GETFL), or -errno */
 	int dfd;			/* our O_DIRECT descriptor, or -1 */
 	int dio_rwf;			/* RWF_* flags for writes through dfd */
+	bool dontcache_refused;		/* pwritev2() refused RWF_DONTCACHE (src/dontcache.c) */
 	struct pa_target target;	/* filled before dispatch (src/api.c) */
 	uint32_t dio_align;		/* file offset and length alignment for O_DIRECT */
 	uint32_t dio_mem_align;		/* buffer alignment for O_DIRECT */

@@ -42,6 +42,8 @@ int pa_copy_sized_in(void *dst, size_t ksize, const void *src, uint32_t user_siz
 /* pwritev2()/io_uring flag (Linux 6.9): this write ignores O_APPEND.  Our
  * own name: the C library's and the kernel's headers may both define it. */
 #define PA_RWF_NOAPPEND 0x00000020
+/* pwritev2() flag (Linux 6.14): drop the pages once written back. */
+#define PA_RWF_DONTCACHE 0x00000080
 
 /* [off, off + len) as the kernel takes it: -EINVAL if empty, -EFBIG past loff_t. */
 static inline int pa_check_range(uint64_t off, uint64_t len)

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "context.h"
+#include "dontcache.h"
 #include "engine.h"
 #include "internal.h"
 
@@ -52,12 +53,18 @@ void pa_method_refused(struct pa_call *c, unsigned int method)
 		pa_wz_set_refused(c->target.ctx, c->target.dev, c->target.fs_type);
 }
 
-static int zero_pwrite(struct pa_call *c, int fd, int rwf, uint64_t start, uint64_t len)
+/* Zeros to [start, start + len) of @fd in pwritev() calls of up to 1 MiB;
+ * @buffered ones leave the page cache as they found it (src/dontcache.c). */
+static int zero_pwrite(struct pa_call *c, int fd, int rwf, bool buffered, uint64_t start,
+		       uint64_t len)
 {
 	struct iovec iov[ZIOV];
 	uint64_t end = start + len;
+	struct pa_dc dc;
+	int ret = 0;
 
-	while (start < end) {
+	pa_dc_begin(&dc, fd, start);
+	while (start < end && !ret) {
 		/* No more per write than the pacer allows (a cap's window). */
 		uint64_t n = PA_MIN(end - start,
 				    pa_pace_request(&c->pace, (uint64_t)ZBUF * ZIOV, 4096));
@@ -69,16 +76,19 @@ static int zero_pwrite(struct pa_call *c, int fd, int rwf, uint64_t start, uint6
 			iov[cnt].iov_len = PA_MIN(left, ZBUF);
 			left -= iov[cnt].iov_len;
 		}
-		w = PA_PACED(&c->pace, n, PA_RETRY_EINTR(pwritev2(fd, iov, cnt, (off_t)start, rwf)));
-		if (w < 0)
-			return -errno;
-		if (w == 0)
-			return -EIO;
+		w = PA_PACED(&c->pace, n, PA_RETRY_EINTR(buffered ?
+			pa_dc_pwritev(c, fd, iov, cnt, start, rwf) :
+			pwritev2(fd, iov, cnt, (off_t)start, rwf)));
+		if (w <= 0) {
+			ret = w < 0 ? -errno : -EIO;
+			break;
+		}
 		start += (uint64_t)w;
-		if (pa_advance(c, PREALLOC_METHOD_BUFFERED, (uint64_t)w))
-			return -ECANCELED;
+		ret = buffered ? pa_dc_wrote(c, &dc, start) : 0;
+		if (!ret && pa_advance(c, PREALLOC_METHOD_BUFFERED, (uint64_t)w))
+			ret = -ECANCELED;
 	}
-	return 0;
+	return buffered ? pa_dc_end(c, &dc, start, ret) : ret;
 }
 
 /*
@@ -126,7 +136,7 @@ static int zero_direct(struct pa_call *c, uint64_t start, uint64_t len)
 	me = PA_ROUND_DOWN(end, a);
 	if (me <= ms || c->dio_mem_align > ZALIGN)
 		return zero_mapped(c, c->wfd, start, len);
-	ret = zero_pwrite(c, c->dfd, c->dio_rwf, ms, me - ms);
+	ret = zero_pwrite(c, c->dfd, c->dio_rwf, false, ms, me - ms);
 	if (!ret)
 		ret = zero_mapped(c, c->wfd, start, ms - start);
 	if (!ret)
@@ -155,7 +165,7 @@ int pa_zero_buffered(struct pa_call *c, uint64_t start, uint64_t len)
 		return fl;
 	if (fl & O_DIRECT)
 		return zero_direct(c, start, len);
-	return zero_pwrite(c, c->wfd, fl & O_APPEND ? PA_RWF_NOAPPEND : 0, start, len);
+	return zero_pwrite(c, c->wfd, fl & O_APPEND ? PA_RWF_NOAPPEND : 0, true, start, len);
 }
 
 static int zeroout_op(int fd, uint64_t start, uint64_t len)

@@ -19,6 +19,8 @@ medians are reported.  Sections:
   scale      zeroing time at --scale-sizes (auto, dd, fio)
   sweep      io_uring queue depth x request size (forced uring)
   background preallocating beside a foreground fio job (background.py)
+  cache      the page cache a call leaves per method, and a working set's
+             residency in a memory cgroup across a call (cache.py)
 
 Only the Python standard library is used.  See tests/bench/RESULTS.md.
 """
@@ -36,6 +38,7 @@ import tempfile
 import time
 
 import background
+import cache
 
 NS_MARK = 'PREALLOC_BENCH_NS'
 # fio, auto and dd stay neighbours in every rotation: their ratios are paired.
@@ -649,6 +652,9 @@ def report(a, results):
                       'from %g s; median of %d alternating runs)' % (
                           fmt_size(g['size']), g['seconds'], a.bg_delay, g['runs']), '']
             lines += background.report_background(g, table)
+        if 'cache' in fs:
+            lines += ['### Page cache after a call, and a working set beside it', '']
+            lines += cache.report_cache(fs['cache'], table)
         t = targets(fs) + direct_targets(fs)
         if 'background' in fs:
             t += background.targets_background(fs['fstype'], fs['background'])
@@ -684,7 +690,8 @@ def parse_args(argv=None):
                    help='the prealloc-bench executable')
     p.add_argument('--dir', help='use this directory instead of loop filesystems')
     p.add_argument('--fs', default='ext4,xfs', help='loop filesystems (default ext4,xfs)')
-    p.add_argument('--sections', default='zero,overwrite,probe,scale,sweep,frag,background')
+    p.add_argument('--sections',
+                   default='zero,overwrite,probe,scale,sweep,frag,background,cache')
     p.add_argument('--scale-fs', default='ext4', help='filesystems for scale and sweep')
     p.add_argument('--size', default='1G', help='file size for the zero section')
     p.add_argument('--runs', type=int, default=7)
@@ -731,12 +738,23 @@ def parse_args(argv=None):
     p.add_argument('--bg-schedulers', default='none,mq-deadline,bfq',
                    help='I/O schedulers to run the section under, each set on the device '
                    'in turn and the device\'s own restored after; \'current\': leave it')
+    p.add_argument('--cache-size', default='2G', help='cache section: bytes per call')
+    p.add_argument('--cache-ws', default='1G',
+                   help='cache section: the working set, and the call beside it')
+    p.add_argument('--cache-cg-limit', default='1536M', help='cache section: memory cgroup limit')
+    p.add_argument('--cache-runs', type=int, default=2)
+    p.add_argument('--tool-before', help='cache section: an older build\'s prealloc tool, '
+                   'measured with --method buffered too')
     p.add_argument('--json', default='bench.json', help='write all results here')
     p.add_argument('--md', help='also write the markdown report here')
     p.add_argument('--report-from', metavar='JSON', help='only print the report of a saved run')
     a = p.parse_args(argv)
     a.bench = os.path.abspath(a.bench)
     a.tool = os.path.abspath(a.tool)
+    a.tool_before = os.path.abspath(a.tool_before) if a.tool_before else None
+    a.cache_size = parse_size(a.cache_size)
+    a.cache_ws = parse_size(a.cache_ws)
+    a.cache_cg_limit = parse_size(a.cache_cg_limit)
     a.bg_size = parse_size(a.bg_size)
     a.bg_rates = a.bg_rates.split(',') if a.bg_rates else []
     a.bg_jobs = a.bg_jobs.split(',')
@@ -768,7 +786,8 @@ def fs_size(a):
     at once, and 2 GiB to spare."""
     need = {'zero': [a.size], 'overwrite': [a.ow_size * len(a.ow_methods)],
             'scale': a.scale_sizes, 'sweep': [a.sweep_size], 'frag': [a.frag_size],
-            'background': [a.bg_size + sum(background.FG_SIZE.get(j, 0) for j in a.bg_jobs)]}
+            'background': [a.bg_size + sum(background.FG_SIZE.get(j, 0) for j in a.bg_jobs)],
+            'cache': [a.cache_size, 2 * a.cache_ws]}
     return max(x for s in a.sections for x in need.get(s, [0])) + 2 * GIB
 
 
@@ -801,6 +820,8 @@ def bench_fs(b, fs, results):
         section_sweep(b, fs, entry)
     if 'background' in a.sections:
         background.section_background(b, fs, entry, log, rotated)
+    if 'cache' in a.sections:
+        cache.section_cache(b, fs, entry, log, rotated)
 
 
 def start(a, prog):

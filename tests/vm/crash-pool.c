@@ -17,18 +17,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <linux/audit.h>
-#include <linux/filter.h>
-#include <linux/io_uring.h>
-#include <linux/seccomp.h>
-#include <sys/prctl.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 
 #include <prealloc.h>
 
 #include "crash.h"
 #include "tcheck.h"
+#include "tseccomp.h"
 
 #define READY ".prealloc-ready-"
 #define LIVES 2
@@ -179,34 +174,6 @@ static const struct {
 _Static_assert(LIVES * sizeof(life_steps) / sizeof(life_steps[0]) <= CW_POOL_CALLS,
 	       "the oracle's room for the pool (crash.h)");
 
-#ifndef __x86_64__
-#error "refuse_io_uring() filters x86_64 system calls only"
-#endif
-
-/*
- * From now on io_uring_setup() fails with EPERM in this process and the
- * threads it starts (the pool's worker among them), as under Docker's
- * default seccomp profile; checked by calling it.
- */
-static int refuse_io_uring(void)
-{
-	struct sock_filter f[] = {
-		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_X86_64, 0, 3),
-		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_io_uring_setup, 0, 1),
-		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM),
-		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
-	};
-	struct sock_fprog prog = { .len = sizeof(f) / sizeof(f[0]), .filter = f };
-	struct io_uring_params p = { 0 };
-
-	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 ||
-	    prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) < 0)
-		return -errno;
-	return syscall(__NR_io_uring_setup, 1, &p) < 0 && errno == EPERM ? 0 : -EPROTO;
-}
-
 static int run_life(const char *dir, struct cw_pool_run *r)
 {
 	char pool[16], wal[16];
@@ -238,7 +205,7 @@ int cw_run_pool(const char *dir, int dirfd, int (*markfn)(const char *text), str
 	for (r.life = 0; r.life < LIVES && !ret; r.life++) {
 		/* The second life: io_uring refused, writes through the page cache. */
 		if (r.life == 1)
-			ret = refuse_io_uring();
+			ret = tsec_refuse_io_uring(EPERM);
 		if (!ret)
 			ret = run_life(dir, &r);
 	}

@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: MIT */
+#include <errno.h>
+#include <stddef.h>
+#include <linux/audit.h>
+#include <linux/filter.h>
+#include <linux/io_uring.h>
+#include <linux/seccomp.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "tseccomp.h"
+
+#if defined(__x86_64__)
+#define TSEC_ARCH AUDIT_ARCH_X86_64
+#elif defined(__aarch64__)
+#define TSEC_ARCH AUDIT_ARCH_AARCH64
+#endif
+
+int tsec_refuse_io_uring(int err)
+{
+#ifdef TSEC_ARCH
+	/* The three calls have one number on every architecture (425-427). */
+	struct sock_filter f[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, TSEC_ARCH, 0, 5),
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_io_uring_setup, 2, 0),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_io_uring_enter, 1, 0),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_io_uring_register, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | ((unsigned int)err & SECCOMP_RET_DATA)),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
+	struct sock_fprog prog = { .len = sizeof(f) / sizeof(f[0]), .filter = f };
+	struct io_uring_params p = { 0 };
+
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 ||
+	    prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) < 0)
+		return -errno;
+	return syscall(__NR_io_uring_setup, 1, &p) < 0 && errno == err ? 0 : -EPROTO;
+#else
+	(void)err;
+	return -ENOSYS;
+#endif
+}
