@@ -296,6 +296,9 @@ static void check_call(struct round *rd, const struct call *c)
 		     c->len, c->flags, prealloc_method_name(c->method), strerror(-c->ret));
 		return;
 	}
+	if (c->rep.lock_error)
+		broken(rd, K_LOCK, "[%" PRIu64 ", +%" PRIu64 ") not ordered: %s", c->off, c->len,
+		       strerror(-c->rep.lock_error));
 	if (c->ret)
 		return;
 	assert_int_equal(prealloc_verify(rd->fd, c->off, c->len, &cs), 0);
