@@ -30,6 +30,11 @@
  *   lock   every call was ordered with the other processes' calls
  *          (&prealloc_report.lock_error 0).
  *
+ * app_locks: the application's own whole-file locks, the only ones that
+ * meet the library's: an OFD lock makes a call wait (calling its progress
+ * callback, cancellable), a POSIX lock of the calling process lets it go on
+ * unordered (&prealloc_report.lock_error -EDEADLK).
+ *
  * Every round runs, whatever failed before; the counts by kind are printed
  * and any failure fails the test.  Nothing waits on time: the workers start
  * when a pipe closes and are reaped with waitpid().
@@ -433,6 +438,75 @@ static void run_on(const char *type, bool exec)
 		fail_msg("%u promises broken (listed above)", total);
 }
 
+/* --- the application's own locks ------------------------------------------- */
+
+struct holder_lock {
+	int fd;			/* the description holding a whole-file OFD lock */
+	unsigned int waits;	/* progress calls with done 0 */
+	unsigned int release_at, cancel_at;
+};
+
+static int whole_file_lock(int fd, int cmd, short type)
+{
+	struct flock f = { .l_type = type, .l_whence = SEEK_SET };
+
+	return fcntl(fd, cmd, &f);
+}
+
+/* While the call waits: count, then release the lock or cancel. */
+static int waiting(uint64_t done, uint64_t total, void *data)
+{
+	struct holder_lock *h = data;
+
+	(void)total;
+	if (done)
+		return 0;
+	if (++h->waits == h->release_at)
+		assert_int_equal(whole_file_lock(h->fd, F_OFD_SETLK, F_UNLCK), 0);
+	return h->waits == h->cancel_at;
+}
+
+/*
+ * A whole-file OFD lock (another description: as another process's would)
+ * makes a call wait, calling its progress callback with done 0, until it
+ * goes or the callback cancels; a whole-file POSIX lock of the calling
+ * process lets the call go on unordered, and says so.
+ */
+static void app_locks(void **state)
+{
+	struct holder_lock h = { .release_at = 3 };
+	struct prealloc_options o = { .size = sizeof(o), .progress = waiting,
+				      .progress_data = &h };
+	struct prealloc_report r = { .size = sizeof(r) };
+	char path[128];
+	struct tfs t;
+	int fd;
+
+	(void)state;
+	assert_int_equal(tfs_create(&t, "ext4", 64, NULL), 0);
+	fd = open(tfs_path(&t, "f", path, sizeof(path)), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	h.fd = open(path, O_RDWR | O_CLOEXEC);
+	assert_true(fd >= 0 && h.fd >= 0);
+	assert_int_equal(whole_file_lock(h.fd, F_OFD_SETLK, F_WRLCK), 0);
+	assert_int_equal(prealloc_file_ex(fd, 0, MiB, &o, &r), 0);
+	assert_int_equal(h.waits, 3);
+	assert_int_equal(r.lock_error, 0);
+
+	h = (struct holder_lock){ .fd = h.fd, .cancel_at = 2 };
+	assert_int_equal(whole_file_lock(h.fd, F_OFD_SETLK, F_WRLCK), 0);
+	assert_int_equal(prealloc_file_ex(fd, MiB, MiB, &o, &r), -ECANCELED);
+	assert_int_equal(h.waits, 2);
+	assert_int_equal(whole_file_lock(h.fd, F_OFD_SETLK, F_UNLCK), 0);
+
+	assert_int_equal(whole_file_lock(fd, F_SETLK, F_WRLCK), 0);
+	r = (struct prealloc_report){ .size = sizeof(r) };
+	assert_int_equal(prealloc_file_ex(fd, MiB, MiB, NULL, &r), 0);
+	assert_int_equal(r.lock_error, -EDEADLK);
+	close(h.fd);
+	close(fd);
+	tfs_destroy(&t);
+}
+
 static void fork_ext4(void **state) { (void)state; run_on("ext4", false); }
 static void exec_ext4(void **state) { (void)state; run_on("ext4", true); }
 static void fork_xfs(void **state) { (void)state; run_on("xfs", false); }
@@ -445,6 +519,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(exec_ext4),
 		cmocka_unit_test(fork_xfs),
 		cmocka_unit_test(exec_xfs),
+		cmocka_unit_test(app_locks),
 	};
 	const char *env_seed = getenv("PREALLOC_PROCESSES_SEED");
 	const char *env_rounds = getenv("PREALLOC_PROCESSES_ROUNDS");
