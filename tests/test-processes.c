@@ -69,7 +69,7 @@
 #define SIZE0 (48 * MiB)	/* the file's size at the start of a round */
 #define PROCS 6
 #define CALLS 40		/* per worker and round */
-#define DEFAULT_ROUNDS 4	/* per filesystem and mode */
+#define DEFAULT_ROUNDS 3	/* per filesystem and mode */
 
 enum { ZD_ANY = 1, ZD_DONE = 2 };	/* per-byte marks of zero-data calls */
 
