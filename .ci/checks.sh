@@ -57,7 +57,8 @@ run_asan() {
 	setup build-asan -Dwerror=true -Db_sanitize=address,undefined -Db_lundef=false \
 		-Dfuzzers=true &&
 	ninja -C build-asan >/dev/null &&
-	meson test -C build-asan --no-rebuild --no-suite vm --no-suite vm-crash --no-suite bench \
+	# test-processes: one round per filesystem and mode (the main run has 3).
+	PREALLOC_PROCESSES_ROUNDS=1 meson test -C build-asan --no-rebuild --no-suite vm --no-suite vm-crash --no-suite bench \
 		--timeout-multiplier 3 --print-errorlogs
 }
 

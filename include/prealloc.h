@@ -269,6 +269,14 @@ struct prealloc_options {
  *	filesystem shutdown, say): the file's size and allocation may not be
  *	as they were; 0 otherwise.  Since: 0.3
  * @__pad3: zero.
+ * @lock_error: 0 when the call's bytes were held against other processes'
+ *	calls on the file (or nothing needed holding: a block device is claimed
+ *	whole); else why they could not be, and the call ran ordered only with
+ *	this process's calls: -ENOLCK or -EINVAL (the filesystem offers no open
+ *	file description locks), -EDEADLK (a POSIX lock of this process reaches
+ *	to end of file), or why the file could not be opened again (-ENOENT
+ *	without /proc, -EACCES: its mode forbids writing).  Since: 0.4
+ * @__pad4: zero.
  *
  * New fields are appended at the end, past an older caller's @size.
  */
@@ -292,6 +300,8 @@ struct prealloc_report {
 	uint64_t bytes_per_sec;
 	int32_t undo_error;
 	uint32_t __pad3;
+	int32_t lock_error;
+	uint32_t __pad4;
 };
 
 /**
@@ -347,12 +357,30 @@ struct prealloc_census {
  * A library built without libblkid requires %PREALLOC_FORCE.
  *
  * Concurrency: the call works on a duplicate of @fd (closing or dup2()ing
- * over @fd does not redirect it).  Calls of one process on one file (any
- * thread, context, async handle or descriptor) whose ranges could meet run
- * one after the other (libprealloc(7)), a waiting one calling its progress
- * callback with done 0 now and then, so it can be cancelled; calls of
- * different processes are not ordered.  Do not write into the range or truncate the file during the
- * call (a truncate may raise SIGBUS).
+ * over @fd does not redirect it).  Calls on one file whose ranges could
+ * meet (they share a page or a filesystem block, or both reach past end of
+ * file) run one after the other, whichever thread, context, async handle,
+ * descriptor or process makes them: within a process by a range lock,
+ * between processes by an open file description lock on a description the
+ * call opens for itself, released by the kernel if the process dies.  A
+ * waiting call calls its progress callback with done 0 now and then, so it
+ * can be cancelled.  So no call fails or undoes another's work by meeting
+ * it, and no call leaves an error for anyone's next fsync().  The lock is
+ * taken on a shadow of the range, at byte offsets from 2^62 on, so the
+ * application's own POSIX and OFD locks on its data never meet it; a lock
+ * of its own reaching to end of file (l_len 0) does: an OFD one makes calls
+ * wait until it goes, another process's F_SETLK over it fails with EAGAIN
+ * while a call runs, and one held by a POSIX lock of the calling process
+ * lets the call go on unordered (&prealloc_report.lock_error).  Where the
+ * lock cannot be had (&prealloc_report.lock_error says why: a filesystem
+ * without OFD locks, a file that cannot be opened again), calls of other
+ * processes are not ordered with this one: if their pages or blocks meet,
+ * one may fail with -EIO and leave that error for every process's next
+ * fsync(), and a failed one's undo may release blocks the other wrote.
+ * Like any close() of the file by the process, a call releases the POSIX
+ * record locks (F_SETLK) the calling process holds on it: it closes
+ * descriptors of its own.  Do not write into the range or truncate the file
+ * during the call (a truncate may raise SIGBUS).
  *
  * Returns: 0, or a negative errno: -EBADF (fd not open for writing), -EINVAL
  * (bad arguments, unknown flags, a block-device request as above, a

@@ -119,10 +119,34 @@ static void lock_span(const struct stat *st, uint64_t off, uint64_t len, struct 
 }
 
 /*
- * Hold the bytes of a regular file the call may touch against this
- * process's other calls, then look at the target.  The size may have moved
- * while we waited (a neighbour extended the file): look again once held,
- * and hold more if the call now reaches past end of file.
+ * Hold @want against this process's other calls, then against other
+ * processes' (src/ofdlock.c): always in this order, so the two never wait
+ * for each other.  Where the second cannot be had the call goes on ordered
+ * within the process only, and the report says why.
+ */
+static int lock_both(struct pa_call *c, const struct stat *st, const struct pa_range_lock *want,
+		     uint64_t len)
+{
+	const struct prealloc_options *o = &c->opts;
+	int ret;
+
+	pa_ofd_unlock(&c->olock);
+	pa_range_unlock(&c->lock);
+	c->lock = *want;
+	ret = pa_range_lock(&c->lock, o->progress, o->progress_data, len);
+	if (ret)
+		return ret;
+	ret = pa_ofd_lock(&c->olock, c->fd, st, want->lo, want->hi, o->progress, o->progress_data,
+			  len);
+	c->rep.lock_error = ret == -ECANCELED ? 0 : ret;
+	return ret == -ECANCELED ? ret : 0;
+}
+
+/*
+ * Hold the bytes of a regular file the call may touch, then look at the
+ * target.  The size may have moved while we waited (a neighbour extended
+ * the file): look again once held, and hold more if the call now reaches
+ * past end of file.
  */
 static int open_locked(struct pa_call *c, uint64_t off, uint64_t len)
 {
@@ -136,9 +160,7 @@ static int open_locked(struct pa_call *c, uint64_t off, uint64_t len)
 		lock_span(&st, off, len, &want);
 		if (c->lock.held && c->lock.lo <= want.lo && want.hi <= c->lock.hi)
 			break;
-		pa_range_unlock(&c->lock);
-		c->lock = want;
-		ret = pa_range_lock(&c->lock, c->opts.progress, c->opts.progress_data, len);
+		ret = lock_both(c, &st, &want, len);
 		if (ret)
 			return ret;
 		if (fstat(c->fd, &st) < 0)
@@ -152,6 +174,7 @@ static void call_end(struct pa_call *c, struct prealloc_report *report, uint64_t
 {
 	unsigned int best = PREALLOC_METHOD_AUTO;
 
+	pa_ofd_unlock(&c->olock);
 	pa_range_unlock(&c->lock);
 	if (c->wfd >= 0 && c->wfd != c->fd)
 		close(c->wfd);
@@ -179,7 +202,8 @@ PA_EXPORT int prealloc_file_ex(int fd, uint64_t offset, uint64_t len,
 			       const struct prealloc_options *opts,
 			       struct prealloc_report *report)
 {
-	struct pa_call c = { .fd = -1, .wfd = -1, .wfd_known = -1, .dfd = -1 };
+	struct pa_call c = { .fd = -1, .wfd = -1, .wfd_known = -1, .dfd = -1,
+			      .olock.fd = -1 };
 	uint64_t t0 = pa_now_ns();
 	int ret, fl;
 

@@ -18,6 +18,7 @@
 #define PA_DEFAULT_REQUEST	(4u << 20)
 
 #include "caps.h"
+#include "ofdlock.h"
 #include "pace.h"
 #include "plan.h"
 #include "rangelock.h"
@@ -73,6 +74,7 @@ struct pa_call {
 	uint64_t total;
 	struct pa_pace pace;		/* background mode and max_rate (src/pace.c) */
 	struct pa_range_lock lock;	/* the bytes of a file the call may touch */
+	struct pa_ofd_lock olock;	/* the same bytes against other processes */
 };
 
 /* Copy and check the caller's size-prefixed options (unknown flags, method);

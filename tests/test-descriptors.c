@@ -216,10 +216,12 @@ static void no_proc(void **state)
  * No /proc and no FIEMAP (tmpfs): the library has no descriptor of its own
  * to seek for SEEK_DATA, and must not seek the caller's (its offset is
  * shared with the caller's threads).  Data kept, the rest zero, the size
- * extended, the caller's offset where it was.
+ * extended, the caller's offset where it was; the report says the call was
+ * not ordered with other processes'.
  */
 static void no_proc_no_fiemap(void **state)
 {
+	struct prealloc_report r = { .size = sizeof(r) };
 	struct tfs m = { 0 };
 	uint8_t data[5000], buf[8192];
 	char path[256];
@@ -235,9 +237,11 @@ static void no_proc_no_fiemap(void **state)
 	assert_int_equal(pwrite(fd, data, sizeof(data), 0), sizeof(data));
 	assert_int_equal(lseek(fd, 1234, SEEK_SET), 1234);
 	assert_int_equal(mount("none", "/proc", "tmpfs", 0, "size=1m"), 0);
-	ret = prealloc_file(fd, 0, MiB, 0);
+	ret = prealloc_file_ex(fd, 0, MiB, NULL, &r);
 	assert_int_equal(umount2("/proc", MNT_DETACH), 0);
 	assert_int_equal(ret, 0);
+	/* No description of its own to lock: ordered within the process only. */
+	assert_int_equal(r.lock_error, -ENOENT);
 	assert_int_equal(lseek(fd, 0, SEEK_CUR), 1234);
 	assert_int_equal(fstat(fd, &st), 0);
 	assert_int_equal(st.st_size, MiB);

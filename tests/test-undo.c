@@ -4,7 +4,8 @@
  * the library used to get them wrong:
  *   - undo touches only what the call allocated: a keep-size reservation
  *     beyond EOF outside the range survives a failed call (cancel, refused
- *     forced method, EFBIG); another writer's bytes beyond the range and in
+ *     forced method, EFBIG); so do xfs's own blocks beyond EOF under a failed
+ *     keep-size call, on files marked preallocated or not; another writer's bytes beyond the range and in
  *     the range's edge block survive; an active swap file does not grow;
  *     a refusal decided before any change changes nothing (not even ctime);
  *   - a cancelled zero-data call reports every byte it zeroed;
@@ -475,6 +476,101 @@ static void allocated_needs_nothing(void **st)
 	close(fd);
 }
 
+/*
+ * xfs: a failed keep-size call over xfs's own blocks beyond EOF (the
+ * speculative preallocation appending writes leave) releases only what it
+ * allocated: the size, the bytes outside the range and every block beyond
+ * EOF are as they were.  Cases: a range with fresh space beyond those blocks
+ * (reserved whole), one on them alone (nothing fresh: reserved piece by
+ * piece, so they are reserved again), and the same on a file already marked
+ * preallocated (FS_XFLAG_PREALLOC: nothing is reserved again).  A file so
+ * marked keeps the blocks at close; the others are printed.
+ */
+#define OWN_EOF (6 * MiB)
+
+/* A file appended up to OWN_EOF, marked preallocated if @marked; *@own gets
+ * the bytes xfs allocated beyond EOF on its own, from OWN_EOF on. */
+static int appended_file(bool marked, uint64_t *own)
+{
+	int fd = open_file(&fs, "appended");
+
+	for (uint64_t o = 0; o < OWN_EOF; o += 128 * KiB)
+		assert_int_equal(tc_write_pattern(fd, NULL, 9, o, 128 * KiB), 0);
+	assert_int_equal(fsync(fd), 0);
+	if (marked) {
+		struct fsxattr fa;
+
+		assert_int_equal(ioctl(fd, FS_IOC_FSGETXATTR, &fa), 0);
+		fa.fsx_xflags |= FS_XFLAG_PREALLOC;
+		assert_int_equal(ioctl(fd, FS_IOC_FSSETXATTR, &fa), 0);
+	}
+	*own = allocated(fd, OWN_EOF, FAR_END);
+	/* The case itself: xfs's own blocks, from the EOF block on. */
+	assert_true(*own >= 256 * KiB);
+	assert_int_equal(allocated(fd, OWN_EOF, *own), *own);
+	return fd;
+}
+
+/* After the failed call: size, bytes outside the range, blocks beyond EOF;
+ * zeroed data in [@off, OWN_EOF) reads zero. */
+static void own_blocks_same(int fd, const struct tc_snap *snap, uint64_t off, uint64_t own)
+{
+	uint8_t *got = malloc(OWN_EOF);
+	struct stat st;
+
+	assert_non_null(got);
+	assert_int_equal(fstat(fd, &st), 0);
+	assert_int_equal((uint64_t)st.st_size, OWN_EOF);
+	assert_int_equal(tc_read(fd, got, OWN_EOF), (int64_t)OWN_EOF);
+	assert_memory_equal(got, snap->data, off);
+	for (uint64_t i = off; i < OWN_EOF; i++)
+		assert_true(got[i] == snap->data[i] || got[i] == 0);
+	assert_int_equal(allocated(fd, OWN_EOF, FAR_END), own);
+	free(got);
+}
+
+static void own_blocks_case(bool marked, bool fresh)
+{
+	struct prealloc_options o = {
+		.size = sizeof(o), .flags = PREALLOC_KEEP_SIZE | PREALLOC_ZERO_DATA,
+		.progress = cancel_now,
+	};
+	const uint64_t off = OWN_EOF - 64 * KiB;
+	struct prealloc_report r = { .size = sizeof(r) };
+	char path[128];
+	struct tc_snap snap;
+	uint64_t own;
+	int fd = appended_file(marked, &own);
+
+	assert_int_equal(tc_snap_take(fd, &snap), 0);
+	/* Cancelled at the first progress: after the reservation, the first
+	 * data zeroed. */
+	assert_int_equal(prealloc_file_ex(fd, off, OWN_EOF + own + (fresh ? MiB : 0) - off, &o,
+					  &r), -ECANCELED);
+	assert_int_equal(r.failed_step, PREALLOC_STEP_ZERO);
+	own_blocks_same(fd, &snap, off, own);
+	close(fd);
+	fd = open(tfs_path(&fs, "appended", path, sizeof(path)), O_RDONLY | O_CLOEXEC);
+	assert_true(fd >= 0);
+	print_message("xfs %s file, %s: %" PRIu64 " of its %" PRIu64 " bytes beyond EOF kept "
+		      "at close\n", marked ? "marked" : "unmarked",
+		      fresh ? "fresh space beyond" : "nothing fresh",
+		      allocated(fd, OWN_EOF, FAR_END), own);
+	if (marked)
+		assert_int_equal(allocated(fd, OWN_EOF, FAR_END), own);
+	tc_snap_free(&snap);
+	close(fd);
+}
+
+static void own_eof_blocks_undone(void **st)
+{
+	(void)st;
+	own_blocks_case(false, true);
+	own_blocks_case(false, false);
+	own_blocks_case(true, false);
+	own_blocks_case(true, true);
+}
+
 /* ext4 near full, as root: what passes the precheck fits, and what does not
  * fit fails before anything changes (ctime included). */
 static void near_full_ext4(void **st)
@@ -813,6 +909,7 @@ int main(void)
 	};
 	const struct CMUnitTest xfs_only[] = {
 		cmocka_unit_test(allocated_needs_nothing),
+		cmocka_unit_test(own_eof_blocks_undone),
 	};
 	const struct CMUnitTest once[] = {
 		cmocka_unit_test(memory_no_capacity),

@@ -147,6 +147,7 @@ type Report struct {
 	FailedStep    Step          // the step that failed, StepNone on success
 	FailedMethod  Method        // the method running when it failed
 	UndoError     error         // the undo's first error, nil if it succeeded
+	LockError     error         // why the call was not ordered with other processes', nil if it was
 }
 
 func newReport(r *C.struct_prealloc_report) Report {
@@ -168,6 +169,9 @@ func newReport(r *C.struct_prealloc_report) Report {
 	}
 	if r.undo_error < 0 {
 		rep.UndoError = syscall.Errno(-r.undo_error)
+	}
+	if r.lock_error < 0 {
+		rep.LockError = syscall.Errno(-r.lock_error)
 	}
 	return rep
 }

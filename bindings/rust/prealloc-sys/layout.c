@@ -47,6 +47,8 @@ static const struct pa_layout_entry entries[] = {
 	FIELD(prealloc_report, bytes_per_sec),
 	FIELD(prealloc_report, undo_error),
 	FIELD(prealloc_report, __pad3),
+	FIELD(prealloc_report, lock_error),
+	FIELD(prealloc_report, __pad4),
 	SIZE(prealloc_census),
 	FIELD(prealloc_census, size),
 	FIELD(prealloc_census, fiemap),

@@ -55,7 +55,7 @@ fn from_rust() -> BTreeMap<String, u64> {
         size prealloc_report;
         fields prealloc_report size written cow __pad method refused bytes_zeroed bytes_kept
             bytes_reserved elapsed_ns bytes_by_method failed_step failed_method bytes_unknown
-            background __pad2 bytes_per_sec undo_error __pad3;
+            background __pad2 bytes_per_sec undo_error __pad3 lock_error __pad4;
         size prealloc_census;
         fields prealloc_census size fiemap written_bytes unwritten_bytes hole_bytes
             shared_bytes unknown_bytes;

@@ -212,6 +212,10 @@ pub struct prealloc_report {
     pub undo_error: i32,
     /// Zero.
     pub __pad3: u32,
+    /// Why the call was not ordered with other processes' calls, or 0.
+    pub lock_error: i32,
+    /// Zero.
+    pub __pad4: u32,
 }
 
 /// `struct prealloc_census`.
