@@ -14,6 +14,10 @@
 #     segments), then recovery completes and pg_waldump reads the WAL from
 #     the oldest segment to the shutdown checkpoint, and every file under a
 #     segment name is full size;
+#  2a. a crash right after a segment switch: the next segment is one the
+#     worker installed, its first page the size stub; recovery reads it as
+#     the end of WAL (invalid magic 0000, as for a zero-filled segment) and
+#     the server then writes its WAL there;
 #  2b. a streaming standby promoted: no pool copied by pg_basebackup, the
 #     worker asleep in recovery, then segments of the new timeline ahead and
 #     none of the old;
@@ -83,7 +87,7 @@ files0=$(segments) inst0=$(stat_of installed) sw0=$(stat_of switched_installed)
 miss0=$(stat_of misses)
 q $P "SELECT walinit_samples(500)" > "$WORK/samples" &
 sampler=$!
-pg pgbench -n -h "$SOCK" -p $P -c 2 -j 2 -T 6 -f "$WORK/walheavy.sql" postgres \
+pg pgbench -n -h "$SOCK" -p $P -c 2 -j 2 -t 100 -f "$WORK/walheavy.sql" postgres \
 	> "$WORK/pgbench.out" 2>&1 || { cat "$WORK/pgbench.out"; exit 1; }
 wait $sampler
 samples=$(cat "$WORK/samples")
@@ -148,6 +152,23 @@ short=$(find "$WORK/mnt/db/pg_wal" -maxdepth 1 -regextype egrep -regex '.*/[0-9A
 	! -size ${SEG}c)
 [ -z "$short" ] || { echo "not full size: $short"; exit 1; }
 
+# 2a. A crash right after a segment switch.
+start db
+until_true $P "SELECT present_ahead = $AHEAD FROM pg_prealloc"
+q $P "INSERT INTO warm VALUES (5)"
+next=$(q $P "SELECT pg_walfile_name(pg_current_wal_insert_lsn() + $SEG)")
+q $P "SELECT pg_switch_wal()" >/dev/null
+stop db immediate
+magic=$(od -An -t x2 -N 2 "$WORK/mnt/db/pg_wal/$next" | tr -d ' ')
+size=$(od -An -t u4 -j 32 -N 4 "$WORK/mnt/db/pg_wal/$next" | tr -d ' ')
+[ "$magic" = 0000 ] && [ "$size" = $SEG ]
+start db
+grep -qE "invalid magic number 0000 in (log|WAL) segment $next" "$LOGS/db.log"
+q $P "INSERT INTO warm VALUES (6)"
+[ "$(q $P "SELECT count(*) FROM warm WHERE x IN (5, 6)")" = 2 ]
+echo "crash after a switch: recovery ended at the stub of $next, writes went on there"
+stop db
+
 # 2b. A streaming standby: pg_basebackup leaves the pool out, the worker
 # sleeps during recovery, and once promoted it installs segments of the new
 # timeline, none of the old left ahead.
@@ -158,7 +179,7 @@ pg pg_basebackup -h "$SOCK" -p $P -D "$WORK/mnt/standby" -R -X stream -c fast
 echo "port = $S" >> "$WORK/mnt/standby/postgresql.conf"
 start standby
 q $P "INSERT INTO warm VALUES (2)"
-until_true $S "SELECT count(*) = 2 FROM warm"
+until_true $S "SELECT count(*) FILTER (WHERE x = 2) = 1 FROM warm"
 [ "$(q $S "SELECT rounds FROM pg_prealloc")" = 0 ]	# recovery: asleep
 [ ! -e "$WORK/mnt/standby/pg_wal/pgsql_tmp_prealloc" ]
 pg pg_ctl -w -D "$WORK/mnt/standby" promote >/dev/null
