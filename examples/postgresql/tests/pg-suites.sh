@@ -5,8 +5,9 @@
 # `meson test`: hours of CPU).
 #
 # Builds PostgreSQL from a source tree (or a Debian .dsc, unpacked first)
-# with --enable-tap-tests --enable-cassert into WORKDIR (kept: a second run
-# reuses the build), builds pg_prealloc against it with meson, and runs each
+# with --enable-tap-tests --enable-cassert into WORKDIR (kept: a second run,
+# also one for other SUITES at the same time, reuses the build), builds
+# pg_prealloc against it with meson, and runs each
 # suite with TEMP_CONFIG adding, in mode "with":
 #     shared_preload_libraries = '<the module, by path>'
 #     pg_prealloc.segments_ahead = $PGP_AHEAD
@@ -40,7 +41,10 @@ perl -MIPC::Run -e 1 2>/dev/null || { echo "needs libipc-run-perl" >&2; exit 1; 
 as_pg() { runuser -u postgres -- "$@"; }
 log() { echo "$(date +%T) $*" >&2; }
 
-# PostgreSQL, built once into $WORK/src and installed into $WORK/inst.
+# PostgreSQL, built once in $WORK/src, and installed only into its temporary
+# installation (tmp_install), which the suites run from.  Not "make install":
+# Debian's patches put $libdir under /usr/lib/postgresql/MAJOR whatever the
+# prefix, where the distribution's server lives.
 build_postgres() {
 	mkdir -p "$WORK"
 	chown postgres: "$WORK"
@@ -56,18 +60,19 @@ build_postgres() {
 		as_pg sh -c "cd '$WORK/src' && ./configure --prefix='$WORK/inst' --enable-tap-tests \
 			--enable-cassert --enable-debug --without-icu" > "$WORK/configure.log" 2>&1
 	fi
-	if [ ! -x "$WORK/inst/bin/postgres" ]; then
+	if [ ! -d "$WORK/src/tmp_install" ]; then
 		log "make (log: $WORK/make.log)"
 		as_pg make -C "$WORK/src" -j"$JOBS" -s > "$WORK/make.log" 2>&1
-		as_pg make -C "$WORK/src" -s install >> "$WORK/make.log" 2>&1
+		as_pg make -C "$WORK/src" -s temp-install >> "$WORK/make.log" 2>&1
 	fi
+	BIN=$WORK/src/tmp_install$WORK/inst/bin	# the --prefix above
 }
 
 # pg_prealloc against that PostgreSQL, loaded by path (no install needed).
 build_module() {
 	local b=$WORK/pg_prealloc-build
 	if [ ! -f "$b/build.ninja" ]; then
-		PATH=$WORK/inst/bin:$PATH meson setup "$b" "$ROOT" -Dpostgresql=enabled \
+		PATH=$BIN:$PATH meson setup "$b" "$ROOT" -Dpostgresql=enabled \
 			> "$WORK/meson.log" 2>&1
 	fi
 	ninja -C "$b" examples/postgresql/pg_prealloc.so >> "$WORK/meson.log" 2>&1
@@ -96,9 +101,9 @@ waldump_dirs() {
 	# Servers' data directories (not base backups: no WAL of their own).
 	for d in $(find "$1" -name pg_control -path '*/pgdata/global/*' 2>/dev/null); do
 		d=${d%/global/pg_control}
-		tli=$("$WORK/inst/bin/pg_controldata" "$d" | sed -n "s/^Latest checkpoint's TimeLineID: *//p")
-		lsn=$("$WORK/inst/bin/pg_controldata" "$d" | sed -n 's/^Latest checkpoint location: *//p')
-		if as_pg "$WORK/inst/bin/pg_waldump" -p "$d" --timeline "$tli" --start "$lsn" -n 1 \
+		tli=$("$BIN/pg_controldata" "$d" | sed -n "s/^Latest checkpoint's TimeLineID: *//p")
+		lsn=$("$BIN/pg_controldata" "$d" | sed -n 's/^Latest checkpoint location: *//p')
+		if as_pg "$BIN/pg_waldump" -p "$d" --timeline "$tli" --start "$lsn" -n 1 \
 			> /dev/null 2> "$WORK/waldump.err"; then
 			ok=$((ok + 1))
 		else
@@ -153,13 +158,11 @@ run_regress() {	# MODE
 
 build_postgres
 build_module
-MAJOR=$("$WORK/inst/bin/pg_config" --version | sed 's/^PostgreSQL \([0-9]*\).*/\1/')
+MAJOR=$("$BIN/pg_config" --version | sed 's/^PostgreSQL \([0-9]*\).*/\1/')
 RESULTS_DIR=$WORK/results-$MAJOR
 mkdir -p "$RESULTS_DIR"
 FAILS=$RESULTS_DIR/waldump-failures.txt
 log "PostgreSQL $MAJOR, module $MODULE"
-# The temporary installation the suites run from, made once.
-as_pg make -C "$WORK/src" -s temp-install > "$WORK/temp-install.log" 2>&1
 for mode in $MODES; do
 	for s in $SUITES; do
 		log "$mode: $s"
