@@ -4,24 +4,21 @@
  * the last round (installed by us or not), then install ready segments from
  * the pool under the names of the next ones that do not exist yet.
  *
- * Each install holds ControlFileLock, as PostgreSQL's own installs and its
- * recycler do (InstallXLogFileSegment): they stat() a name and then rename
- * over it, so a name we filled without the lock could be replaced under a
- * backend writing into it.  Under the lock the pool's rename is
- * RENAME_NOREPLACE and NOWAIT: an existing name is PostgreSQL's (-EEXIST),
- * and with nothing ready we stop rather than zero 16 MiB under the lock.
- * The pool fsync()s the file and both directories: only complete, durable
- * segments ever appear under a WAL name.
+ * Each install (install.c) holds ControlFileLock, as PostgreSQL's own
+ * installs and its recycler do (InstallXLogFileSegment): they stat() a name
+ * and then rename over it, so a name we filled without the lock could be
+ * replaced under a backend writing into it.  Under the lock the rename is
+ * RENAME_NOREPLACE: an existing name is PostgreSQL's (-EEXIST).  The pool's
+ * take is NOWAIT: with nothing ready we stop rather than zero 16 MiB.  Only
+ * complete, durable segments ever appear under a WAL name.
  */
 #include "pg_prealloc.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include <unistd.h>
 #include <sys/stat.h>
 
 #include "access/xlog.h"
-#include "storage/lwlock.h"
 
 static bool was_installed(const struct pgp_ahead *a, XLogSegNo seg)
 {
@@ -49,26 +46,6 @@ static void note_switches(struct pgp_ahead *a, XLogSegNo cur)
 	pgp_shared->switched_installed += ours;
 	pgp_shared->misses += other;
 	SpinLockRelease(&pgp_shared->mutex);
-}
-
-/* Moves a ready segment under @name: 1 done, 0 the name is taken, or
- * -errno (-EAGAIN: none ready). */
-static int install(struct prealloc_pool *pool, int waldir, const char *name)
-{
-	int fd;
-
-	/* It takes ControlFileLock itself: ask before taking it. */
-	if (!IsInstallXLogFileSegmentActive())
-		return -EBUSY;
-	LWLockAcquire(ControlFileLock, LW_EXCLUSIVE);
-	fd = prealloc_pool_take(pool, waldir, name, PREALLOC_POOL_TAKE_NOWAIT);
-	LWLockRelease(ControlFileLock);
-	if (fd == -EEXIST)
-		return 0;
-	if (fd < 0)
-		return fd;
-	close(fd);
-	return 1;
 }
 
 static void publish(TimeLineID tli, uint32 target, uint32 present, uint32 ahead, uint64 done,
@@ -113,7 +90,7 @@ void pgp_ahead_round(struct pgp_ahead *a, struct prealloc_pool *pool, int waldir
 			ahead += was_installed(a, s);
 			continue;
 		}
-		ret = install(pool, waldir, name);
+		ret = pgp_install(&a->install, pool, waldir, name);
 		if (ret < 0)
 			break;
 		present++;
@@ -121,6 +98,11 @@ void pgp_ahead_round(struct pgp_ahead *a, struct prealloc_pool *pool, int waldir
 			a->recent[a->nrecent++ % PGP_RECENT] = s;
 			ahead++;
 			done++;
+		}
+		if (ret && a->announced != tli) {	/* once per timeline: tests look for it */
+			a->announced = tli;
+			ereport(LOG, (errmsg("pg_prealloc: installing WAL segments ahead on "
+					     "timeline %u, the first %s", tli, name)));
 		}
 	}
 	/* Once per new failure, not every round it lasts. */

@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * pg_prealloc: a PostgreSQL 15 background worker that keeps the next WAL
- * segments of the current timeline installed under their names, made by a
- * libprealloc pool in pg_wal/.pg_prealloc.  What its files share: the GUCs
- * (pg_prealloc.c), the counters in shared memory (read by stats.c), the
- * worker (worker.c, ahead.c) and the log queue (logq.c).
+ * pg_prealloc: a PostgreSQL (15 and later) background worker that keeps the
+ * next WAL segments of the current timeline installed under their names,
+ * made by a libprealloc pool in pg_wal/pgsql_tmp_prealloc.  What its files
+ * share: the GUCs (pg_prealloc.c), the counters in shared memory (read by
+ * stats.c), the worker (worker.c, ahead.c, install.c) and the log queue
+ * (logq.c).  What differs between PostgreSQL's majors is in pg_compat.h.
  */
 #ifndef PG_PREALLOC_H
 #define PG_PREALLOC_H
@@ -12,13 +13,21 @@
 #include "postgres.h"
 
 #include "access/xlog_internal.h"
+#include "pg_compat.h"
 #include "storage/spin.h"
 
 #include <prealloc-pool.h>
 
-/* The pool's directory, inside pg_wal: a dot-name is no WAL name to
- * PostgreSQL's scans, and pg_basebackup does not copy it. */
-#define PGP_POOL_DIR XLOGDIR "/.pg_prealloc"
+/* The pool's directory, inside pg_wal.  No WAL name to PostgreSQL's scans;
+ * and named as a temporary files' directory (PG_TEMP_FILE_PREFIX), which
+ * pg_basebackup and pg_rewind never copy (pg_rewind removes the target's:
+ * the worker makes new segments).  PGP_OLD_POOL_DIR: its name before, moved
+ * to the new one at start. */
+#define PGP_POOL_DIR XLOGDIR "/pgsql_tmp_prealloc"
+#define PGP_OLD_POOL_DIR XLOGDIR "/.pg_prealloc"
+/* In the pool's directory: the next segment to install, with its stub
+ * (install.c). */
+#define PGP_STAGED "staged"
 
 /* Installs the worker remembers, to tell whether a segment PostgreSQL
  * switched into was one of them. */
@@ -55,9 +64,20 @@ extern PgpShared *pgp_shared;
 /* worker.c */
 PGDLLEXPORT void pgp_worker_main(Datum arg);
 
+/* install.c: one segment moved under a WAL name, with the stub
+ * pg_waldump reads the segment size from.  1 done, 0 the name is taken,
+ * or -errno (-EAGAIN: none ready; -EBUSY: recovery is ending). */
+struct pgp_install {
+	int pooldir;
+	bool staged;			/* PGP_STAGED holds a stubbed segment */
+};
+int pgp_install(struct pgp_install *in, struct prealloc_pool *pool, int waldir, const char *name);
+
 /* ahead.c: one round of installs ahead, and the switches it saw. */
 struct pgp_ahead {
+	struct pgp_install install;
 	TimeLineID tli;
+	TimeLineID announced;		/* the timeline the log has named */
 	XLogSegNo seen;			/* last segment seen current */
 	XLogSegNo recent[PGP_RECENT];	/* ring of installed segments */
 	uint32 nrecent;

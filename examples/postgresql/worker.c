@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The background worker: opens the pool in pg_wal/.pg_prealloc once
+ * The background worker: opens the pool in pg_wal/pgsql_tmp_prealloc once
  * PostgreSQL is out of recovery (during recovery the startup process owns
  * pg_wal), then every pg_prealloc.naptime runs a round of installs ahead
  * (ahead.c) and publishes the pool's counters.
@@ -73,6 +73,19 @@ static void describe_plan(struct pgp_worker *w, int pooldir)
 		close(fd);
 }
 
+/* The pool's directory, made or moved from its old name. */
+static int pool_dir(void)
+{
+	struct stat st;
+
+	if (stat(PGP_POOL_DIR, &st) < 0 && errno == ENOENT &&
+	    rename(PGP_OLD_POOL_DIR, PGP_POOL_DIR) < 0 && errno != ENOENT)
+		return -errno;
+	if (mkdir(PGP_POOL_DIR, pg_dir_create_mode) < 0 && errno != EEXIST)
+		return -errno;
+	return 0;
+}
+
 static int open_pool(struct pgp_worker *w)
 {
 	struct prealloc_pool_config c = {
@@ -86,17 +99,21 @@ static int open_pool(struct pgp_worker *w)
 	};
 	int pooldir, ret;
 
-	if (mkdir(PGP_POOL_DIR, pg_dir_create_mode) < 0 && errno != EEXIST)
-		return -errno;
-	c.target = Min(segments_ahead(w->waldir), PGP_POOL_READY);
-	ret = prealloc_pool_open(PGP_POOL_DIR, &c, &w->pool);
+	ret = pool_dir();
 	if (ret)
 		return ret;
 	pooldir = open(PGP_POOL_DIR, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (pooldir >= 0) {
-		describe_plan(w, pooldir);
+	if (pooldir < 0)
+		return -errno;
+	c.target = Min(segments_ahead(w->waldir), PGP_POOL_READY);
+	ret = prealloc_pool_open(PGP_POOL_DIR, &c, &w->pool);
+	if (ret) {
 		close(pooldir);
+		return ret;
 	}
+	describe_plan(w, pooldir);
+	w->ahead.install.pooldir = pooldir;
+	w->ahead.install.staged = false;
 	return 0;
 }
 
@@ -139,6 +156,9 @@ static void close_worker(int code, Datum arg)
 	struct pgp_worker *w = (struct pgp_worker *)DatumGetPointer(arg);
 
 	(void)code;
+	if (w->pool)
+		ereport(LOG, (errmsg("pg_prealloc: worker exiting, %llu segments installed",
+				     (unsigned long long)pgp_shared->installed)));
 	prealloc_pool_close(w->pool);
 	prealloc_ctx_unref(w->ctx);
 }

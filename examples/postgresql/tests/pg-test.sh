@@ -6,13 +6,25 @@
 #     sampled in WALInitWrite/WALInitSync, every segment switched into was
 #     one the worker installed, and every segment file that appeared in
 #     pg_ls_waldir() is one it installed (its counters against the listing);
+#     with the worker's segments ahead, every WAL-named file states the
+#     segment size in its first page header and pg_waldump -p DATADIR
+#     --start LSN (no file name: it takes the size from whichever file
+#     readdir() returns first) reads the WAL;
 #  2. kill -9 of the postmaster under load (the pool's worker busy making
 #     segments), then recovery completes and pg_waldump reads the WAL from
 #     the oldest segment to the shutdown checkpoint, and every file under a
 #     segment name is full size;
+#  2a. a crash right after a segment switch: the next segment is one the
+#     worker installed, its first page the size stub; recovery reads it as
+#     the end of WAL (invalid magic 0000, as for a zero-filled segment) and
+#     the server then writes its WAL there;
 #  2b. a streaming standby promoted: no pool copied by pg_basebackup, the
 #     worker asleep in recovery, then segments of the new timeline ahead and
 #     none of the old;
+#  2c. the old primary, diverged, rewound from the promoted standby with
+#     pg_rewind: the source's pool is not copied (the target's own is
+#     removed), the rewound server follows the new primary, and pg_waldump
+#     -p --start reads both data directories;
 #  3. a nearly full filesystem: the reopened pool gives ready segments back
 #     to leave the free-space floor, and PostgreSQL runs on in it;
 #  4. the functions dropped and the library removed from
@@ -43,6 +55,7 @@ wal_recycle = off
 pg_prealloc.segments_ahead = $AHEAD
 pg_prealloc.naptime = 20ms
 pg_prealloc.free_floor = 96MB
+wal_log_hints = on
 CONF
 start db
 create_ext $P
@@ -74,7 +87,7 @@ files0=$(segments) inst0=$(stat_of installed) sw0=$(stat_of switched_installed)
 miss0=$(stat_of misses)
 q $P "SELECT walinit_samples(500)" > "$WORK/samples" &
 sampler=$!
-pg pgbench -n -h "$SOCK" -p $P -c 2 -j 2 -T 6 -f "$WORK/walheavy.sql" postgres \
+pg pgbench -n -h "$SOCK" -p $P -c 2 -j 2 -t 100 -f "$WORK/walheavy.sql" postgres \
 	> "$WORK/pgbench.out" 2>&1 || { cat "$WORK/pgbench.out"; exit 1; }
 wait $sampler
 samples=$(cat "$WORK/samples")
@@ -87,6 +100,28 @@ echo "switched into $((sw1 - sw0)) installed segments, $((miss1 - miss0)) others
 [ "$miss1" = "$miss0" ]
 [ $((files1 - files0)) = $((inst1 - inst0)) ]
 [ "$samples" = 0 ]
+
+# pg_waldump -p DATADIR --start LSN reads the WAL.  With "all": every
+# WAL-named file says how large a segment is, so pg_waldump finds the size
+# whichever it looks at first (PostgreSQL's own zero-filled segments ahead
+# would not: only where all those ahead are the worker's).
+waldump_check() {
+	local f sz lsn tli n=0
+	for f in "$1"/pg_wal/*; do
+		[[ $(basename "$f") =~ ^[0-9A-F]{24}$ ]] || continue
+		sz=$(od -An -t u4 -j 32 -N 4 "$f" | tr -d ' ')
+		[ "${2:-}" != all ] || [ "$sz" = $SEG ] ||
+			{ echo "$f: xlp_seg_size $sz"; return 1; }
+		n=$((n + 1))
+	done
+	lsn=$(pg pg_controldata "$1" | sed -n 's/^Latest checkpoint location: *//p')
+	tli=$(pg pg_controldata "$1" | sed -n "s/^Latest checkpoint's TimeLineID: *//p")
+	pg pg_waldump -p "$1" --timeline "$tli" --start "$lsn" -n 1 > "$WORK/waldump" 2>&1 ||
+		{ cat "$WORK/waldump"; return 1; }
+	echo "pg_waldump -p $(basename "$1") --start $lsn: ok, $n segment files"
+}
+q $P "CHECKPOINT"
+waldump_check "$WORK/mnt/db" all
 
 # 2. kill -9 of the postmaster under load.
 pm=$(head -1 "$WORK/mnt/db/postmaster.pid")
@@ -117,19 +152,36 @@ short=$(find "$WORK/mnt/db/pg_wal" -maxdepth 1 -regextype egrep -regex '.*/[0-9A
 	! -size ${SEG}c)
 [ -z "$short" ] || { echo "not full size: $short"; exit 1; }
 
+# 2a. A crash right after a segment switch.
+start db
+until_true $P "SELECT present_ahead = $AHEAD FROM pg_prealloc"
+q $P "INSERT INTO warm VALUES (5)"
+next=$(q $P "SELECT pg_walfile_name(pg_current_wal_insert_lsn() + $SEG)")
+q $P "SELECT pg_switch_wal()" >/dev/null
+stop db immediate
+magic=$(od -An -t x2 -N 2 "$WORK/mnt/db/pg_wal/$next" | tr -d ' ')
+size=$(od -An -t u4 -j 32 -N 4 "$WORK/mnt/db/pg_wal/$next" | tr -d ' ')
+[ "$magic" = 0000 ] && [ "$size" = $SEG ]
+start db
+grep -qE "invalid magic number 0000 in (log|WAL) segment $next" "$LOGS/db.log"
+q $P "INSERT INTO warm VALUES (6)"
+[ "$(q $P "SELECT count(*) FROM warm WHERE x IN (5, 6)")" = 2 ]
+echo "crash after a switch: recovery ended at the stub of $next, writes went on there"
+stop db
+
 # 2b. A streaming standby: pg_basebackup leaves the pool out, the worker
 # sleeps during recovery, and once promoted it installs segments of the new
 # timeline, none of the old left ahead.
 S=5433
 start db
 pg pg_basebackup -h "$SOCK" -p $P -D "$WORK/mnt/standby" -R -X stream -c fast
-[ ! -e "$WORK/mnt/standby/pg_wal/.pg_prealloc" ]
+[ ! -e "$WORK/mnt/standby/pg_wal/pgsql_tmp_prealloc" ]
 echo "port = $S" >> "$WORK/mnt/standby/postgresql.conf"
 start standby
 q $P "INSERT INTO warm VALUES (2)"
-until_true $S "SELECT count(*) = 2 FROM warm"
+until_true $S "SELECT count(*) FILTER (WHERE x = 2) = 1 FROM warm"
 [ "$(q $S "SELECT rounds FROM pg_prealloc")" = 0 ]	# recovery: asleep
-[ ! -e "$WORK/mnt/standby/pg_wal/.pg_prealloc" ]
+[ ! -e "$WORK/mnt/standby/pg_wal/pgsql_tmp_prealloc" ]
 pg pg_ctl -w -D "$WORK/mnt/standby" promote >/dev/null
 until_true $S "SELECT timeline = 2 AND present_ahead = $AHEAD AND installed > 0 FROM pg_prealloc"
 cur=$(q $S "SELECT pg_walfile_name(pg_current_wal_insert_lsn())")
@@ -141,9 +193,34 @@ echo "promoted: timeline 2 at $cur, ahead: $(ahead 00000002) of timeline 2," \
      "$(ahead 00000001) of timeline 1"
 [ "$(ahead 00000002)" = $AHEAD ]
 [ "$(ahead 00000001)" = 0 ]
-stop standby
+
+# 2c. The old primary diverges, is stopped and rewound from the new one
+# (which needs the WAL since the divergence kept).
+q $P "ALTER SYSTEM SET wal_keep_size = '256MB'"
+q $P "SELECT pg_reload_conf()" >/dev/null
+q $P "INSERT INTO warm VALUES (3); SELECT pg_switch_wal()" >/dev/null
 stop db
-rm -rf "$WORK/mnt/standby"
+pool_files() { find "$1/pg_wal/pgsql_tmp_prealloc" -type f 2>/dev/null | wc -l; }
+echo "before pg_rewind: $(pool_files "$WORK/mnt/db") pool files in the target," \
+     "$(pool_files "$WORK/mnt/standby") in the source"
+[ "$(pool_files "$WORK/mnt/standby")" -gt 0 ]
+pg pg_rewind -D "$WORK/mnt/db" --source-server="host=$SOCK port=$S dbname=postgres" -R \
+	> "$WORK/rewind.log" 2>&1 || { cat "$WORK/rewind.log"; exit 1; }
+[ ! -e "$WORK/mnt/db/pg_wal/pgsql_tmp_prealloc" ]
+echo "port = $P" >> "$WORK/mnt/db/postgresql.conf"	# pg_rewind copied the source's
+start db
+q $S "INSERT INTO warm VALUES (4)"
+until_true $P "SELECT count(*) FILTER (WHERE x = 4) = 1 AND count(*) FILTER (WHERE x = 3) = 0 FROM warm"
+[ "$(q $P "SELECT pg_is_in_recovery()")" = t ]
+echo "pg_rewind: pool not copied, the target's removed; the rewound server follows"
+stop db
+stop standby
+waldump_check "$WORK/mnt/db"
+waldump_check "$WORK/mnt/standby"
+rm -rf "$WORK/mnt/db"
+mv "$WORK/mnt/standby" "$WORK/mnt/db"
+sed -i '/^port = /d; /^primary_conninfo/d' "$WORK/mnt/db/postgresql.conf" "$WORK/mnt/db/postgresql.auto.conf"
+echo "port = $P" >> "$WORK/mnt/db/postgresql.conf"
 
 # 3. Nearly full: 8 MiB below the floor (96 MiB) with the cluster stopped.
 # The reopened pool gives ready segments back until the floor is free
