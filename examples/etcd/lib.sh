@@ -13,7 +13,7 @@ free_port() {
 # restarts on the ports it was created with).
 declare -A etcd_ports=()
 etcd_start() {
-	local bin=$1 dir=$2 log=$3 peer
+	local bin=$1 dir=$2 log=$3 client peer metrics
 	shift 3
 	[ -n "${etcd_ports[$dir]:-}" ] || etcd_ports[$dir]="$(free_port) $(free_port) $(free_port)"
 	read -r client peer metrics <<<"${etcd_ports[$dir]}"
@@ -48,10 +48,15 @@ etcd_stop() {
 # BUILD_DIR into a stage under BUILD_DIR/examples/etcd (bindings/lib.sh),
 # where the binding finds it with pkg-config, and build the targets there
 # (build.sh).  Sets etcd_bin and prealloc_tool, the staged prealloc(1).
+# The test and the scripts share that directory: a lock held until the
+# caller exits makes them take turns.
 etcd_build() {
 	local build=$1 out
 	shift
 	out=$build/examples/etcd
+	mkdir -p "$out"
+	exec {etcd_lock}>"$out/lock"
+	flock "$etcd_lock"
 	rm -rf "$out/stage"
 	mkdir -p "$out/stage"
 	stage_install "$build" "$out/stage"

@@ -6,7 +6,8 @@
 //   - each segment decoded on its own: the decoder stops with io.EOF at a
 //     zero frame or at the end of the file, never mid-record, and every
 //     byte after the last record is zero (a segment's tail reads as the
-//     end of the log), unless the last record is torn, which it reports;
+//     end of the log); only the newest segment may end in a torn record
+//     (a write the kill cut short, never acknowledged), which it names;
 //   - the backend (member/snap/db): bbolt's consistency check.
 //
 // usage: etcd-verify DATA_DIR
@@ -59,20 +60,23 @@ func verify(dataDir string) error {
 	if err != nil {
 		return err
 	}
-	torn := 0
-	for _, name := range names {
+	torn := "none"
+	for i, name := range names {
 		t, err := segmentTail(filepath.Join(walDir, name))
 		if err != nil {
 			return fmt.Errorf("%s: %w", name, err)
 		}
+		if t && i < len(names)-1 {
+			return fmt.Errorf("%s: torn record in a segment that is not the last", name)
+		}
 		if t {
-			torn++
+			torn = name
 		}
 	}
 	if err := backend(filepath.Join(dataDir, "member", "snap", "db")); err != nil {
 		return err
 	}
-	fmt.Printf("wal: %d segments, commit index %d, %d torn tails; backend consistent\n",
+	fmt.Printf("wal: %d segments, commit index %d, torn last record: %s; backend consistent\n",
 		len(names), hs.GetCommit(), torn)
 	return nil
 }

@@ -14,12 +14,6 @@
 #   "crash: N rounds, 0 acknowledged puts lost" at the end.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
-build=$(cd "$1" && pwd)
-rounds=${2:-20}
-seed=${3:-1}
-shift $(($# < 3 ? $# : 3))
-fss=("$@")
-[ ${#fss[@]} -gt 0 ] || fss=(ext4 xfs)
 # shellcheck source=bindings/lib.sh
 . "$here/../../bindings/lib.sh"
 # shellcheck source=examples/etcd/lib.sh
@@ -27,6 +21,12 @@ fss=("$@")
 [ "$(id -u)" = 0 ] || { echo "etcd-crash.sh: needs root (loop devices)" >&2; exit 77; }
 go_usable || { echo "etcd-crash.sh: needs Go 1.26 or later" >&2; exit 77; }
 reexec_private "$0" "$@"
+build=$(cd "$1" && pwd)
+rounds=${2:-20}
+seed=${3:-1}
+shift $(($# < 3 ? $# : 3))
+fss=("$@")
+[ ${#fss[@]} -gt 0 ] || fss=(ext4 xfs)
 
 scratch=$(mktemp -d /tmp/prealloc-etcd-crash-XXXXXX)
 etcd_pid=
