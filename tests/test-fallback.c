@@ -2,8 +2,12 @@
 /*
  * The kernel has the last word.  Under a captured sysfs tree that says the
  * file's device is an NVMe namespace that can unmap-zero, the planner picks
- * FALLOC_FL_WRITE_ZEROES; the real loop device refuses it, the call falls
- * back and still ends fully written, and the next call does not ask again.
+ * FALLOC_FL_WRITE_ZEROES on ext4 and on xfs alike (which filesystem takes
+ * it is the kernel's to say); the real loop device refuses it, the call
+ * falls back and still ends fully written, and the next call on that
+ * filesystem does not ask again.  A refusal the inode explains (an xfs
+ * file sharing extents through reflink) is not held against the
+ * filesystem: the next file asks again.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -14,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <syslog.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
@@ -25,53 +30,119 @@
 #define M (1024ull * 1024)
 #define WZ_BIT (1u << PREALLOC_METHOD_WRITE_ZEROES)
 
-static struct tfs t;
-static char tree[] = "/tmp/prealloc-tree-XXXXXX";
+struct fs {
+	struct tfs t;
+	char tree[64];
+	char sys[256];
+	struct prealloc_ctx *ctx;
+	char log[1024];		/* the last notice */
+};
 
-static void prealloc_and_check(const char *name, uint32_t want_refused)
+static struct fs fs_ext4 = { .tree = "/tmp/prealloc-tree-XXXXXX" };
+static struct fs fs_xfs = { .tree = "/tmp/prealloc-tree-XXXXXX" };
+
+static void keep_notice(void *data, int priority, const char *file, int line, const char *fn,
+			const char *format, va_list args)
 {
+	struct fs *f = data;
+
+	(void)file, (void)line, (void)fn;
+	if (priority == LOG_NOTICE)
+		vsnprintf(f->log, sizeof(f->log), format, args);
+}
+
+static int fs_open(struct fs *f, const char *name)
+{
+	char path[256];
+
+	return open(tfs_path(&f->t, name, path, sizeof(path)), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+}
+
+/* prealloc_file_ex() over [1 MiB + 100, 9 MiB + 100) of @name (past a clone's data): io_uring did it,
+ * the flag was asked (@want_refused) or not, every byte is written. */
+static void prealloc_and_check(struct fs *f, const char *name, uint32_t want_refused)
+{
+	struct prealloc_options o = { .size = sizeof(o), .ctx = f->ctx };
 	struct prealloc_report r = { .size = sizeof(r) };
 	struct prealloc_census c = { .size = sizeof(c) };
-	char path[256];
-	int fd = open(tfs_path(&t, name, path, sizeof(path)), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	int fd = fs_open(f, name);
 
 	assert_true(fd >= 0);
-	assert_int_equal(prealloc_file_ex(fd, 100, 8 * M, NULL, &r), 0);
+	f->log[0] = 0;
+	assert_int_equal(prealloc_file_ex(fd, M + 100, 8 * M, &o, &r), 0);
 	assert_int_equal(r.refused, want_refused);
 	assert_int_equal(r.method, PREALLOC_METHOD_URING);
 	assert_int_equal(r.written, 1);
-	assert_int_equal(prealloc_verify(fd, 0, 8 * M + 100, &c), 0);
-	assert_int_equal(c.written_bytes, 8 * M + 100);
+	assert_int_equal(prealloc_verify(fd, M + 100, 8 * M, &c), 0);
+	assert_int_equal(c.written_bytes, 8 * M);
 	close(fd);
 }
 
 static void kernel_refusal_falls_back_once(void **state)
 {
 	(void)state;
-	prealloc_and_check("first", WZ_BIT);	/* planned, refused, fell back */
-	prealloc_and_check("second", 0);	/* remembered: not tried again */
+	prealloc_and_check(&fs_ext4, "first", WZ_BIT);	/* planned, refused, fell back */
+	assert_non_null(strstr(fs_ext4.log, "write-zeroes refused by the filesystem on this kernel"));
+	prealloc_and_check(&fs_ext4, "second", 0);	/* remembered: not tried again */
+}
+
+/* xfs is asked like ext4; a reflinked file's refusal is the file's. */
+static void xfs_asked_reflink_apart(void **state)
+{
+	(void)state;
+	if (!fs_xfs.ctx)
+		skip();
+	assert_int_equal(tfs_sh("cd '%s' && head -c 65536 /dev/urandom > orig && "
+				"cp --reflink=always orig clone", fs_xfs.t.dir), 0);
+	prealloc_and_check(&fs_xfs, "clone", WZ_BIT);
+	assert_non_null(strstr(fs_xfs.log, "shares extents with another (reflink)"));
+	prealloc_and_check(&fs_xfs, "first", WZ_BIT);	/* the filesystem asked again */
+	assert_non_null(strstr(fs_xfs.log, "refused by the filesystem on this kernel"));
+	prealloc_and_check(&fs_xfs, "second", 0);
+}
+
+static int fs_setup(struct fs *f, const char *type, uint64_t mb)
+{
+	if (!mkdtemp(f->tree) || tfs_create(&f->t, type, mb, NULL) ||
+	    tfs_nvme_tree(&f->t, f->tree, f->sys, sizeof(f->sys)) ||
+	    prealloc_ctx_new(f->sys, 0, &f->ctx))
+		return -1;
+	return prealloc_ctx_set_log_fn(f->ctx, keep_notice, f);
+}
+
+static void fs_teardown(struct fs *f)
+{
+	prealloc_ctx_unref(f->ctx);
+	f->ctx = NULL;
+	tfs_destroy(&f->t);
+	tfs_rmtree(f->tree);
 }
 
 static int setup(void **state)
 {
-	char sys[256];
-
 	(void)state;
-	if (tfs_create_nvme(&t, 64, tree, sys, sizeof(sys)))
+	if (fs_setup(&fs_ext4, "ext4", 64))
 		return -1;
-	return setenv("PREALLOC_SYSFS_ROOT", sys, 1);
+	/* mkfs.xfs wants more than 300 MB; the image is sparse. */
+	if (tfs_supported("xfs") && fs_setup(&fs_xfs, "xfs", 320))
+		return -1;
+	return 0;
 }
 
 static int teardown(void **state)
 {
 	(void)state;
-	return tfs_destroy_nvme(&t, tree);
+	fs_teardown(&fs_ext4);
+	if (fs_xfs.ctx)
+		fs_teardown(&fs_xfs);
+	return 0;
 }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(kernel_refusal_falls_back_once),
+		cmocka_unit_test(xfs_asked_reflink_apart),
 	};
 
 	tfs_enter_for("ext4");
