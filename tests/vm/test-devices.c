@@ -1077,7 +1077,7 @@ static void test_speed(void **state)
 }
 
 /* "bench=MIB,ROUNDS": the xfs speed comparison's call length and rounds. */
-static unsigned int bench_mib = 32, bench_rounds = 2;
+static unsigned int bench_mib = 16, bench_rounds = 1;
 
 #define BENCH_MAX_ROUNDS 15
 
