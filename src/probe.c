@@ -225,6 +225,9 @@ static void device_verdict(struct prealloc_probe *p)
 		p->decided_by = "copy-on-write file: space is reserved, never zeroed in place";
 	} else if (file && in->mem_backed) {
 		p->decided_by = "memory-backed filesystem: allocated pages need no zeroing";
+	} else if (!c && !major(p->t.dev)) {
+		/* An anonymous device number: NFS, FUSE and the like. */
+		p->decided_by = "no block device under this file: FALLOC_FL_WRITE_ZEROES not tried";
 	} else if (!c) {
 		p->offloaded = PREALLOC_UNKNOWN;
 		snprintf(p->why, sizeof(p->why), "device %u:%u not found under %s: not tried",
@@ -358,8 +361,7 @@ static void target_facts(struct prealloc_probe *p, int fd, uint64_t off, uint64_
 	answer_fact(f, "write_zeroes_unmap", c ? c->write_zeroes_unmap : PA_UNKNOWN);
 	str(f, NULL, "evidence", c ? c->evidence : "no block device under this file");
 	num(f, NULL, "kernel_write_zeroes", PREALLOC_FACT_BOOL, c && c->kernel_write_zeroes);
-	num(f, NULL, "write_zeroes_refused", PREALLOC_FACT_BOOL,
-	    p->t.in.write_zeroes_refused);
+	num(f, NULL, "write_zeroes_refused", PREALLOC_FACT_BOOL, p->t.in.write_zeroes_refused);
 	str(f, NULL, "write_zeroes_asked", asked(&p->t.in));
 	str(f, NULL, "kernel_release", p->kernel);
 	limits_facts(f, fd);

@@ -7,7 +7,8 @@
  * falls back and still ends fully written, and the next call on that
  * filesystem does not ask again.  A refusal the inode explains (an xfs
  * file sharing extents through reflink) is not held against the
- * filesystem: the next file asks again.
+ * filesystem: the next file asks again.  Where no block device is under
+ * the file (overlayfs) the flag is never tried, and the probe says no.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -19,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <syslog.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
@@ -101,6 +103,37 @@ static void xfs_asked_reflink_apart(void **state)
 	prealloc_and_check(&fs_xfs, "second", 0);
 }
 
+/* Overlayfs has an anonymous device number: no block device to ask for,
+ * so the flag is never tried, and the probe says no, not "unknown". */
+static void no_block_device_not_asked(void **state)
+{
+	struct prealloc_options o = { .size = sizeof(o), .ctx = fs_ext4.ctx };
+	struct prealloc_probe *p;
+	char opts[640], dir[4][160], path[192];
+	static const char *const names[] = { "lower", "upper", "work", "merged" };
+	const char *why = NULL;
+	int fd;
+
+	(void)state;
+	for (int i = 0; i < 4; i++) {
+		tfs_path(&fs_ext4.t, names[i], dir[i], sizeof(dir[i]));
+		assert_int_equal(mkdir(dir[i], 0755), 0);
+	}
+	snprintf(opts, sizeof(opts), "lowerdir=%s,upperdir=%s,workdir=%s", dir[0], dir[1], dir[2]);
+	if (mount("overlay", dir[3], "overlay", 0, opts) < 0)
+		skip();
+	snprintf(path, sizeof(path), "%s/f", dir[3]);
+	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	assert_true(fd >= 0);
+	assert_int_equal(prealloc_probe_new(fd, 0, M, &o, &p), 0);
+	assert_int_equal(prealloc_probe_zeroing_offloaded(p, &why), PREALLOC_NO);
+	assert_non_null(strstr(why, "no block device under this file"));
+	assert_int_equal(prealloc_probe_plan(p, 0), PREALLOC_METHOD_URING);
+	prealloc_probe_free(p);
+	close(fd);
+	assert_int_equal(umount2(dir[3], 0), 0);
+}
+
 static int fs_setup(struct fs *f, const char *type, uint64_t mb)
 {
 	if (!mkdtemp(f->tree) || tfs_create(&f->t, type, mb, NULL) ||
@@ -143,6 +176,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(kernel_refusal_falls_back_once),
 		cmocka_unit_test(xfs_asked_reflink_apart),
+		cmocka_unit_test(no_block_device_not_asked),
 	};
 
 	tfs_enter_for("ext4");
