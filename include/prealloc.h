@@ -702,8 +702,9 @@ int prealloc_ctx_set_log_priority(struct prealloc_ctx *ctx, int priority);
  * enum prealloc_answer - a yes/no question the storage may not answer
  * @PREALLOC_NO: no.
  * @PREALLOC_YES: yes.
- * @PREALLOC_UNKNOWN: the facts needed could not be read; the library will
- *	try and fall back.  The fact holding it is %PREALLOC_FACT_NULL.
+ * @PREALLOC_UNKNOWN: the facts needed could not be read, or the kernel was
+ *	not asked yet; the library will try and fall back.  The fact holding it
+ *	is %PREALLOC_FACT_NULL.
  */
 enum prealloc_answer {
 	PREALLOC_NO = 0,
@@ -786,7 +787,13 @@ void prealloc_probe_free(struct prealloc_probe *probe);
  * Yes when the request (or, without one, extending the file) would be
  * zeroed by the device through FALLOC_FL_WRITE_ZEROES; no when that is known
  * not to happen (also when the request's steps give no bytes to
- * write-zeroes); unknown when a device fact needed could not be read.
+ * write-zeroes); unknown when a device fact needed could not be read.  Which
+ * filesystem takes the flag is the kernel's to say: for a file over a device
+ * that can zero by unmapping, the answer is yes or no only once a call with
+ * the probe's context asked the kernel on that filesystem ("asked the
+ * kernel: works here", "asked the kernel: refused: ..."), and unknown until
+ * then ("not asked yet: would try"); the probe itself writes nothing.  For a
+ * block device the queue attribute is the kernel's answer.
  *
  * Returns: an &enum prealloc_answer, or -EINVAL (@probe NULL).
  * Since: 0.2

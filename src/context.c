@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /* Contexts: creation, references, flush, release and the log hook (kmod_new()'s shape). */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <sys/sysmacros.h>
+#include <sys/utsname.h>
 
 #include "context.h"
 #include "engine.h"
@@ -26,18 +28,30 @@ const char *pa_ctx_sysfs(struct prealloc_ctx *ctx)
 	return pa_sysfs_root_path(&pa_ctx(ctx)->sysfs);
 }
 
-bool pa_wz_refused(struct prealloc_ctx *ctx, uint64_t dev, uint64_t fs_type)
+int pa_wz_answer(struct prealloc_ctx *ctx, uint64_t dev, uint64_t fs_type)
 {
-	return pa_wz_cache_has(&pa_ctx(ctx)->wz, dev, fs_type);
+	return pa_wz_cache_get(&pa_ctx(ctx)->wz, dev, fs_type);
 }
 
-void pa_wz_set_refused(struct prealloc_ctx *ctx, uint64_t dev, uint64_t fs_type)
+void pa_wz_remember(struct prealloc_ctx *ctx, uint64_t dev, uint64_t fs_type, int answer)
 {
-	if (pa_wz_cache_add(&pa_ctx(ctx)->wz, dev, fs_type))
-		pa_log(ctx, LOG_DEBUG,
-		       "write-zeroes refused on device %u:%u (filesystem 0x%llx): "
-		       "not tried there again until prealloc_ctx_flush()\n",
-		       major((dev_t)dev), minor((dev_t)dev), (unsigned long long)fs_type);
+	char kernel[sizeof(((struct utsname *)0)->release)];
+
+	if (!pa_wz_cache_set(&pa_ctx(ctx)->wz, dev, fs_type, answer))
+		return;
+	pa_kernel_release(kernel, sizeof(kernel));
+	pa_log(ctx, LOG_DEBUG,
+	       "write-zeroes %s on device %u:%u (filesystem 0x%llx, Linux %s): "
+	       "not asked there again until prealloc_ctx_flush()\n",
+	       answer == PA_YES ? "works" : "refused", major((dev_t)dev), minor((dev_t)dev),
+	       (unsigned long long)fs_type, kernel);
+}
+
+void pa_kernel_release(char *buf, size_t len)
+{
+	struct utsname u;
+
+	snprintf(buf, len, "%s", uname(&u) == 0 ? u.release : "(unknown release)");
 }
 
 #ifdef PA_TEST_HOOKS

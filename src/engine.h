@@ -217,10 +217,16 @@ int pa_file_check_attrs(int fd);
 int pa_file_classify(int fd, struct pa_work *w, struct pa_seglist *segs, bool *ret_fiemap);
 int pa_file_space(const struct pa_target *t, struct pa_work *w);
 
-/* Remember in @ctx (NULL: the default context) that FALLOC_FL_WRITE_ZEROES
- * failed with EOPNOTSUPP on (dev, fs_type) so later calls do not try again
- * (src/context.c, over src/wz_cache.c). */
-bool pa_wz_refused(struct prealloc_ctx *ctx, uint64_t dev, uint64_t fs_type);
-void pa_wz_set_refused(struct prealloc_ctx *ctx, uint64_t dev, uint64_t fs_type);
+/* What the kernel answered to FALLOC_FL_WRITE_ZEROES on (dev, fs_type) in
+ * @ctx (NULL: the default context): PA_YES it worked, PA_NO it refused for
+ * the filesystem or device, PA_UNKNOWN not asked yet; and remember an
+ * answer, so later calls need not ask (src/context.c, over src/wz_cache.c). */
+int pa_wz_answer(struct prealloc_ctx *ctx, uint64_t dev, uint64_t fs_type);
+void pa_wz_remember(struct prealloc_ctx *ctx, uint64_t dev, uint64_t fs_type, int answer);
+/* What @t's inode says about a FALLOC_FL_WRITE_ZEROES refusal on @fd, as
+ * "this file, which ...", or NULL when it explains nothing (src/wz_inode.c). */
+const char *pa_wz_inode_refusal(int fd, const struct pa_target *t);
+/* uname(2)'s release, the kernel the answers come from. */
+void pa_kernel_release(char *buf, size_t len);
 
 #endif

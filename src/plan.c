@@ -32,16 +32,22 @@ static int plan_forced(const struct pa_plan_input *in, struct pa_plan *p)
 
 bool pa_plan_write_zeroes(const struct pa_plan_input *in, const char **why)
 {
-	if (in->target == PA_TARGET_FILE && !in->fs_write_zeroes)
-		*why = "the filesystem does not implement FALLOC_FL_WRITE_ZEROES";
+	bool file = in->target == PA_TARGET_FILE;
+
+	if (!in->device_facts)
+		*why = "no block device facts under the target: FALLOC_FL_WRITE_ZEROES not tried";
 	else if (!in->kernel_write_zeroes)
-		*why = "the kernel predates FALLOC_FL_WRITE_ZEROES (6.17)";
+		*why = "this kernel has no FALLOC_FL_WRITE_ZEROES (6.17 added it)";
 	else if (in->write_zeroes_unmap == PA_NO)
 		*why = "the device cannot zero by unmapping";
+	else if (in->write_zeroes_refused && in->write_zeroes_unmap == PA_UNKNOWN)
+		*why = "asked the kernel: refused here (the device's answer is not in sysfs, "
+		       "so the filesystem or the device)";
 	else if (in->write_zeroes_refused)
-		*why = "FALLOC_FL_WRITE_ZEROES was refused here before";
-	else if (in->target == PA_TARGET_FILE && (in->flags & PREALLOC_KEEP_SIZE) &&
-		 !in->range_in_eof)
+		*why = file ? "asked the kernel: refused: this filesystem has no "
+			      "FALLOC_FL_WRITE_ZEROES on this kernel" :
+			      "asked the kernel: refused on this device";
+	else if (file && (in->flags & PREALLOC_KEEP_SIZE) && !in->range_in_eof)
 		*why = "keep-size beyond end of file cannot use FALLOC_FL_WRITE_ZEROES";
 	else
 		return true;

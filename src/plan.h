@@ -18,7 +18,6 @@ enum pa_target_kind {
 
 struct pa_plan_input {
 	uint8_t target;			/* enum pa_target_kind */
-	bool fs_write_zeroes;		/* filesystem implements FALLOC_FL_WRITE_ZEROES (ext4) */
 	bool cow;			/* copy-on-write file: overwrites never go in place */
 	bool cow_unknown;		/* overlayfs whose upper layer cannot be judged */
 	bool inline_data;		/* ext4 inline data: buffered writes, never fallocate() */
@@ -26,9 +25,13 @@ struct pa_plan_input {
 	bool no_fallocate;		/* ext2/3 file: nothing can be reserved beyond EOF */
 	bool mem_backed;		/* tmpfs/ramfs/hugetlbfs: no device below */
 	bool no_write;			/* hugetlbfs: no write(), fallocate() zeroes pages */
+	bool device_facts;		/* a block device's capabilities record was found */
 	int write_zeroes_unmap;		/* enum pa_tristate from the capabilities record */
 	bool kernel_write_zeroes;	/* the kernel knows the flag (6.17+) */
-	bool write_zeroes_refused;	/* EOPNOTSUPP already seen for this device+fs */
+	/* The kernel's answer for this filesystem instance (or block device)
+	 * in this context; neither: not asked yet. */
+	bool write_zeroes_refused;
+	bool write_zeroes_works;
 	bool zeroout;			/* block device with BLKZEROOUT */
 	uint32_t flags;			/* enum prealloc_flags */
 	uint32_t forced;		/* enum prealloc_method; AUTO = choose */

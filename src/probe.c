@@ -54,7 +54,8 @@ struct prealloc_probe {
 	int steps_err;
 	int offloaded;			/* enum prealloc_answer */
 	const char *decided_by;
-	char why[160];			/* decided_by when the probe composes it */
+	char why[320];			/* decided_by when the probe composes it */
+	char kernel[65];		/* uname release: whose answers the probe reports */
 	char sigs[128];
 	char fallbacks[64];
 	char refusal[PA_METHOD_COUNT][160];	/* why this process cannot use a method */
@@ -201,8 +202,19 @@ static bool steps_have(const struct prealloc_probe *p, unsigned int action, unsi
 	return false;
 }
 
-/* What the device chain says about zeroing through FALLOC_FL_WRITE_ZEROES,
- * and which fact says so. */
+/* How the answer for a file is known: from the kernel, asked earlier in
+ * this context (it took the flag or refused it), or not asked yet. */
+static const char *asked(const struct pa_plan_input *in)
+{
+	if (in->write_zeroes_works)
+		return "works";
+	if (in->write_zeroes_refused)
+		return "refused";
+	return "not asked";
+}
+
+/* What the device chain and the kernel's answers say about zeroing
+ * through FALLOC_FL_WRITE_ZEROES, and which fact says so. */
 static void device_verdict(struct prealloc_probe *p)
 {
 	const struct pa_plan_input *in = &p->t.in;
@@ -215,19 +227,36 @@ static void device_verdict(struct prealloc_probe *p)
 		p->decided_by = "copy-on-write file: space is reserved, never zeroed in place";
 	} else if (file && in->mem_backed) {
 		p->decided_by = "memory-backed filesystem: allocated pages need no zeroing";
-	} else if (!c && (!file || in->fs_write_zeroes)) {
+	} else if (!c && !major(p->t.dev)) {
+		/* An anonymous device number: NFS, FUSE and the like. */
+		p->decided_by = "no block device under this file: FALLOC_FL_WRITE_ZEROES not tried";
+	} else if (!c) {
 		p->offloaded = PREALLOC_UNKNOWN;
 		snprintf(p->why, sizeof(p->why), "device %u:%u not found under %s: not tried",
 			 major(p->t.dev), minor(p->t.dev), pa_caps_cache_root(&pa_ctx(p->ctx)->caps));
 		p->decided_by = p->why;
 	} else if (!pa_plan_write_zeroes(in, &why)) {
 		/* The device's own fact when it is the device (or kernel) that says no. */
-		p->decided_by = c && (!file || in->fs_write_zeroes) &&
-			(!in->kernel_write_zeroes || in->write_zeroes_unmap == PA_NO) ?
-			c->evidence : why;
-	} else {
+		if (!in->kernel_write_zeroes || in->write_zeroes_unmap == PA_NO) {
+			p->decided_by = c->evidence;
+		} else if (in->write_zeroes_refused) {
+			snprintf(p->why, sizeof(p->why), "%s (Linux %s)", why, p->kernel);
+			p->decided_by = p->why;
+		} else {
+			p->decided_by = why;
+		}
+	} else if (!file && !in->write_zeroes_works) {
+		/* A block device's answer is its queue attribute. */
 		p->offloaded = in->write_zeroes_unmap == PA_YES ? PREALLOC_YES : PREALLOC_UNKNOWN;
 		p->decided_by = c->evidence;
+	} else {
+		bool works = in->write_zeroes_works;
+
+		p->offloaded = works ? PREALLOC_YES : PREALLOC_UNKNOWN;
+		snprintf(p->why, sizeof(p->why), "%s; %s (Linux %s)",
+			 works ? "asked the kernel: works here" : "not asked yet: would try",
+			 c->evidence, p->kernel);
+		p->decided_by = p->why;
 	}
 }
 
@@ -355,6 +384,8 @@ static void target_facts(struct prealloc_probe *p, int fd, uint64_t off, uint64_
 	num(f, NULL, "kernel_write_zeroes", PREALLOC_FACT_BOOL, c && c->kernel_write_zeroes);
 	num(f, NULL, "write_zeroes_refused", PREALLOC_FACT_BOOL, p->t.in.write_zeroes_refused);
 	refusal_facts(p);
+	str(f, NULL, "write_zeroes_asked", asked(&p->t.in));
+	str(f, NULL, "kernel_release", p->kernel);
 	limits_facts(f, fd);
 	if (bdev) {
 		/* A fresh open file description: the caller's offset stays put. */
@@ -417,6 +448,7 @@ PA_EXPORT int prealloc_probe_new(int fd, uint64_t offset, uint64_t len,
 		return -ENOMEM;
 	p->ctx = prealloc_ctx_ref(o.ctx);
 	p->request = len > 0;
+	pa_kernel_release(p->kernel, sizeof(p->kernel));
 	r = pa_target_open(p->ctx, fd, offset, len, o.flags, o.method, &p->t);
 	if (r < 0)
 		goto fail;

@@ -120,7 +120,6 @@ int pa_target_open(struct prealloc_ctx *ctx, int fd, uint64_t off, uint64_t len,
 		t->fs_type = (uint64_t)sfs->f_type;
 		t->fs_block = sfs->f_bsize > 0 ? (uint64_t)sfs->f_bsize : 4096;
 		in->target = PA_TARGET_FILE;
-		in->fs_write_zeroes = t->fs_type == EXT4_SUPER_MAGIC;
 		/* Overlayfs writes to its upper layer: judge that one.  When it
 		 * cannot be reached (another mount namespace), write as usual
 		 * but do not claim the result is written in place. */
@@ -143,6 +142,7 @@ int pa_target_open(struct prealloc_ctx *ctx, int fd, uint64_t off, uint64_t len,
 	}
 	t->dev = S_ISBLK(t->st.st_mode) ? t->st.st_rdev : t->st.st_dev;
 	if (pa_caps_cache_get(&pa_ctx(ctx)->caps, t->dev, &t->caps) == 0) {
+		in->device_facts = true;
 		in->write_zeroes_unmap = t->caps->write_zeroes_unmap;
 		in->kernel_write_zeroes = t->caps->kernel_write_zeroes;
 		if (S_ISBLK(t->st.st_mode))
@@ -150,7 +150,9 @@ int pa_target_open(struct prealloc_ctx *ctx, int fd, uint64_t off, uint64_t len,
 	}
 	if (!t->fs_block)
 		t->fs_block = 512;
-	in->write_zeroes_refused = pa_wz_refused(ctx, t->dev, t->fs_type);
+	ret = pa_wz_answer(ctx, t->dev, t->fs_type);
+	in->write_zeroes_refused = ret == PA_NO;
+	in->write_zeroes_works = ret == PA_YES;
 	in->unusable = pa_methods_unusable(ctx);
 	return 0;
 }

@@ -1,47 +1,56 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * FALLOC_FL_WRITE_ZEROES verdicts learnt the hard way: a (device, filesystem)
- * pair that answered EOPNOTSUPP is not asked again.  A small fixed table per
- * context is enough: a process touches few filesystems, and forgetting one
- * only costs one more failed syscall.
+ * FALLOC_FL_WRITE_ZEROES answers learnt by asking: a filesystem instance
+ * that took the flag or refused it is not asked again.  The kernel release
+ * cannot change under a running process, so per process is per kernel.  A
+ * small fixed table per context is enough: a process touches few
+ * filesystems, and forgetting one only costs one more syscall.
  */
 #include <string.h>
 
+#include "caps.h"
 #include "wz_cache.h"
 
-static bool has_locked(const struct pa_wz_cache *wz, uint64_t dev, uint64_t fs_type)
+/* The slot of (dev, fs_type), or -1. */
+static int find_locked(const struct pa_wz_cache *wz, uint64_t dev, uint64_t fs_type)
 {
 	if (!dev && !fs_type)		/* an empty slot's key */
-		return false;
+		return -1;
 	for (unsigned int i = 0; i < PA_WZ_SLOTS; i++)
 		if (wz->slot[i].dev == dev && wz->slot[i].fs_type == fs_type)
-			return true;
-	return false;
+			return (int)i;
+	return -1;
 }
 
-bool pa_wz_cache_has(struct pa_wz_cache *wz, uint64_t dev, uint64_t fs_type)
+int pa_wz_cache_get(struct pa_wz_cache *wz, uint64_t dev, uint64_t fs_type)
 {
-	bool found;
+	int i, answer = PA_UNKNOWN;
 
 	pthread_mutex_lock(&wz->lock);
-	found = has_locked(wz, dev, fs_type);
+	i = find_locked(wz, dev, fs_type);
+	if (i >= 0)
+		answer = wz->slot[i].answer;
 	pthread_mutex_unlock(&wz->lock);
-	return found;
+	return answer;
 }
 
-bool pa_wz_cache_add(struct pa_wz_cache *wz, uint64_t dev, uint64_t fs_type)
+bool pa_wz_cache_set(struct pa_wz_cache *wz, uint64_t dev, uint64_t fs_type, int answer)
 {
-	bool added;
+	bool changed;
+	int i;
 
 	pthread_mutex_lock(&wz->lock);
-	added = !has_locked(wz, dev, fs_type);
-	if (added) {
-		wz->slot[wz->next % PA_WZ_SLOTS].dev = dev;
-		wz->slot[wz->next % PA_WZ_SLOTS].fs_type = fs_type;
-		wz->next++;
+	i = find_locked(wz, dev, fs_type);
+	if (i < 0) {
+		i = (int)(wz->next++ % PA_WZ_SLOTS);
+		wz->slot[i].dev = dev;
+		wz->slot[i].fs_type = fs_type;
+		wz->slot[i].answer = PA_UNKNOWN;
 	}
+	changed = wz->slot[i].answer != answer;
+	wz->slot[i].answer = answer;
 	pthread_mutex_unlock(&wz->lock);
-	return added;
+	return changed;
 }
 
 void pa_wz_cache_flush(struct pa_wz_cache *wz)

@@ -39,18 +39,33 @@ int pa_advance(struct pa_call *c, unsigned int method, uint64_t bytes)
 	return 0;
 }
 
+/*
+ * Who refused FALLOC_FL_WRITE_ZEROES: the file, when its inode explains it
+ * or its filesystem took the flag before; otherwise the filesystem (or the
+ * block device), which is then not asked again.
+ */
+static const char *wz_refused_by(const struct pa_call *c)
+{
+	const struct pa_target *t = &c->target;
+	bool file = t->in.target == PA_TARGET_FILE;
+	const char *inode = file ? pa_wz_inode_refusal(c->fd, t) : NULL;
+
+	if (inode)
+		return inode;
+	if (file && pa_wz_answer(t->ctx, t->dev, t->fs_type) == PA_YES)
+		return "this file (its filesystem took the flag before)";
+	pa_wz_remember(t->ctx, t->dev, t->fs_type, PA_NO);
+	if (t->in.write_zeroes_unmap == PA_UNKNOWN)
+		return "the filesystem or the device (sysfs does not say which)";
+	return file ? "the filesystem on this kernel" : "the device";
+}
+
 void pa_method_refused(struct pa_call *c, unsigned int method)
 {
-	/* ext4 refuses every fallocate mode on a file without extents: that
-	 * says nothing about the device or the other files. */
-	bool wz = method == PREALLOC_METHOD_WRITE_ZEROES, inode = wz && c->target.in.no_fallocate;
-
 	c->rep.refused |= 1u << method;
 	pa_log(c->target.ctx, LOG_NOTICE, "%s refused by %s (EOPNOTSUPP): trying the next method\n",
-	       prealloc_method_name(method), inode ? "this file (ext4 without extents)" :
-	       wz ? "the device or the kernel" : "the file or the system");
-	if (wz && !inode)
-		pa_wz_set_refused(c->target.ctx, c->target.dev, c->target.fs_type);
+	       prealloc_method_name(method), method == PREALLOC_METHOD_WRITE_ZEROES ?
+	       wz_refused_by(c) : "the file or the system");
 }
 
 /* Zeros to [start, start + len) of @fd in pwritev() calls of up to 1 MiB;
@@ -212,7 +227,12 @@ int pa_zero_out(struct pa_call *c, uint64_t start, uint64_t len, uint64_t chunk)
 	return zero_chunks(c, PREALLOC_METHOD_ZEROOUT, start, len, chunk, zeroout_op);
 }
 
+/* A range the kernel zeroed is its answer for the filesystem: it works. */
 int pa_zero_write_zeroes(struct pa_call *c, uint64_t start, uint64_t len, uint64_t chunk)
 {
-	return zero_chunks(c, PREALLOC_METHOD_WRITE_ZEROES, start, len, chunk, write_zeroes_op);
+	int ret = zero_chunks(c, PREALLOC_METHOD_WRITE_ZEROES, start, len, chunk, write_zeroes_op);
+
+	if (c->rep.bytes_by_method[PREALLOC_METHOD_WRITE_ZEROES])
+		pa_wz_remember(c->target.ctx, c->target.dev, c->target.fs_type, PA_YES);
+	return ret;
 }

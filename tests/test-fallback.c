@@ -2,8 +2,13 @@
 /*
  * The kernel has the last word.  Under a captured sysfs tree that says the
  * file's device is an NVMe namespace that can unmap-zero, the planner picks
- * FALLOC_FL_WRITE_ZEROES; the real loop device refuses it, the call falls
- * back and still ends fully written, and the next call does not ask again.
+ * FALLOC_FL_WRITE_ZEROES on ext4 and on xfs alike (which filesystem takes
+ * it is the kernel's to say); the real loop device refuses it, the call
+ * falls back and still ends fully written, and the next call on that
+ * filesystem does not ask again.  A refusal the inode explains (an xfs
+ * file sharing extents through reflink) is not held against the
+ * filesystem: the next file asks again.  Where no block device is under
+ * the file (overlayfs) the flag is never tried, and the probe says no.
  *
  * Where a seccomp profile refuses io_uring (Docker's default, containerd's
  * RuntimeDefault: EPERM; ENOSYS elsewhere), a forked child of a process
@@ -22,15 +27,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <syslog.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
-#include <linux/audit.h>
-#include <linux/filter.h>
-#include <linux/seccomp.h>
-#include <sys/mount.h>
-#include <sys/prctl.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <cmocka.h>
 #if __has_include(<valgrind/valgrind.h>)
@@ -41,69 +42,132 @@
 
 #include "prealloc.h"
 #include "tfs.h"
+#include "tseccomp.h"
 
 #define M (1024ull * 1024)
 #define WZ_BIT (1u << PREALLOC_METHOD_WRITE_ZEROES)
 
-static struct tfs t;
-static char tree[] = "/tmp/prealloc-tree-XXXXXX";
+struct fs {
+	struct tfs t;
+	char tree[64];
+	char sys[256];
+	struct prealloc_ctx *ctx;
+	char log[1024];		/* the last notice */
+};
 
-static void prealloc_and_check(const char *name, uint32_t want_refused)
+static struct fs fs_ext4 = { .tree = "/tmp/prealloc-tree-XXXXXX" };
+static struct fs fs_xfs = { .tree = "/tmp/prealloc-tree-XXXXXX" };
+
+static void keep_notice(void *data, int priority, const char *file, int line, const char *fn,
+			const char *format, va_list args)
 {
+	struct fs *f = data;
+
+	(void)file, (void)line, (void)fn;
+	if (priority == LOG_NOTICE)
+		vsnprintf(f->log, sizeof(f->log), format, args);
+}
+
+static int fs_open(struct fs *f, const char *name)
+{
+	char path[256];
+
+	return open(tfs_path(&f->t, name, path, sizeof(path)), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+}
+
+/* prealloc_file_ex() over [1 MiB + 100, 9 MiB + 100) of @name (past a clone's data): io_uring did it,
+ * the flag was asked (@want_refused) or not, every byte is written. */
+static void prealloc_and_check(struct fs *f, const char *name, uint32_t want_refused)
+{
+	struct prealloc_options o = { .size = sizeof(o), .ctx = f->ctx };
 	struct prealloc_report r = { .size = sizeof(r) };
 	struct prealloc_census c = { .size = sizeof(c) };
-	char path[256];
-	int fd = open(tfs_path(&t, name, path, sizeof(path)), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	int fd = fs_open(f, name);
 
 	assert_true(fd >= 0);
-	assert_int_equal(prealloc_file_ex(fd, 100, 8 * M, NULL, &r), 0);
+	f->log[0] = 0;
+	assert_int_equal(prealloc_file_ex(fd, M + 100, 8 * M, &o, &r), 0);
 	assert_int_equal(r.refused, want_refused);
 	assert_int_equal(r.method, PREALLOC_METHOD_URING);
 	assert_int_equal(r.written, 1);
-	assert_int_equal(prealloc_verify(fd, 0, 8 * M + 100, &c), 0);
-	assert_int_equal(c.written_bytes, 8 * M + 100);
+	assert_int_equal(prealloc_verify(fd, M + 100, 8 * M, &c), 0);
+	assert_int_equal(c.written_bytes, 8 * M);
 	close(fd);
 }
 
 static void kernel_refusal_falls_back_once(void **state)
 {
 	(void)state;
-	prealloc_and_check("first", WZ_BIT);	/* planned, refused, fell back */
-	prealloc_and_check("second", 0);	/* remembered: not tried again */
+	prealloc_and_check(&fs_ext4, "first", WZ_BIT);	/* planned, refused, fell back */
+	assert_non_null(strstr(fs_ext4.log, "write-zeroes refused by the filesystem on this kernel"));
+	prealloc_and_check(&fs_ext4, "second", 0);	/* remembered: not tried again */
 }
 
-#ifdef __x86_64__
-/* From now on the system calls @nr fail with @err in this process, as
- * under a seccomp profile. */
-static int refuse(const int *nr, unsigned int n, int err)
+/* xfs is asked like ext4; a reflinked file's refusal is the file's. */
+static void xfs_asked_reflink_apart(void **state)
 {
-	struct sock_filter f[16] = {
-		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_X86_64, 0, (uint8_t)(n + 1)),
-		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
-	};
-	struct sock_fprog prog = { .len = (unsigned short)(n + 5), .filter = f };
-
-	for (unsigned int i = 0; i < n; i++)
-		f[3 + i] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)nr[i],
-							(uint8_t)(n - i), 0);
-	f[3 + n] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
-	f[4 + n] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K,
-						SECCOMP_RET_ERRNO | (uint32_t)err);
-	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 ||
-	    prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) < 0)
-		return -errno;
-	return 0;
+	(void)state;
+	if (!fs_xfs.ctx)
+		skip();
+	assert_int_equal(tfs_sh("cd '%s' && head -c 65536 /dev/urandom > orig && "
+				"cp --reflink=always orig clone", fs_xfs.t.dir), 0);
+	prealloc_and_check(&fs_xfs, "clone", WZ_BIT);
+	assert_non_null(strstr(fs_xfs.log, "shares extents with another (reflink)"));
+	prealloc_and_check(&fs_xfs, "first", WZ_BIT);	/* the filesystem asked again */
+	assert_non_null(strstr(fs_xfs.log, "refused by the filesystem on this kernel"));
+	prealloc_and_check(&fs_xfs, "second", 0);
 }
 
-static const int uring_calls[] = { __NR_io_uring_setup, __NR_io_uring_enter,
-				   __NR_io_uring_register };
-static const int both_calls[] = { __NR_io_uring_setup, __NR_io_uring_enter,
-				  __NR_io_uring_register, __NR_io_setup, __NR_io_submit };
+/* Overlayfs has an anonymous device number: no block device to ask for,
+ * so the flag is never tried, and the probe says no, not "unknown". */
+static void no_block_device_not_asked(void **state)
+{
+	struct prealloc_options o = { .size = sizeof(o), .ctx = fs_ext4.ctx };
+	struct prealloc_probe *p;
+	char opts[640], dir[4][160], path[192];
+	static const char *const names[] = { "lower", "upper", "work", "merged" };
+	const char *why = NULL;
+	int fd;
+
+	(void)state;
+	for (int i = 0; i < 4; i++) {
+		tfs_path(&fs_ext4.t, names[i], dir[i], sizeof(dir[i]));
+		assert_int_equal(mkdir(dir[i], 0755), 0);
+	}
+	snprintf(opts, sizeof(opts), "lowerdir=%s,upperdir=%s,workdir=%s", dir[0], dir[1], dir[2]);
+	if (mount("overlay", dir[3], "overlay", 0, opts) < 0)
+		skip();
+	snprintf(path, sizeof(path), "%s/f", dir[3]);
+	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	assert_true(fd >= 0);
+	assert_int_equal(prealloc_probe_new(fd, 0, M, &o, &p), 0);
+	assert_int_equal(prealloc_probe_zeroing_offloaded(p, &why), PREALLOC_NO);
+	assert_non_null(strstr(why, "no block device under this file"));
+	assert_int_equal(prealloc_probe_plan(p, 0), PREALLOC_METHOD_URING);
+	prealloc_probe_free(p);
+	close(fd);
+	assert_int_equal(umount2(dir[3], 0), 0);
+}
+
+static int fs_setup(struct fs *f, const char *type, uint64_t mb)
+{
+	if (!mkdtemp(f->tree) || tfs_create(&f->t, type, mb, NULL) ||
+	    tfs_nvme_tree(&f->t, f->tree, f->sys, sizeof(f->sys)) ||
+	    prealloc_ctx_new(f->sys, 0, &f->ctx))
+		return -1;
+	return prealloc_ctx_set_log_fn(f->ctx, keep_notice, f);
+}
+
+static void fs_teardown(struct fs *f)
+{
+	prealloc_ctx_unref(f->ctx);
+	f->ctx = NULL;
+	tfs_destroy(&f->t);
+	tfs_rmtree(f->tree);
+}
 
 struct refusal_case {
-	const int *calls;
-	unsigned int ncalls;
+	bool aio;			/* Linux AIO refused too */
 	int err;
 	unsigned int method;		/* what the call writes with */
 	const char *fact, *why;		/* the probe's reason */
@@ -124,9 +188,9 @@ static int refused_child(const struct refusal_case *k)
 	char path[256];
 	int fd;
 
-	if (refuse(k->calls, k->ncalls, k->err))
+	if (tsec_refuse(k->err, k->aio))
 		return CHILD_NO_SECCOMP;
-	fd = open(tfs_path(&t, "refused", path, sizeof(path)),
+	fd = open(tfs_path(&fs_ext4.t, "refused", path, sizeof(path)),
 		  O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	CHILD_CHECK(fd >= 0);
 	CHILD_CHECK(prealloc_probe_new(fd, 0, 8 * M, NULL, &p) == 0);
@@ -157,14 +221,14 @@ static void run_refused(const struct refusal_case *k)
 	if (RUNNING_ON_VALGRIND)
 		skip();
 	/* This process uses io_uring first: the child must learn anew. */
-	prealloc_and_check("parent", 0);
+	prealloc_and_check(&fs_ext4, "parent", 0);
 	pid = fork();
 	assert_true(pid >= 0);
 	if (pid == 0)
 		_exit(refused_child(k));
 	assert_int_equal(waitpid(pid, &st, 0), pid);
-	unlink(tfs_path(&t, "refused", path, sizeof(path)));
-	unlink(tfs_path(&t, "parent", path, sizeof(path)));
+	unlink(tfs_path(&fs_ext4.t, "refused", path, sizeof(path)));
+	unlink(tfs_path(&fs_ext4.t, "parent", path, sizeof(path)));
 	assert_true(WIFEXITED(st));
 	if (WEXITSTATUS(st) == CHILD_NO_SECCOMP)
 		skip();
@@ -174,7 +238,7 @@ static void run_refused(const struct refusal_case *k)
 
 static void seccomp_eperm_writes_aio(void **state)
 {
-	const struct refusal_case k = { uring_calls, 3, EPERM, PREALLOC_METHOD_AIO,
+	const struct refusal_case k = { false, EPERM, PREALLOC_METHOD_AIO,
 		"uring_refused", "io_uring_setup refused: EPERM (a seccomp profile?)" };
 
 	(void)state;
@@ -183,7 +247,7 @@ static void seccomp_eperm_writes_aio(void **state)
 
 static void seccomp_enosys_writes_aio(void **state)
 {
-	const struct refusal_case k = { uring_calls, 3, ENOSYS, PREALLOC_METHOD_AIO,
+	const struct refusal_case k = { false, ENOSYS, PREALLOC_METHOD_AIO,
 		"uring_refused",
 		"io_uring_setup refused: ENOSYS (no io_uring in this kernel, or a seccomp profile)" };
 
@@ -193,21 +257,12 @@ static void seccomp_enosys_writes_aio(void **state)
 
 static void seccomp_no_aio_writes_buffered(void **state)
 {
-	const struct refusal_case k = { both_calls, 5, EPERM, PREALLOC_METHOD_BUFFERED,
+	const struct refusal_case k = { true, EPERM, PREALLOC_METHOD_BUFFERED,
 		"aio_refused", "io_setup refused: EPERM (a seccomp profile?)" };
 
 	(void)state;
 	run_refused(&k);
 }
-#else
-static void seccomp_eperm_writes_aio(void **state)
-{
-	(void)state;
-	skip();
-}
-#define seccomp_enosys_writes_aio seccomp_eperm_writes_aio
-#define seccomp_no_aio_writes_buffered seccomp_eperm_writes_aio
-#endif
 
 static void no_direct_io_refuses_direct_methods(void **state)
 {
@@ -218,9 +273,9 @@ static void no_direct_io_refuses_direct_methods(void **state)
 	int fd;
 
 	(void)state;
-	assert_int_equal(umount2(t.dir, 0), 0);
-	assert_int_equal(mount(t.dev, t.dir, "ext4", 0, "data=journal"), 0);
-	fd = open(tfs_path(&t, "journalled", path, sizeof(path)), O_RDWR | O_CREAT | O_CLOEXEC,
+	assert_int_equal(umount2(fs_ext4.t.dir, 0), 0);
+	assert_int_equal(mount(fs_ext4.t.dev, fs_ext4.t.dir, "ext4", 0, "data=journal"), 0);
+	fd = open(tfs_path(&fs_ext4.t, "journalled", path, sizeof(path)), O_RDWR | O_CREAT | O_CLOEXEC,
 		  0644);
 	assert_true(fd >= 0);
 	for (size_t i = 0; i < sizeof(direct) / sizeof(direct[0]); i++) {
@@ -235,24 +290,28 @@ static void no_direct_io_refuses_direct_methods(void **state)
 	assert_int_equal(r.method, PREALLOC_METHOD_BUFFERED);
 	close(fd);
 	unlink(path);
-	assert_int_equal(umount2(t.dir, 0), 0);
-	assert_int_equal(mount(t.dev, t.dir, "ext4", 0, NULL), 0);
+	assert_int_equal(umount2(fs_ext4.t.dir, 0), 0);
+	assert_int_equal(mount(fs_ext4.t.dev, fs_ext4.t.dir, "ext4", 0, NULL), 0);
 }
 
 static int setup(void **state)
 {
-	char sys[256];
-
 	(void)state;
-	if (tfs_create_nvme(&t, 64, tree, sys, sizeof(sys)))
+	if (fs_setup(&fs_ext4, "ext4", 64))
 		return -1;
-	return setenv("PREALLOC_SYSFS_ROOT", sys, 1);
+	/* mkfs.xfs wants more than 300 MB; the image is sparse. */
+	if (tfs_supported("xfs") && fs_setup(&fs_xfs, "xfs", 320))
+		return -1;
+	return 0;
 }
 
 static int teardown(void **state)
 {
 	(void)state;
-	return tfs_destroy_nvme(&t, tree);
+	fs_teardown(&fs_ext4);
+	if (fs_xfs.ctx)
+		fs_teardown(&fs_xfs);
+	return 0;
 }
 
 int main(void)
@@ -263,6 +322,8 @@ int main(void)
 		cmocka_unit_test(seccomp_enosys_writes_aio),
 		cmocka_unit_test(seccomp_no_aio_writes_buffered),
 		cmocka_unit_test(no_direct_io_refuses_direct_methods),
+		cmocka_unit_test(xfs_asked_reflink_apart),
+		cmocka_unit_test(no_block_device_not_asked),
 	};
 
 	tfs_enter_for("ext4");

@@ -23,7 +23,9 @@
 #define AI PREALLOC_METHOD_AIO
 #define BU PREALLOC_METHOD_BUFFERED
 #define AL PREALLOC_METHOD_ALLOCATE
-#define FILE_EXT4 .target = PA_TARGET_FILE, .fs_write_zeroes = true
+/* A file over a block device with sysfs facts, whatever its filesystem:
+ * which one takes FALLOC_FL_WRITE_ZEROES is the kernel's to say. */
+#define FILE_DEV .target = PA_TARGET_FILE, .device_facts = true
 #define UNMAP .kernel_write_zeroes = true, .write_zeroes_unmap = PA_YES
 
 struct row {
@@ -34,49 +36,55 @@ struct row {
 };
 
 static const struct row rows[] = {
-	{ "ext4 over unmap-zeroing device", { FILE_EXT4, UNMAP, .range_in_eof = false },
-	  0, { WZ, UR, AI, BU } },
-	{ "ext4, device cannot unmap-zero", { FILE_EXT4, .kernel_write_zeroes = true,
+	{ "file over an unmap-zeroing device, not asked yet: try", { FILE_DEV, UNMAP,
+	  .range_in_eof = false }, 0, { WZ, UR, AI, BU } },
+	{ "the filesystem took the flag before", { FILE_DEV, UNMAP,
+	  .write_zeroes_works = true }, 0, { WZ, UR, AI, BU } },
+	{ "device cannot unmap-zero", { FILE_DEV, .kernel_write_zeroes = true,
 	  .write_zeroes_unmap = PA_NO }, 0, { UR, AI, BU } },
-	{ "ext4, old kernel", { FILE_EXT4, .write_zeroes_unmap = PA_UNKNOWN }, 0, { UR, AI, BU } },
-	{ "ext4, verdict unknown on a new kernel: try it", { FILE_EXT4, .kernel_write_zeroes = true,
+	{ "old kernel", { FILE_DEV, .write_zeroes_unmap = PA_UNKNOWN }, 0, { UR, AI, BU } },
+	{ "verdict unknown on a new kernel: try it", { FILE_DEV, .kernel_write_zeroes = true,
 	  .write_zeroes_unmap = PA_UNKNOWN }, 0, { WZ, UR, AI, BU } },
-	{ "ext4, refused before", { FILE_EXT4, UNMAP, .write_zeroes_refused = true },
+	{ "the filesystem refused before", { FILE_DEV, UNMAP, .write_zeroes_refused = true },
 	  0, { UR, AI, BU } },
-	{ "ext4, keep-size past EOF", { FILE_EXT4, UNMAP, .flags = PREALLOC_KEEP_SIZE },
+	{ "keep-size past EOF", { FILE_DEV, UNMAP, .flags = PREALLOC_KEEP_SIZE },
 	  0, { UR, AI, BU } },
-	{ "ext4, keep-size inside EOF", { FILE_EXT4, UNMAP, .flags = PREALLOC_KEEP_SIZE,
+	{ "keep-size inside EOF", { FILE_DEV, UNMAP, .flags = PREALLOC_KEEP_SIZE,
 	  .range_in_eof = true }, 0, { WZ, UR, AI, BU } },
-	{ "xfs over unmap-zeroing device", { .target = PA_TARGET_FILE, UNMAP }, 0, { UR, AI, BU } },
+	{ "no block device under the file (NFS, FUSE)", { .target = PA_TARGET_FILE,
+	  .kernel_write_zeroes = true, .write_zeroes_unmap = PA_UNKNOWN }, 0, { UR, AI, BU } },
 	{ "btrfs copy-on-write", { .target = PA_TARGET_FILE, .cow = true, UNMAP }, 0, { AL } },
 	{ "tmpfs, ramfs", { .target = PA_TARGET_FILE, .mem_backed = true }, 0, { BU } },
-	{ "ext4 inline data", { FILE_EXT4, UNMAP, .inline_data = true }, 0, { BU } },
-	{ "forced uring on ext4 inline data", { FILE_EXT4, .inline_data = true, .forced = UR },
+	{ "ext4 inline data", { FILE_DEV, UNMAP, .inline_data = true }, 0, { BU } },
+	{ "forced uring on ext4 inline data", { FILE_DEV, .inline_data = true, .forced = UR },
 	  -EOPNOTSUPP, { 0 } },
-	{ "forced buffered on ext4 inline data", { FILE_EXT4, .inline_data = true, .forced = BU },
+	{ "forced buffered on ext4 inline data", { FILE_DEV, .inline_data = true, .forced = BU },
 	  0, { BU } },
 	{ "hugetlbfs", { .target = PA_TARGET_FILE, .mem_backed = true, .no_write = true }, 0,
 	  { AL } },
-	{ "bdev, unmap-zeroing", { .target = PA_TARGET_BLOCKDEV, UNMAP, .zeroout = true },
-	  0, { WZ, ZO, UR, AI } },
-	{ "bdev, no unmap-zeroing", { .target = PA_TARGET_BLOCKDEV, .kernel_write_zeroes = true,
-	  .write_zeroes_unmap = PA_NO, .zeroout = true }, 0, { ZO, UR, AI } },
-	{ "forced uring on ext4", { FILE_EXT4, UNMAP, .forced = UR }, 0, { UR } },
-	{ "forced aio on ext4", { FILE_EXT4, UNMAP, .forced = AI }, 0, { AI } },
-	{ "forced aio on ext4 inline data", { FILE_EXT4, .inline_data = true, .forced = AI },
+	{ "bdev, unmap-zeroing", { .target = PA_TARGET_BLOCKDEV, .device_facts = true, UNMAP,
+	  .zeroout = true }, 0, { WZ, ZO, UR, AI } },
+	{ "bdev, no unmap-zeroing", { .target = PA_TARGET_BLOCKDEV, .device_facts = true,
+	  .kernel_write_zeroes = true, .write_zeroes_unmap = PA_NO, .zeroout = true }, 0,
+	  { ZO, UR, AI } },
+	{ "bdev, refused before", { .target = PA_TARGET_BLOCKDEV, .device_facts = true, UNMAP,
+	  .zeroout = true, .write_zeroes_refused = true }, 0, { ZO, UR, AI } },
+	{ "forced uring on ext4", { FILE_DEV, UNMAP, .forced = UR }, 0, { UR } },
+	{ "forced aio on ext4", { FILE_DEV, UNMAP, .forced = AI }, 0, { AI } },
+	{ "forced aio on ext4 inline data", { FILE_DEV, .inline_data = true, .forced = AI },
 	  -EOPNOTSUPP, { 0 } },
-	{ "io_uring refused to this process", { FILE_EXT4, .unusable = 1u << UR }, 0, { AI, BU } },
+	{ "io_uring refused to this process", { FILE_DEV, .unusable = 1u << UR }, 0, { AI, BU } },
 	{ "io_uring and aio refused", { .target = PA_TARGET_FILE, .unusable = 1u << UR | 1u << AI },
 	  0, { BU } },
-	{ "bdev, io_uring refused", { .target = PA_TARGET_BLOCKDEV, .zeroout = true,
-	  .unusable = 1u << UR }, 0, { ZO, AI } },
+	{ "bdev, io_uring refused", { .target = PA_TARGET_BLOCKDEV, .device_facts = true,
+	  .zeroout = true, .unusable = 1u << UR }, 0, { ZO, AI } },
 	{ "forced uring where refused: the executor refuses it",
-	  { FILE_EXT4, .forced = UR, .unusable = 1u << UR }, 0, { UR } },
+	  { FILE_DEV, .forced = UR, .unusable = 1u << UR }, 0, { UR } },
 	{ "forced write-zeroes on xfs (kernel decides)", { .target = PA_TARGET_FILE, .forced = WZ },
 	  0, { WZ } },
 	{ "forced allocate on btrfs", { .target = PA_TARGET_FILE, .cow = true, .forced = AL },
 	  0, { AL } },
-	{ "forced zeroout on a file", { FILE_EXT4, .forced = ZO }, -EOPNOTSUPP, { 0 } },
+	{ "forced zeroout on a file", { FILE_DEV, .forced = ZO }, -EOPNOTSUPP, { 0 } },
 	{ "forced allocate on a bdev", { .target = PA_TARGET_BLOCKDEV, .forced = AL },
 	  -EOPNOTSUPP, { 0 } },
 };
@@ -101,9 +109,10 @@ static void table(void **state)
 	}
 }
 
+/* Each reason apart: the kernel, the device, the kernel's answer, keep-size. */
 static void reason_names_the_cause(void **state)
 {
-	struct pa_plan_input in = { FILE_EXT4, .kernel_write_zeroes = true,
+	struct pa_plan_input in = { FILE_DEV, .kernel_write_zeroes = true,
 				    .write_zeroes_unmap = PA_NO };
 	struct pa_plan p;
 
@@ -112,7 +121,19 @@ static void reason_names_the_cause(void **state)
 	assert_non_null(strstr(p.reason, "cannot zero by unmapping"));
 	in.kernel_write_zeroes = false;
 	assert_int_equal(pa_plan(&in, &p), 0);
-	assert_non_null(strstr(p.reason, "6.17"));
+	assert_non_null(strstr(p.reason, "this kernel has no FALLOC_FL_WRITE_ZEROES (6.17"));
+	in = (struct pa_plan_input){ FILE_DEV, UNMAP, .write_zeroes_refused = true };
+	assert_int_equal(pa_plan(&in, &p), 0);
+	assert_non_null(strstr(p.reason, "asked the kernel: refused: this filesystem"));
+	in.write_zeroes_unmap = PA_UNKNOWN;
+	assert_int_equal(pa_plan(&in, &p), 0);
+	assert_non_null(strstr(p.reason, "the filesystem or the device"));
+	in = (struct pa_plan_input){ FILE_DEV, UNMAP, .flags = PREALLOC_KEEP_SIZE };
+	assert_int_equal(pa_plan(&in, &p), 0);
+	assert_non_null(strstr(p.reason, "keep-size"));
+	in = (struct pa_plan_input){ .target = PA_TARGET_FILE };
+	assert_int_equal(pa_plan(&in, &p), 0);
+	assert_non_null(strstr(p.reason, "no block device facts"));
 }
 
 /* ---- steps ---- */
@@ -154,20 +175,20 @@ static const struct step_row step_rows[] = {
 	  { XFS, .forced = AI }, { { 0 } }, 0, 100, 10100, false, AI,
 	  { STEP(RS, AI, 100, 10000), STEP(ZE, AI, 4 * K, 4 * K), STEP(ED, BU, 100, 3996),
 	    STEP(ED, BU, 8 * K, 1908), STEP(SY, 0, 100, 10000) } },
-	{ "write-zeroes: holes only, data kept, nothing reserved", { FILE_EXT4, .flags = NOSYNC },
+	{ "write-zeroes: holes only, data kept, nothing reserved", { FILE_DEV, .flags = NOSYNC },
 	  { { 8 * K, 8 * K, 0 } }, 1024 * K, 0, 32 * K, false, WZ,
 	  { STEP(ZE, WZ, 0, 8 * K), STEP(ZE, WZ, 16 * K, 16 * K) } },
-	{ "zero-data: write-zeroes over the data too", { FILE_EXT4, .flags = NOSYNC |
+	{ "zero-data: write-zeroes over the data too", { FILE_DEV, .flags = NOSYNC |
 	  PREALLOC_ZERO_DATA }, { { 8 * K, 8 * K, 0 } }, 1024 * K, 0, 32 * K, false, WZ,
 	  { STEP(ZE, WZ, 0, 8 * K), STEP(ZE, WZ, 8 * K, 8 * K), STEP(ZE, WZ, 16 * K, 16 * K) } },
 	{ "keep-size beyond EOF: reserved, only the part inside EOF zeroed",
-	  { FILE_EXT4, .flags = NOSYNC | PREALLOC_KEEP_SIZE, .forced = WZ }, { { 0 } },
+	  { FILE_DEV, .flags = NOSYNC | PREALLOC_KEEP_SIZE, .forced = WZ }, { { 0 } },
 	  4 * K, 0, 16 * K, false, WZ, { STEP(RS, WZ, 0, 16 * K), STEP(ZE, WZ, 0, 4 * K) } },
 	{ "piecewise: only the holes reserved, then the size",
 	  { XFS, .flags = NOSYNC }, { { 8 * K, 8 * K, 0 } }, 16 * K, 0, 32 * K, true, BU,
 	  { STEP(RS, BU, 0, 8 * K), STEP(RS, BU, 16 * K, 16 * K), STEP(RS, BU, 32 * K - 1, 1),
 	    STEP(ZE, BU, 0, 8 * K), STEP(ZE, BU, 16 * K, 16 * K) } },
-	{ "inline data: buffered, never fallocate()", { FILE_EXT4, .inline_data = true,
+	{ "inline data: buffered, never fallocate()", { FILE_DEV, .inline_data = true,
 	  .flags = NOSYNC }, { { 0, 60, 0 } }, 60, 0, 100, false, BU,
 	  { STEP(ZE, BU, 60, 40) } },
 	{ "allocate with zero-data: holes by fallocate(), data written",
@@ -230,7 +251,7 @@ static void steps_table(void **state)
  * to the next; a reservation made is not made again. */
 static void refused_leaves_the_rest(void **state)
 {
-	struct pa_plan_input in = { FILE_EXT4, .forced = UR };
+	struct pa_plan_input in = { FILE_DEV, .forced = UR };
 	struct pa_work w = { .in = &in, .off = 100, .end = 300 * K, .old_size = 1024 * K,
 			     .bs = 4 * K, .direct_align = 4 * K };
 	struct pa_todo *todo = calloc(2, sizeof(*todo));

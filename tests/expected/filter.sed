@@ -7,5 +7,9 @@ s/"bytes_per_sec":[0-9]+/"bytes_per_sec":N/g
 # Device numbers and loop device names (the test's own loop devices).
 s/\b[0-9]+:[0-9]+\b/MAJ:MIN/g
 s/loop[0-9]+/loopN/g
+# The kernel release the answers come from.
+s/\(Linux [^)]*\)/(Linux RELEASE)/g
+s/("kernel_release":")[^"]*"/\1RELEASE"/
+s/^(  kernel_release: ).*/\1RELEASE/
 # JSON: one member per line, so that a difference is one line of the diff.
 s/,"/,\n"/g

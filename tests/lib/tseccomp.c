@@ -17,17 +17,20 @@
 #define TSEC_ARCH AUDIT_ARCH_AARCH64
 #endif
 
-int tsec_refuse_io_uring(int err)
+int tsec_refuse(int err, bool aio)
 {
 #ifdef TSEC_ARCH
-	/* The three calls have one number on every architecture (425-427). */
+	/* Jump offsets count from the next instruction: each refused call
+	 * jumps over the ones after it, and AIO's two over the allow. */
 	struct sock_filter f[] = {
 		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, TSEC_ARCH, 0, 5),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, TSEC_ARCH, 0, 7),
 		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_io_uring_setup, 2, 0),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_io_uring_enter, 1, 0),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_io_uring_register, 0, 1),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_io_uring_setup, 4, 0),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_io_uring_enter, 3, 0),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_io_uring_register, 2, 0),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, aio ? __NR_io_setup : __NR_io_uring_setup, 1, 0),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, aio ? __NR_io_submit : __NR_io_uring_setup, 0, 1),
 		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | ((unsigned int)err & SECCOMP_RET_DATA)),
 		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
 	};
@@ -39,7 +42,12 @@ int tsec_refuse_io_uring(int err)
 		return -errno;
 	return syscall(__NR_io_uring_setup, 1, &p) < 0 && errno == err ? 0 : -EPROTO;
 #else
-	(void)err;
+	(void)err, (void)aio;
 	return -ENOSYS;
 #endif
+}
+
+int tsec_refuse_io_uring(int err)
+{
+	return tsec_refuse(err, false);
 }

@@ -2,16 +2,23 @@
 /*
  * A seccomp filter that refuses io_uring, as container runtimes' default
  * profiles do (Docker 25+, containerd 2.0's RuntimeDefault: EPERM) or a
- * kernel or profile without it does (ENOSYS).  Shared by the container
- * tests and the power-loss harness's pool (tests/vm/crash-pool.c).
+ * kernel or profile without it does (ENOSYS), and Linux AIO with it where
+ * a test wants both refused.  Shared by the container tests, the fallback
+ * test and the power-loss harness's pool (tests/vm/crash-pool.c).
  */
 #ifndef PREALLOC_TSECCOMP_H
 #define PREALLOC_TSECCOMP_H
 
+#include <stdbool.h>
+
 /* From now on io_uring_setup(), io_uring_enter() and io_uring_register()
- * fail with @err in this process and every thread and child it starts
- * (the filter cannot be removed); checked by calling io_uring_setup().
- * 0, -ENOSYS on an architecture the filter does not know, or -errno. */
+ * (with @aio, io_setup() and io_submit() too) fail with @err in this
+ * process and every thread and child it starts (the filter cannot be
+ * removed); checked by calling io_uring_setup().  0, -ENOSYS on an
+ * architecture the filter does not know, or -errno. */
+int tsec_refuse(int err, bool aio);
+
+/* tsec_refuse(@err, false). */
 int tsec_refuse_io_uring(int err);
 
 #endif

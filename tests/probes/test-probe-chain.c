@@ -399,7 +399,7 @@ static void caps_cache_and_plan(void **state)
 	static const char *const tn[] = { "qemu-nvme-512-6.18", NULL };
 	char yes[512], no[512];
 	const struct pa_caps *a, *b, *c;
-	struct pa_plan_input in = { .target = PA_TARGET_FILE, .fs_write_zeroes = true };
+	struct pa_plan_input in = { .target = PA_TARGET_FILE, .device_facts = true };
 	struct pa_plan plan;
 
 	(void)state;

@@ -11,8 +11,9 @@
 #       --extra /usr/bin/fio,/usr/bin/dd,$PWD/build/examples/prealloc \
 #       -- tests/vm/bg-guest.sh --prealloc $PWD/build/examples/prealloc
 #
-# For each device (the unmap-zeroing scsi_debug disk, the nvme-loop namespace
-# over a second one): mkfs.ext4, mount, lay out the foreground file (written),
+# For each file system (--fs) and device (the unmap-zeroing scsi_debug disk,
+# the nvme-loop namespace over a second one): mkfs, mount, lay out the
+# foreground file (written),
 # then for each round and fio job, in an order that rotates with the round,
 # one trial per contender:
 #
@@ -51,6 +52,7 @@ FGMB=32
 FILL=95
 REPEAT=0
 DEVICES="sdebug nloop"
+FSES="ext4"
 JOBS="randw seqw"
 CONTENDERS="none auto uring dd"
 
@@ -68,6 +70,8 @@ usage() {
 	  --fill PCT         contender length, % of the free space after layout (default $FILL)
 	  --repeat           contenders start again when done, until stopped
 	  --devices LIST     of: sdebug nloop (default "$DEVICES")
+	  --fs LIST          of: ext4 xfs, made on each device in turn (default "$FSES";
+	                     xfs wants a disk over 300 MB: scsi_debug dev_size_mb=512)
 	  --jobs LIST        of: randw seqw (default "$JOBS")
 	  --contenders LIST  of: none auto uring dd (default "$CONTENDERS"; none is always run)
 	EOF
@@ -86,6 +90,7 @@ while [ $# -gt 0 ]; do
 	--fill) FILL=$2; shift 2 ;;
 	--repeat) REPEAT=1; shift ;;
 	--devices) DEVICES=$2; shift 2 ;;
+	--fs) FSES=$2; shift 2 ;;
 	--jobs) JOBS=$2; shift 2 ;;
 	--contenders) CONTENDERS=$2; shift 2 ;;
 	-h|--help) usage; exit 0 ;;
@@ -305,8 +310,8 @@ trial() {	# DEVICE JOB ROUND CONTENDER LENGTH
 
 # ------------------------------------------------------------ devices
 
-bench_device() {	# NAME
-	name=$1
+bench_device() {	# NAME FS
+	name=$1 fs=$2
 	eval "dev=\${PA_VM_$(echo "$name" | tr a-z A-Z):-}"
 	if [ -z "$dev" ]; then
 		say "device $name: not in this guest (vm.sh --devices); skipped"
@@ -320,15 +325,18 @@ bench_device() {	# NAME
 	extra=""
 	[ "$name" = nloop ] && extra=" over ${PA_VM_NLOOP_BACKING:-?}"
 	say "device $name = $dev$extra: scheduler $sched, write_zeroes_unmap_max_bytes $(cat $q/write_zeroes_unmap_max_bytes 2>/dev/null || echo -), write_zeroes_max_bytes $(cat $q/write_zeroes_max_bytes 2>/dev/null || echo -), $(($(cat /sys/block/$disk/size) / 2048)) MiB"
-	mkfs.ext4 -q -F -m 0 -E lazy_itable_init=0,lazy_journal_init=0 "$dev" >$W/mkfs.log 2>&1 ||
-		{ fail "mkfs.ext4 $dev: $(tail -n2 $W/mkfs.log)"; return 1; }
-	mount -t ext4 "$dev" $MNT || { fail "mount $dev"; return 1; }
+	case $fs in
+	ext4) mkfs.ext4 -q -F -m 0 -E lazy_itable_init=0,lazy_journal_init=0 "$dev" ;;
+	xfs) mkfs.xfs -f -q "$dev" ;;
+	*) echo "unknown file system $fs" ;;
+	esac >$W/mkfs.log 2>&1 || { fail "mkfs.$fs $dev: $(tail -n2 $W/mkfs.log)"; return 1; }
+	mount -t "$fs" "$dev" $MNT || { fail "mount $dev"; return 1; }
 	"$DD" if=/dev/zero of=$FG bs=1M count="$FGMB" oflag=direct conv=fsync 2>/dev/null ||
 		{ fail "laying out $FG"; umount $MNT; return 1; }
 	sync
 	avail=$(df -k $MNT | awk 'NR == 2 { print $4 }')
 	len=$((avail / 100 * FILL / 1024 * 1048576))
-	say "device $name: ext4, foreground file $FGMB MiB (written), free $((avail / 1024)) MiB, contender length $((len / 1048576)) MiB ($FILL%)"
+	say "device $name: $fs, foreground file $FGMB MiB (written), free $((avail / 1024)) MiB, contender length $((len / 1048576)) MiB ($FILL%)"
 	# What the library plans for a request of that size (the contender's
 	# is a new file beside it, same file system and device).
 	"$PREALLOC" probe --length "$len" $FG 2>&1 | head -n 4 | sed 's/^/BGBENCH   probe: /'
@@ -337,7 +345,7 @@ bench_device() {	# NAME
 	while [ $r -le "$ROUNDS" ]; do
 		for job in $JOBS; do
 			for c in $(rotate $(((r - 1) % ncont)) $CONTENDERS); do
-				trial "$name" "$job" $r "$c" "$len"
+				trial "$name/$fs" "$job" $r "$c" "$len"
 			done
 		done
 		r=$((r + 1))
@@ -415,10 +423,12 @@ END {
 
 say "kernel $PA_VM_KERNEL, scsi_debug $PA_VM_SDEBUG_PARAMS, $(awk '/MemTotal|MemAvailable/ { printf "%s %d MiB ", $1, $2 / 1024 }' /proc/meminfo)"
 say "fio $("$FIO" --version), $("$PREALLOC" --version 2>&1 | head -n1), rounds $ROUNDS, T $T s (ramp $RAMP s), contender starts at $START s, fill $FILL%, repeat $REPEAT"
-say "contenders: $CONTENDERS; jobs: $JOBS; devices: $DEVICES"
+say "contenders: $CONTENDERS; jobs: $JOBS; devices: $DEVICES; file systems: $FSES"
 t_begin=$(now)
-for d in $DEVICES; do
-	bench_device "$d" || true
+for fs in $FSES; do
+	for d in $DEVICES; do
+		bench_device "$d" "$fs" || true
+	done
 done
 say "trials took $(awk -v a="$t_begin" -v b="$(now)" 'BEGIN { printf "%.0f", b - a }') s of guest time"
 awk -v contenders="$CONTENDERS" -v T="$T" "$SUMMARY" $RESULTS

@@ -23,8 +23,12 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <syslog.h>
+#include <linux/fs.h>
+#include <sys/ioctl.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
 #include <sys/sysmacros.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
@@ -34,6 +38,7 @@
 #include "chain.h"
 #include "sysfs_root.h"
 #include "prealloc.h"
+#include "prealloc-pool.h"
 #include "stacks.h"
 
 #define KiB (1ull << 10)
@@ -429,14 +434,31 @@ static void unmount_dev(const char *devpath)
  * /mnt/<name>.  e2fsprogs' mke2fs is exec'd through PATH: busybox's shell
  * would prefer its own applet.
  */
+/* Run @argv (NULL-terminated, found through PATH), which must exit 0. */
+static void run_tool(const char *const *argv)
+{
+	int status;
+	pid_t pid;
+
+	fflush(NULL);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		execvp(argv[0], (char *const *)argv);
+		_exit(127);
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+}
+
 static const char *mkfs_mount_opts(const char *devpath, uint32_t cluster, const char *size,
 				   char *mnt, size_t len)
 {
 	char csize[16];
 	const char *argv[16] = { "mke2fs", "-q", "-F", "-t", "ext4", "-b", "4096", "-E",
 				 "lazy_itable_init=0,lazy_journal_init=0" };
-	int argc = 9, status;
-	pid_t pid;
+	int argc = 9;
 
 	snprintf(csize, sizeof(csize), "%u", cluster);
 	if (cluster) {
@@ -448,18 +470,21 @@ static const char *mkfs_mount_opts(const char *devpath, uint32_t cluster, const 
 	argv[argc++] = devpath;
 	if (size)
 		argv[argc++] = size;
-	fflush(NULL);
-	pid = fork();
-	assert_true(pid >= 0);
-	if (pid == 0) {
-		execvp(argv[0], (char *const *)argv);
-		_exit(127);
-	}
-	assert_int_equal(waitpid(pid, &status, 0), pid);
-	assert_true(WIFEXITED(status));
-	assert_int_equal(WEXITSTATUS(status), 0);
+	run_tool(argv);
 	mkdir(mnt_of(devpath, mnt, len), 0755);
 	assert_int_equal(mount(devpath, mnt, "ext4", 0, NULL), 0);
+	return mnt;
+}
+
+/* An xfs over the whole of @devpath (mkfs.xfs wants more than 300 MB;
+ * reflink is on by default), mounted on /mnt/<name>. */
+static const char *mkfs_xfs_mount(const char *devpath, char *mnt, size_t len)
+{
+	const char *argv[] = { "mkfs.xfs", "-f", "-q", devpath, NULL };
+
+	run_tool(argv);
+	mkdir(mnt_of(devpath, mnt, len), 0755);
+	assert_int_equal(mount(devpath, mnt, "xfs", 0, NULL), 0);
 	return mnt;
 }
 
@@ -479,21 +504,52 @@ static void census_written(int fd, uint64_t off, uint64_t len)
 	assert_int_equal(c.written_bytes, len);
 }
 
+#ifndef FALLOC_FL_WRITE_ZEROES
+#define FALLOC_FL_WRITE_ZEROES 0x80	/* <linux/falloc.h> 6.17 */
+#endif
+
+/* The kernel's own answer for the filesystem at @mnt: the flag on a new
+ * file (EOPNOTSUPP: this kernel, this filesystem or its device says no). */
+static bool fs_takes_flag(const char *mnt)
+{
+	char path[96];
+	int fd, r, err;
+
+	snprintf(path, sizeof(path), "%s/.flag", mnt);
+	fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	assert_true(fd >= 0);
+	r = fallocate(fd, FALLOC_FL_WRITE_ZEROES, 0, (off_t)MiB);
+	err = errno;
+	close(fd);
+	assert_int_equal(unlink(path), 0);
+	print_message("%s: FALLOC_FL_WRITE_ZEROES on a new file: %s\n", mnt,
+		      r ? strerror(err) : "works");
+	if (r)
+		assert_int_equal(err, EOPNOTSUPP);
+	return r == 0;
+}
+
 /*
  * A file with data at [0, 64K) and [1M, 1M+64K) and an unwritten extent at
  * [4M, 6M), preallocated to 8 MiB (and with @edges then extended by a range
- * unaligned at both ends): written everywhere, data kept, zeros elsewhere,
- * the flag used exactly when the device unmap-zeroes.
+ * unaligned at both ends) on ext4 or xfs (@fs): written everywhere, data
+ * kept, zeros elsewhere, the flag used for every byte zeroed exactly when
+ * the kernel takes it on a new file of the filesystem.
  */
-static void check_ext4_path(const char *devpath, bool edges)
+static void check_fs_path(const char *devpath, const char *fs, bool edges)
 {
-	bool wz = kernel_unmap_zeroes(devpath);
+	bool xfs = !strcmp(fs, "xfs"), wz;
 	char mnt[64], path[80];
 	struct prealloc_report r;
 	struct stat st;
 	int fd;
 
-	snprintf(path, sizeof(path), "%s/f", mkfs_mount(devpath, mnt, sizeof(mnt)));
+	if (xfs)
+		mkfs_xfs_mount(devpath, mnt, sizeof(mnt));
+	else
+		mkfs_mount(devpath, mnt, sizeof(mnt));
+	wz = kernel_unmap_zeroes(devpath) && fs_takes_flag(mnt);
+	snprintf(path, sizeof(path), "%s/f", mnt);
 	fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	assert_true(fd >= 0);
 	fill(fd, 0, 64 * KiB, 0x5a);
@@ -505,10 +561,7 @@ static void check_ext4_path(const char *devpath, bool edges)
 	assert_true(r.written);
 	assert_int_equal(r.bytes_kept, 128 * KiB);
 	assert_int_equal(r.bytes_zeroed, 8 * MiB - 128 * KiB);
-	if (wz)
-		assert_true(r.bytes_by_method[PREALLOC_METHOD_WRITE_ZEROES] > 0);
-	else
-		assert_int_equal(r.bytes_by_method[PREALLOC_METHOD_WRITE_ZEROES], 0);
+	assert_int_equal(r.bytes_by_method[PREALLOC_METHOD_WRITE_ZEROES], wz ? r.bytes_zeroed : 0);
 
 	census_written(fd, 0, 8 * MiB);
 
@@ -528,11 +581,16 @@ static void check_ext4_path(const char *devpath, bool edges)
 	expect_bytes(path, MiB + 64 * KiB, (uint64_t)st.st_size - MiB - 64 * KiB, 0, false);
 	/* Also after the page cache is gone: what the device holds. */
 	assert_int_equal(umount(mnt), 0);
-	assert_int_equal(mount(devpath, mnt, "ext4", 0, NULL), 0);
+	assert_int_equal(mount(devpath, mnt, fs, 0, NULL), 0);
 	expect_bytes(path, 0, 64 * KiB, 0x5a, false);
 	expect_bytes(path, 64 * KiB, MiB - 64 * KiB, 0, false);
 	expect_bytes(path, MiB + 64 * KiB, (uint64_t)st.st_size - MiB - 64 * KiB, 0, false);
 	assert_int_equal(umount(mnt), 0);
+}
+
+static void check_ext4_path(const char *devpath, bool edges)
+{
+	check_fs_path(devpath, "ext4", edges);
 }
 
 static void check_ext4(const char *name, bool edges)
@@ -548,6 +606,333 @@ static void test_ext4_nloop(void **s) { (void)s; check_ext4("nloop", false); }
 static void test_ext4_edges_nvme512(void **s) { (void)s; check_ext4("nvme512", true); }
 static void test_ext4_edges_sdebug(void **s) { (void)s; check_ext4("sdebug", true); }
 static void test_ext4_edges_nloop(void **s) { (void)s; check_ext4("nloop", true); }
+
+/* ------------------------------------------------------------ xfs files */
+
+/*
+ * xfs takes FALLOC_FL_WRITE_ZEROES from Linux 7.3 on; the library asks the
+ * kernel instead of knowing it.  These tests run when the binary is given
+ * "xfs" (devices of more than 300 MB: scsi_debug dev_size_mb=512).  Where
+ * the kernel takes the flag (fs_takes_flag()), the calls must use it for
+ * every byte they zero; where not, fall back; either way keep every promise.
+ */
+static bool run_xfs;
+
+static void need_xfs(void)
+{
+	if (!run_xfs)
+		skip();
+}
+
+static void test_xfs_sdebug(void **s) { (void)s; need_xfs(); check_fs_path(need_dev("sdebug"), "xfs", true); }
+static void test_xfs_nloop(void **s) { (void)s; need_xfs(); check_fs_path(need_dev("nloop"), "xfs", true); }
+
+/* The last notice of a context's calls: why a method was refused. */
+static char notice[512];
+
+static void keep_notice(void *data, int priority, const char *file, int line, const char *fn,
+			const char *format, va_list args)
+{
+	(void)data, (void)file, (void)line, (void)fn;
+	if (priority == LOG_NOTICE)
+		vsnprintf(notice, sizeof(notice), format, args);
+}
+
+static int open_new(const char *mnt, const char *name)
+{
+	char path[96];
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/%s", mnt, name);
+	fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	assert_true(fd >= 0);
+	return fd;
+}
+
+static int call_ctx(struct prealloc_ctx *ctx, int fd, uint64_t off, uint64_t len,
+		    unsigned int flags, prealloc_progress_fn progress, struct prealloc_report *r)
+{
+	struct prealloc_options o = { .size = sizeof(o), .flags = flags, .ctx = ctx,
+				      .progress = progress };
+
+	memset(r, 0, sizeof(*r));
+	r->size = sizeof(*r);
+	notice[0] = 0;
+	return prealloc_file_ex(fd, off, len, &o, r);
+}
+
+static uint64_t wz_bytes(const struct prealloc_report *r)
+{
+	return r->bytes_by_method[PREALLOC_METHOD_WRITE_ZEROES];
+}
+
+static int cancel_at_once(uint64_t done, uint64_t total, void *data)
+{
+	(void)done, (void)total, (void)data;
+	return 1;
+}
+
+/* What the context's probe of @fd says it learnt from the kernel. */
+static void expect_asked(struct prealloc_ctx *ctx, int fd, const char *want)
+{
+	struct prealloc_options o = { .size = sizeof(o), .ctx = ctx };
+	struct prealloc_probe *pr;
+	const char *s = NULL, *why = NULL;
+	int answer;
+
+	assert_int_equal(prealloc_probe_new(fd, 0, 0, &o, &pr), 0);
+	assert_int_equal(prealloc_probe_lookup(pr, "write_zeroes_asked", NULL, &s),
+			 PREALLOC_FACT_STRING);
+	answer = prealloc_probe_zeroing_offloaded(pr, &why);
+	print_message("probe: write_zeroes_asked %s, zeroing_offloaded %d: %s\n", s, answer, why);
+	assert_string_equal(s, want);
+	prealloc_probe_free(pr);
+}
+
+/* Pool segments on xfs: made by the worker with the flag, written; the
+ * context learnt the kernel's answer (@learnt) from the worker's call. */
+static void xfs_pool(struct prealloc_ctx *ctx, const char *mnt, const char *learnt)
+{
+	struct prealloc_pool_config cfg = { .size = sizeof(cfg), .segment_size = 8 * MiB,
+					    .target = 1, .ctx = ctx };
+	struct prealloc_pool_stats st = { .size = sizeof(st) };
+	struct prealloc_pool *pool;
+	char dir[96], name[96];
+	int fd;
+
+	snprintf(dir, sizeof(dir), "%s/pool", mnt);
+	snprintf(name, sizeof(name), "%s/wal1", mnt);
+	assert_int_equal(mkdir(dir, 0755), 0);
+	assert_int_equal(prealloc_pool_open(dir, &cfg, &pool), 0);
+	assert_int_equal(prealloc_pool_wait_ready(pool, 1, -1), 0);
+	fd = prealloc_pool_take(pool, AT_FDCWD, name, 0);
+	assert_true(fd >= 0);
+	assert_int_equal(prealloc_pool_get_stats(pool, &st), 0);
+	print_message("pool: created %llu, bytes_zeroed %llu\n", (unsigned long long)st.created,
+		      (unsigned long long)st.bytes_zeroed);
+	census_written(fd, 0, 8 * MiB);
+	expect_asked(ctx, fd, learnt);
+	close(fd);
+	prealloc_pool_close(pool);
+}
+
+/* Keep-size: beyond EOF a reservation only (the flag cannot keep the
+ * size); inside EOF the flag, size unchanged. */
+static void xfs_keep_size(struct prealloc_ctx *ctx, const char *mnt, bool wz)
+{
+	struct prealloc_report r;
+	struct stat st;
+	int fd = open_new(mnt, "keep");
+
+	assert_int_equal(call_ctx(ctx, fd, 0, 4 * MiB, PREALLOC_KEEP_SIZE, NULL, &r), 0);
+	print_report("keep-size beyond EOF", &r);
+	assert_int_equal(wz_bytes(&r), 0);
+	assert_int_equal(r.bytes_reserved, 4 * MiB);
+	assert_int_equal(fstat(fd, &st), 0);
+	assert_int_equal(st.st_size, 0);
+	assert_int_equal(ftruncate(fd, 8 * MiB), 0);
+	assert_int_equal(call_ctx(ctx, fd, 0, 8 * MiB, PREALLOC_KEEP_SIZE, NULL, &r), 0);
+	print_report("keep-size inside EOF", &r);
+	assert_int_equal(wz_bytes(&r), wz ? 8 * MiB : 0);
+	assert_true(r.written);
+	census_written(fd, 0, 8 * MiB);
+	assert_int_equal(fstat(fd, &st), 0);
+	assert_int_equal(st.st_size, 8 * MiB);
+	close(fd);
+}
+
+/* Zero-data: the flag zeroes the data inside the range too, nothing beside. */
+static void xfs_zero_data(struct prealloc_ctx *ctx, const char *mnt, bool wz)
+{
+	struct prealloc_report r;
+	char path[96];
+	int fd = open_new(mnt, "zd");
+
+	fill(fd, 0, 4 * MiB, 0x5a);
+	assert_int_equal(call_ctx(ctx, fd, MiB, 2 * MiB, PREALLOC_ZERO_DATA, NULL, &r), 0);
+	print_report("zero-data", &r);
+	assert_int_equal(r.bytes_zeroed, 2 * MiB);
+	assert_int_equal(wz_bytes(&r), wz ? 2 * MiB : 0);
+	census_written(fd, 0, 4 * MiB);
+	close(fd);
+	snprintf(path, sizeof(path), "%s/zd", mnt);
+	expect_bytes(path, 0, MiB, 0x5a, false);
+	expect_bytes(path, MiB, 2 * MiB, 0, false);
+	expect_bytes(path, 3 * MiB, MiB, 0x5a, false);
+}
+
+/* A cancelled call is undone: size and blocks as before, space given back. */
+static void xfs_cancel(struct prealloc_ctx *ctx, const char *mnt)
+{
+	struct prealloc_report r;
+	struct statfs a, b;
+	struct stat st;
+	int fd = open_new(mnt, "cancel");
+
+	assert_int_equal(fsync(fd), 0);
+	assert_int_equal(fstatfs(fd, &a), 0);
+	assert_int_equal(call_ctx(ctx, fd, 0, 64 * MiB, 0, cancel_at_once, &r), -ECANCELED);
+	print_report("cancelled", &r);
+	assert_int_equal(fstat(fd, &st), 0);
+	assert_int_equal(st.st_size, 0);
+	assert_int_equal(st.st_blocks, 0);
+	assert_int_equal(fstatfs(fd, &b), 0);
+	print_message("cancelled: free blocks %llu before, %llu after\n",
+		      (unsigned long long)a.f_bfree, (unsigned long long)b.f_bfree);
+	assert_true(b.f_bfree + 16 >= a.f_bfree);	/* a few metadata blocks at most */
+	close(fd);
+}
+
+/*
+ * A file sharing its extents with another (FICLONE): xfs gives its shared
+ * blocks copy-on-write writes, so the library never zeroes them in place,
+ * but 7.3 takes the flag on the rest of such a file.  Whatever the kernel
+ * answers, the call keeps its promises; a refusal is the file's, so the
+ * next plain file still uses the flag.  What the kernel says to the flag
+ * over the shared blocks themselves is printed.
+ */
+static void xfs_reflink(struct prealloc_ctx *ctx, const char *mnt, bool wz)
+{
+	struct prealloc_report r;
+	int src = open_new(mnt, "orig"), fd = open_new(mnt, "clone");
+	char path[96];
+
+	fill(src, 0, 64 * KiB, 0x5a);
+	assert_int_equal(ioctl(fd, FICLONE, src), 0);
+	close(src);
+	assert_int_equal(call_ctx(ctx, fd, MiB, 8 * MiB, 0, NULL, &r), 0);
+	print_report("reflinked file", &r);
+	print_message("reflinked file: %s\n", notice[0] ? notice : "no notice");
+	assert_true(r.written);
+	census_written(fd, MiB, 8 * MiB);
+	if (wz && (r.refused & (1u << PREALLOC_METHOD_WRITE_ZEROES)))
+		assert_non_null(strstr(notice, "shares extents with another (reflink)"));
+	else
+		assert_int_equal(wz_bytes(&r), wz ? 8 * MiB : 0);
+	/* The kernel's own answer over shared blocks (printed); the other file
+	 * must keep its data whatever it is. */
+	print_message("reflinked file: FALLOC_FL_WRITE_ZEROES over its shared blocks: %s\n",
+		      fallocate(fd, FALLOC_FL_WRITE_ZEROES, 0, 64 * KiB) ? strerror(errno) : "works");
+	close(fd);
+	snprintf(path, sizeof(path), "%s/orig", mnt);
+	expect_bytes(path, 0, 64 * KiB, 0x5a, false);
+	fd = open_new(mnt, "after-clone");
+	assert_int_equal(call_ctx(ctx, fd, 0, 8 * MiB, 0, NULL, &r), 0);
+	print_report("plain file after it", &r);
+	assert_int_equal(wz_bytes(&r), wz ? 8 * MiB : 0);
+	close(fd);
+}
+
+/* xfs's always_cow debug knob (kernels with CONFIG_XFS_DEBUG only). */
+static void xfs_always_cow(struct prealloc_ctx *ctx, const char *mnt, bool wz)
+{
+	const char *knob = "/sys/fs/xfs/debug/always_cow";
+	struct prealloc_report r;
+	FILE *f = fopen(knob, "we");
+	int fd;
+
+	if (!f) {
+		print_message("%s: absent (no CONFIG_XFS_DEBUG): always-COW inodes not tested\n", knob);
+		return;
+	}
+	fputs("1", f);
+	fclose(f);
+	fd = open_new(mnt, "always-cow");
+	assert_int_equal(call_ctx(ctx, fd, 0, 8 * MiB, 0, NULL, &r), 0);
+	print_report("always_cow", &r);
+	f = fopen(knob, "we");
+	assert_non_null(f);
+	fputs("0", f);
+	fclose(f);
+	if (wz && (r.refused & (1u << PREALLOC_METHOD_WRITE_ZEROES)))
+		assert_non_null(strstr(notice, "always_cow"));
+	close(fd);
+}
+
+/* The header's promises on xfs, with the flag where the kernel takes it. */
+static void check_xfs_calls(const char *devpath)
+{
+	struct prealloc_ctx *ctx;
+	char mnt[64];
+	bool wz;
+	int fd;
+
+	mkfs_xfs_mount(devpath, mnt, sizeof(mnt));
+	wz = kernel_unmap_zeroes(devpath) && fs_takes_flag(mnt);
+	assert_int_equal(prealloc_ctx_new(NULL, 0, &ctx), 0);
+	assert_int_equal(prealloc_ctx_set_log_fn(ctx, keep_notice, NULL), 0);
+	assert_int_equal(prealloc_ctx_set_log_priority(ctx, LOG_NOTICE), 0);
+	fd = open_new(mnt, "first");
+	expect_asked(ctx, fd, "not asked");
+	close(fd);
+	/* A device that cannot unmap-zero is never asked. */
+	xfs_pool(ctx, mnt, wz ? "works" : kernel_unmap_zeroes(devpath) ? "refused" : "not asked");
+	xfs_keep_size(ctx, mnt, wz);
+	xfs_zero_data(ctx, mnt, wz);
+	xfs_cancel(ctx, mnt);
+	xfs_reflink(ctx, mnt, wz);
+	xfs_always_cow(ctx, mnt, wz);
+	prealloc_ctx_unref(ctx);
+	assert_int_equal(umount(mnt), 0);
+}
+
+/*
+ * A realtime file: xfs with its realtime section on the 4 KiB NVMe disk
+ * (which cannot unmap-zero) in 64 KiB realtime extents, over the
+ * unmap-zeroing scsi_debug disk.  The data device says yes, so the flag is
+ * tried; the kernel refuses it for the realtime file, the call falls back
+ * and says it was the file, and a plain file of the same filesystem still
+ * gets the flag.
+ */
+static void test_xfs_realtime(void **state)
+{
+	const char *devpath = need_dev("sdebug"), *rt = need_dev("nvme4k");
+	char rtopt[96], mnt[64], path[96];
+	/* 4 KiB sectors: the realtime disk's logical blocks. */
+	const char *argv[] = { "mkfs.xfs", "-f", "-q", "-s", "size=4096", "-r", rtopt, devpath,
+			       NULL };
+	struct prealloc_report r;
+	struct prealloc_ctx *ctx;
+	struct fsxattr fa;
+	bool wz;
+	int fd;
+
+	(void)state;
+	need_xfs();
+	snprintf(rtopt, sizeof(rtopt), "rtdev=%s,extsize=65536", rt);
+	run_tool(argv);
+	snprintf(rtopt, sizeof(rtopt), "rtdev=%s", rt);
+	mkdir(mnt_of(devpath, mnt, sizeof(mnt)), 0755);
+	assert_int_equal(mount(devpath, mnt, "xfs", 0, rtopt), 0);
+	wz = kernel_unmap_zeroes(devpath) && fs_takes_flag(mnt);
+	assert_int_equal(prealloc_ctx_new(NULL, 0, &ctx), 0);
+	assert_int_equal(prealloc_ctx_set_log_fn(ctx, keep_notice, NULL), 0);
+	assert_int_equal(prealloc_ctx_set_log_priority(ctx, LOG_NOTICE), 0);
+	fd = open_new(mnt, "rt");
+	assert_int_equal(ioctl(fd, FS_IOC_FSGETXATTR, &fa), 0);
+	fa.fsx_xflags |= FS_XFLAG_REALTIME;
+	assert_int_equal(ioctl(fd, FS_IOC_FSSETXATTR, &fa), 0);
+	assert_int_equal(call_ctx(ctx, fd, 0, 8 * MiB, 0, NULL, &r), 0);
+	print_report("realtime file", &r);
+	print_message("realtime file: %s\n", notice[0] ? notice : "no notice");
+	assert_true(r.written);
+	census_written(fd, 0, 8 * MiB);
+	if (r.refused & (1u << PREALLOC_METHOD_WRITE_ZEROES))
+		assert_non_null(strstr(notice, "on xfs's realtime device"));
+	close(fd);
+	snprintf(path, sizeof(path), "%s/rt", mnt);
+	expect_bytes(path, 0, 8 * MiB, 0, false);
+	fd = open_new(mnt, "plain");
+	assert_int_equal(call_ctx(ctx, fd, 0, 8 * MiB, 0, NULL, &r), 0);
+	print_report("plain file beside it", &r);
+	assert_int_equal(wz_bytes(&r), wz ? 8 * MiB : 0);
+	close(fd);
+	prealloc_ctx_unref(ctx);
+	assert_int_equal(umount(mnt), 0);
+}
+
+static void test_xfs_calls_sdebug(void **s) { (void)s; need_xfs(); check_xfs_calls(need_dev("sdebug")); }
+static void test_xfs_calls_nloop(void **s) { (void)s; need_xfs(); check_xfs_calls(need_dev("nloop")); }
 
 /* ------------------------------------------------------------ unprivileged */
 
@@ -688,6 +1073,77 @@ static void test_speed(void **state)
 			assert_int_equal(unlink(path), 0);
 		}
 	}
+	assert_int_equal(umount(mnt), 0);
+}
+
+/* "bench=MIB,ROUNDS": the xfs speed comparison's call length and rounds. */
+static unsigned int bench_mib = 16, bench_rounds = 1;
+
+#define BENCH_MAX_ROUNDS 15
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Median and quartiles of @n values (sorted in place). */
+static void quartiles(double *v, unsigned int n, double q[3])
+{
+	qsort(v, n, sizeof(*v), cmp_double);
+	q[0] = v[n / 4];
+	q[1] = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+	q[2] = v[(3 * n) / 4 < n ? (3 * n) / 4 : n - 1];
+}
+
+/*
+ * The same call on a new xfs file, the library's choice against forced
+ * io_uring, alternating, on the unmap-zeroing scsi_debug disk: times, their
+ * ratio per round (median and quartiles) and the share of the bytes the
+ * flag did.  Printed, not asserted.
+ */
+static void test_speed_xfs(void **state)
+{
+	const char *devpath = need_dev("sdebug");
+	const uint64_t len = (uint64_t)bench_mib * MiB;
+	double t[2][BENCH_MAX_ROUNDS], ratio[BENCH_MAX_ROUNDS], q[3], share = 1;
+	static const unsigned int m[] = { PREALLOC_METHOD_AUTO, PREALLOC_METHOD_URING };
+	struct prealloc_report r;
+	char mnt[64], path[96];
+
+	(void)state;
+	need_xfs();
+	mkfs_xfs_mount(devpath, mnt, sizeof(mnt));
+	snprintf(path, sizeof(path), "%s/b", mnt);
+	for (unsigned int i = 0; i < bench_rounds; i++) {
+		for (unsigned int k = 0; k < 2; k++) {
+			unsigned int kk = (k + i) % 2;	/* alternate which goes first */
+			int fd = open_new(mnt, "b");
+			double t0 = now_s();
+
+			assert_int_equal(prealloc_m(fd, 0, len, 0, m[kk], &r), 0);
+			t[kk][i] = now_s() - t0;
+			close(fd);
+			assert_int_equal(unlink(path), 0);
+			sync();		/* xfs frees an unlinked file's blocks in the background */
+			if (kk == 0 && (double)wz_bytes(&r) / (double)len < share)
+				share = (double)wz_bytes(&r) / (double)len;
+			print_message("BENCH xfs %s: %u MiB in %.3f s (%s %llu bytes)\n",
+				      kk ? "forced uring" : "auto", bench_mib, t[kk][i],
+				      prealloc_method_name(r.method),
+				      (unsigned long long)r.bytes_by_method[r.method]);
+		}
+		ratio[i] = t[0][i] / t[1][i];
+	}
+	quartiles(t[0], bench_rounds, q);
+	print_message("BENCH xfs %u MiB, %u rounds: auto median %.3f s (IQR %.3f-%.3f)", bench_mib,
+		      bench_rounds, q[1], q[0], q[2]);
+	quartiles(t[1], bench_rounds, q);
+	print_message(", forced uring median %.3f s (IQR %.3f-%.3f)", q[1], q[0], q[2]);
+	quartiles(ratio, bench_rounds, q);
+	print_message(", time ratio auto/uring median %.4f (IQR %.4f-%.4f), write-zeroes share of "
+		      "the auto calls' bytes at least %.4f\n", q[1], q[0], q[2], share);
 	assert_int_equal(umount(mnt), 0);
 }
 
@@ -1205,6 +1661,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_raw_sdebug),
 		cmocka_unit_test(test_raw_nloop),
 		cmocka_unit_test_teardown(test_speed, unmount_all),
+		cmocka_unit_test_teardown(test_speed_xfs, unmount_all),
 		cmocka_unit_test_teardown(test_ext4_nvme512, unmount_all),
 		cmocka_unit_test_teardown(test_ext4_intelid, unmount_all),
 		cmocka_unit_test_teardown(test_ext4_scsihd, unmount_all),
@@ -1213,6 +1670,11 @@ int main(int argc, char **argv)
 		cmocka_unit_test_teardown(test_ext4_edges_nvme512, unmount_all),
 		cmocka_unit_test_teardown(test_ext4_edges_sdebug, unmount_all),
 		cmocka_unit_test_teardown(test_ext4_edges_nloop, unmount_all),
+		cmocka_unit_test_teardown(test_xfs_sdebug, unmount_all),
+		cmocka_unit_test_teardown(test_xfs_nloop, unmount_all),
+		cmocka_unit_test_teardown(test_xfs_calls_sdebug, unmount_all),
+		cmocka_unit_test_teardown(test_xfs_calls_nloop, unmount_all),
+		cmocka_unit_test_teardown(test_xfs_realtime, unmount_all),
 		cmocka_unit_test_teardown(test_atomic, unmount_all),
 		cmocka_unit_test_teardown(test_stack_gpt, stack_teardown),
 		cmocka_unit_test_teardown(test_stack_dm_linear, stack_teardown),
@@ -1225,6 +1687,14 @@ int main(int argc, char **argv)
 		cmocka_unit_test_teardown(test_stack_loop, stack_teardown),
 	};
 
-	run_stacks = argc > 1 && !strcmp(argv[1], "stacks");
+	for (int i = 1; i < argc; i++) {
+		run_stacks |= !strcmp(argv[i], "stacks");
+		run_xfs |= !strcmp(argv[i], "xfs");
+		if (!strncmp(argv[i], "only=", 5))	/* a glob of test names */
+			cmocka_set_test_filter(argv[i] + 5);
+		if (sscanf(argv[i], "bench=%u,%u", &bench_mib, &bench_rounds) == 2 &&
+		    (!bench_mib || !bench_rounds || bench_rounds > BENCH_MAX_ROUNDS))
+			return 2;
+	}
 	return cmocka_run_group_tests(tests, NULL, unmount_all);
 }

@@ -8,7 +8,7 @@
 #   vm.sh run [options] -- BINARY [ARGS...] boot, run BINARY as root, power off
 #
 # run options:
-#   --kernel SERIES     6.1 (bookworm), 6.12 (bookworm-security) or 6.18
+#   --kernel SERIES     6.1 (bookworm), 6.12 (bookworm-security), 6.18 or 7.3
 #                       (trixie-backports); default 6.18
 #   --devices LIST      comma-separated: nvme512 nvme4k intelid scsihd sdebug
 #                       nloop (see README.md); default nvme512
@@ -47,11 +47,13 @@ HARD=99
 
 # Kernel ABI names the device fixtures were captured from; the newest of the series
 # is used when the archive no longer has them.
-declare -A PIN=([6.1]=6.1.0-56-amd64 [6.12]=6.12.117+deb12-amd64 [6.18]=6.18.15+deb13-amd64)
+declare -A PIN=([6.1]=6.1.0-56-amd64 [6.12]=6.12.117+deb12-amd64 [6.18]=6.18.15+deb13-amd64
+	[7.3]=7.3.4+deb13-amd64)
 declare -A PATTERN=(
 	[6.1]='^linux-image-6\.1\.0-[0-9]+-amd64$'
 	[6.12]='^linux-image-6\.12\.[0-9]+\+deb12-amd64$'
 	[6.18]='^linux-image-6\.18\.[0-9]+\+deb13-amd64$'
+	[7.3]='^linux-image-7\.3\.[0-9]+\+deb13-amd64$'
 )
 
 # Modules wanted in every guest; dependencies come from modules.dep.  Names
@@ -160,24 +162,31 @@ resolve_kver() {
 kdir() { echo "$CACHE/kernel-$1"; }
 
 fetch_kernel() {
-	local series=$1 dir tmp kver deb moddir
+	local series=$1 dir tmp kver deb moddir pkgs
 	dir=$(kdir "$series")
 	[ -f "$dir/ready" ] && return 0
 	rm -rf "$CACHE"/.fetch.* "$CACHE"/.stage.*	# left by an interrupted run
-	[ -n "${PATTERN[$series]:-}" ] || die "unknown kernel series '$series' (6.1, 6.12, 6.18)"
+	[ -n "${PATTERN[$series]:-}" ] || die "unknown kernel series '$series' (6.1, 6.12, 6.18, 7.3)"
 	apt_update || { log "cannot reach $MIRROR for the kernel lists"; return 1; }
 	kver=$(resolve_kver "$series") || { log "no $series kernel in the archive lists"; return 1; }
 	log "fetching linux-image-$kver"
 	rm -rf "$dir"
 	tmp=$(mktemp -d "$CACHE/.fetch.XXXXXX")
-	if ! (cd "$tmp" && apt_private apt-get -q download "linux-image-$kver" >&2); then
+	# 7.3 splits the image: linux-image-* only depends on linux-binary-*
+	# (the kernel) and linux-modules-*.
+	pkgs="linux-image-$kver $(apt_private apt-cache pkgnames "linux-" 2>/dev/null |
+		grep -xE "linux-(binary|modules)-${kver//+/\\+}" | tr '\n' ' ')"
+	if ! (cd "$tmp" && apt_private apt-get -q download $pkgs >&2); then
 		rm -rf "$tmp"
-		log "apt-get download linux-image-$kver failed"
+		log "apt-get download $pkgs failed"
 		return 1
 	fi
-	deb=$(ls "$tmp"/*.deb) && mkdir -p "$tmp/root" && dpkg-deb -x "$deb" "$tmp/root" ||
-		{ rm -rf "$tmp"; log "cannot unpack linux-image-$kver"; return 1; }
-	rm -f "$deb"
+	mkdir -p "$tmp/root"
+	for deb in "$tmp"/*.deb; do
+		dpkg-deb -x "$deb" "$tmp/root" ||
+			{ rm -rf "$tmp"; log "cannot unpack $deb"; return 1; }
+		rm -f "$deb"
+	done
 	# 6.18 ships modules under usr/lib; depmod -b wants lib/modules.
 	if [ ! -d "$tmp/root/lib/modules/$kver" ]; then
 		moddir=$tmp/root/usr/lib/modules/$kver
@@ -186,6 +195,11 @@ fetch_kernel() {
 			die "cannot link the modules of linux-image-$kver"
 	fi
 	depmod -b "$tmp/root" "$kver" || die "depmod failed for $kver"
+	# 7.3 has no boot/: the kernel is beside its modules.
+	if [ ! -f "$tmp/root/boot/vmlinuz-$kver" ] && [ -f "$tmp/root/usr/lib/modules/$kver/vmlinuz" ]; then
+		mkdir -p "$tmp/root/boot" &&
+			ln -s ../usr/lib/modules/"$kver"/vmlinuz "$tmp/root/boot/vmlinuz-$kver"
+	fi
 	[ -f "$tmp/root/boot/vmlinuz-$kver" ] || die "no vmlinuz in linux-image-$kver"
 	echo "$kver" >"$tmp/kver"
 	touch "$tmp/ready"
@@ -407,7 +421,7 @@ cmd_run() {
 	[ $# -ge 1 ] || die "no binary to run (vm.sh run [options] -- BINARY [ARGS...])"
 	local bin=$1; shift
 	[ -x "$bin" ] || die "$bin is not an executable"
-	[ -n "${PATTERN[$series]:-}" ] || die "unknown kernel series '$series' (6.1, 6.12, 6.18)"
+	[ -n "${PATTERN[$series]:-}" ] || die "unknown kernel series '$series' (6.1, 6.12, 6.18, 7.3)"
 	[[ $mem =~ ^[0-9]+$ ]] && [ "$mem" -ge 256 ] || die "--mem $mem: a number of MiB, at least 256"
 	case $qemu in system|backports) ;; *) die "--qemu $qemu: system or backports" ;; esac
 	for f in ${extra//,/ }; do
@@ -493,7 +507,7 @@ cmd_run() {
 cmd_fetch() {
 	local s
 	mkdir -p "$CACHE"
-	[ $# -gt 0 ] || set -- 6.1 6.12 6.18
+	[ $# -gt 0 ] || set -- 6.1 6.12 6.18 7.3
 	need_host_tools
 	for s in "$@"; do get_kernel "$s"; log "kernel $s: $(cat "$(kdir "$s")/kver")"; done
 }
