@@ -8,6 +8,7 @@
  */
 #include <errno.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "config.h"
@@ -104,8 +105,8 @@ static void submit(struct writer *w)
 	if (submit_hook)
 		ret = submit_hook(ret);
 #endif
-	memmove(w->queued, w->queued + taken, (w->nqueued - (unsigned int)taken) * sizeof(*w->queued));
 	w->nqueued -= (unsigned int)taken;
+	memmove(w->queued, w->queued + taken, w->nqueued * sizeof(*w->queued));
 	if (ret >= 0 || ret == -EINTR || (ret == -EAGAIN && w->w.inflight > w->nqueued))
 		return;
 	if (!w->w.err)

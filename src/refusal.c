@@ -37,8 +37,8 @@ char *pa_refusal_describe(const char *call, const char *what, int err, char *buf
 	if (err == -EPERM)
 		snprintf(buf, len, "%s refused: EPERM (a seccomp profile?)", call);
 	else if (err == -ENOSYS)
-		snprintf(buf, len, "%s refused: ENOSYS (no %s in this kernel, or a seccomp profile)",
-			 call, what);
+		snprintf(buf, len, "%s refused: ENOSYS (no %s in this kernel, "
+			 "or a seccomp profile)", call, what);
 	else
 		snprintf(buf, len, "%s refused: %s", call, name ? name : "unknown error");
 	return buf;

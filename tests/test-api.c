@@ -134,7 +134,7 @@ static void sized_structs(void **state)
 	big.future = 0;
 	assert_int_equal(prealloc_file_ex(fd, 0, 4096, &big.o, NULL), 0);
 	assert_int_equal(prealloc_file_ex(fd, 0, 4096, NULL, &r), -EINVAL);
-	big.o.method = PREALLOC_METHOD_ALLOCATE + 1;
+	big.o.method = PREALLOC_METHOD_AIO + 1;
 	assert_int_equal(prealloc_file_ex(fd, 0, 4096, &big.o, NULL), -EINVAL);
 	assert_int_equal(prealloc_verify(fd, 0, 4096, NULL), -EINVAL);
 	assert_int_equal(prealloc_verify(fd, 0, 4096, &cs), -EINVAL);
@@ -236,9 +236,10 @@ static void names_and_version(void **state)
 	char want[32];
 
 	(void)state;
-	for (int m = 0; m <= PREALLOC_METHOD_ALLOCATE; m++)
+	for (int m = 0; m <= PREALLOC_METHOD_AIO; m++)
 		assert_int_equal(prealloc_method_from_name(prealloc_method_name(m)), m);
-	assert_null(prealloc_method_name(PREALLOC_METHOD_ALLOCATE + 1));
+	assert_string_equal(prealloc_method_name(PREALLOC_METHOD_AIO), "aio");
+	assert_null(prealloc_method_name(PREALLOC_METHOD_AIO + 1));
 	assert_null(prealloc_method_name(PREALLOC_METHOD_SLOTS));
 	assert_int_equal(prealloc_method_from_name("dd"), -EINVAL);
 	assert_int_equal(prealloc_method_from_name(NULL), -EINVAL);

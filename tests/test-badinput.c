@@ -254,7 +254,7 @@ static void test_flags_methods(void **state)
 	refused(fd, ext4.dir, 0, MiB, 1u << 31, -EINVAL);
 	refused(fd, ext4.dir, 0, MiB, ~0u, -EINVAL);
 	take(&b, fd, ext4.dir);
-	o.method = PREALLOC_METHOD_ALLOCATE + 1;
+	o.method = PREALLOC_METHOD_AIO + 1;
 	assert_int_equal(prealloc_file_ex(fd, 0, MiB, &o, NULL), -EINVAL);
 	o.method = 0xffffffffu;
 	assert_int_equal(prealloc_file_ex(fd, 0, MiB, &o, NULL), -EINVAL);
@@ -272,7 +272,7 @@ static void test_flags_methods(void **state)
 		unchanged(&b, fd);
 		close(fd);
 	}
-	assert_null(prealloc_method_name(PREALLOC_METHOD_ALLOCATE + 1));
+	assert_null(prealloc_method_name(PREALLOC_METHOD_AIO + 1));
 	assert_null(prealloc_method_name(~0u));
 	assert_int_equal(prealloc_method_from_name(NULL), -EINVAL);
 	assert_int_equal(prealloc_method_from_name(""), -EINVAL);

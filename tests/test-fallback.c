@@ -249,7 +249,8 @@ static void seccomp_enosys_writes_aio(void **state)
 {
 	const struct refusal_case k = { false, ENOSYS, PREALLOC_METHOD_AIO,
 		"uring_refused",
-		"io_uring_setup refused: ENOSYS (no io_uring in this kernel, or a seccomp profile)" };
+		"io_uring_setup refused: ENOSYS (no io_uring in this kernel, "
+		"or a seccomp profile)" };
 
 	(void)state;
 	run_refused(&k);

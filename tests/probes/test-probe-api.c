@@ -147,8 +147,9 @@ static void nvme_offloaded(void **state)
 	assert_true(strlen(s) > 0);
 	assert_int_equal(prealloc_probe_plan(p, 0), PREALLOC_METHOD_WRITE_ZEROES);
 	assert_int_equal(prealloc_probe_plan(p, 1), PREALLOC_METHOD_URING);
-	assert_int_equal(prealloc_probe_plan(p, 2), PREALLOC_METHOD_BUFFERED);
-	assert_int_equal(prealloc_probe_plan(p, 3), -ENOENT);
+	assert_int_equal(prealloc_probe_plan(p, 2), PREALLOC_METHOD_AIO);
+	assert_int_equal(prealloc_probe_plan(p, 3), PREALLOC_METHOD_BUFFERED);
+	assert_int_equal(prealloc_probe_plan(p, 4), -ENOENT);
 	assert_non_null(strstr(prealloc_probe_plan_reason(p), "zero by unmapping"));
 
 	assert_int_equal(prealloc_probe_lookup(p, "kind", NULL, &s), PREALLOC_FACT_STRING);
