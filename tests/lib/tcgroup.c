@@ -88,8 +88,11 @@ int tcg_create(struct tcg *g, const char *tag, uint64_t max)
 		return -ENOENT;
 	snprintf(g->path, sizeof(g->path), "%s/prealloc-%s-%d", parent, tag, (int)getpid());
 	if (mkdir(g->path, 0755) < 0) {
+		int err = errno;
+
 		g->path[0] = 0;
-		return -errno;
+		/* A read-only cgroupfs (a container's) has none to give. */
+		return err == EROFS || err == EACCES || err == EPERM ? -ENOENT : -err;
 	}
 	snprintf(val, sizeof(val), "%llu", (unsigned long long)max);
 	ret = put(g->path, v2 ? "memory.max" : "memory.limit_in_bytes", val);
