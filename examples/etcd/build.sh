@@ -52,7 +52,8 @@ patch_server() {
 	chmod -R u+w server
 	patch -d server -p1 --quiet --no-backup-if-mismatch <"$src/wal-segment.patch"
 	go mod edit -replace go.etcd.io/etcd/server/v3=./server \
-		-require libprealloc/prealloc@v0.0.0 -replace "libprealloc/prealloc=$binding"
+		-require github.com/libprealloc/libprealloc/bindings/go@v0.0.0 \
+		-replace "github.com/libprealloc/libprealloc/bindings/go=$binding"
 	patched=1
 }
 
