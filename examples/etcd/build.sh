@@ -13,8 +13,9 @@
 #   tools       OUT_DIR/bin/etcd-load and etcd-verify
 #   etcdctl     OUT_DIR/bin/etcdctl v3.7.3
 #   wal-tests   OUT_DIR/bin/wal.test: etcd's own storage/wal tests, built
-#               from the patched copy with the tag (run it in a directory
-#               on the filesystem to test: it uses the temp dir)
+#               from the patched copy with the tag; run it in
+#               OUT_DIR/src/server/storage/wal (its testdata/) with TMPDIR
+#               on the filesystem to test
 # Modules and compiled packages stay under OUT_DIR (gomod/, gocache/), so
 # a second build downloads nothing and compiles little.  GOPROXY is the
 # user's.  Needs Go 1.26 (etcd v3.7.3's go.mod) and patch(1).

@@ -7,10 +7,12 @@
 #     segment and the segment made ahead (0.tmp/1.tmp) is fully written
 #     (prealloc verify: FIEMAP); kill -9, etcd-verify passes, it restarts
 #     and every acknowledged put reads back;
-#  3. two crash rounds (tests/etcd-crash.sh does 20 per filesystem): kill -9
-#     mid-load from 3 clients and right after a cut, the same checks;
-#  4. a filesystem without room for the next segment: the pipeline reports
-#     ENOSPC the way etcd reports fallocate's, and the member keeps serving.
+#  3. two crash rounds, seeded (tests/etcd-crash.sh does 20 per
+#     filesystem): kill -9 mid-load from 1-4 clients and right after a
+#     cut, the same checks (lib.sh, crash_round);
+#  4. (root) a filesystem without room for the next segment: the pipeline
+#     reports ENOSPC the way etcd reports fallocate's, and the member keeps
+#     serving.
 # Modules and compiled packages are kept under BUILD_DIR/examples/etcd.
 # usage: etcd-test.sh BUILD_DIR [SANITIZE]; exit 77 without Go 1.26.
 set -euo pipefail
