@@ -154,11 +154,15 @@ static bool ready(struct pgp_worker *w)
 static void close_worker(int code, Datum arg)
 {
 	struct pgp_worker *w = (struct pgp_worker *)DatumGetPointer(arg);
+	uint64 installed;
 
 	(void)code;
-	if (w->pool)
+	SpinLockAcquire(&pgp_shared->mutex);
+	installed = pgp_shared->installed;
+	SpinLockRelease(&pgp_shared->mutex);
+	if (w->pool)	/* tests count these */
 		ereport(LOG, (errmsg("pg_prealloc: worker exiting, %llu segments installed",
-				     (unsigned long long)pgp_shared->installed)));
+				     (unsigned long long)installed)));
 	prealloc_pool_close(w->pool);
 	prealloc_ctx_unref(w->ctx);
 }

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
-# pg_prealloc in a real PostgreSQL 15 cluster on a loop FSTYPE filesystem
-# (root, PostgreSQL and the postgres user; skip = 77 otherwise):
+# pg_prealloc in a real PostgreSQL (15 or later) cluster on a loop FSTYPE
+# filesystem (root, PostgreSQL and the postgres user; skip = 77 otherwise):
 #  1. under a WAL-heavy pgbench load with wal_recycle=off, no backend is
 #     sampled in WALInitWrite/WALInitSync, every segment switched into was
 #     one the worker installed, and every segment file that appeared in
