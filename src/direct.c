@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -50,6 +51,17 @@ uint64_t pa_direct_align_fd(int fd, uint32_t logical_block_size)
 	if (!dio_align_statx(fd, &off_align, &mem_align))
 		off_align = PA_MAX(logical_block_size, 512u);
 	return off_align ? page_align(off_align) : 0;
+}
+
+bool pa_direct_reachable(int fd)
+{
+	char path[32];
+	int fl = fcntl(fd, F_GETFL);
+
+	if (fl >= 0 && (fl & O_DIRECT))
+		return true;
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	return faccessat(AT_FDCWD, path, W_OK, AT_EACCESS) == 0;
 }
 
 /*

@@ -28,7 +28,7 @@ static int first_method(const struct pa_target *t, int fd, const struct pa_plan 
 
 		if (ok && pa_method_is(m, PA_M_DIRECT)) {
 			w->direct_align = file ? pa_direct_align_fd(fd, lbs) : w->bs;
-			ok = w->direct_align;
+			ok = w->direct_align && (!file || pa_direct_reachable(fd));
 		}
 		if (ok) {
 			*ret = m;

@@ -233,6 +233,17 @@ static bool plan_lists(const struct prealloc_probe *p, int m)
 	return false;
 }
 
+/* The method of the probe's first zero step: what the call tries first. */
+static uint32_t zero_method(const struct prealloc_probe *p)
+{
+	uint32_t action, m;
+
+	for (unsigned int i = 0; prealloc_probe_step(p, i, &action, &m, NULL, NULL) == 0; i++)
+		if (action == PREALLOC_ACTION_ZERO)
+			return m;
+	return PREALLOC_METHOD_AUTO;
+}
+
 static const char *refusal_text(int err)
 {
 	return err == EPERM ? "io_uring_setup refused: EPERM (a seccomp profile?)" :
@@ -244,7 +255,7 @@ static const char *refusal_text(int err)
  * its errno): the method without it ("aio" where the library has it, with
  * the probe saying why; else the buffered writes, after a refusal).
  * Without /proc (@refusal ENOENT) no O_DIRECT descriptor can be opened
- * (src/reopen.c), which the probe does not foresee: buffered writes.
+ * (src/reopen.c): buffered writes, and the probe's steps say so.
  */
 static void check_method(const struct prealloc_report *r, const struct prealloc_probe *p,
 			 int refusal, uint32_t forced)
@@ -260,7 +271,8 @@ static void check_method(const struct prealloc_report *r, const struct prealloc_
 	if (refusal == ENOENT) {
 		CHECK(r->method == PREALLOC_METHOD_BUFFERED && (r->refused & uring),
 		      "no /proc: ran %s, refused 0x%x", prealloc_method_name(r->method), r->refused);
-		CHECK(plan_lists(p, PREALLOC_METHOD_BUFFERED), "the probe does not plan buffered");
+		CHECK(zero_method(p) == PREALLOC_METHOD_BUFFERED, "no /proc: the probe zeroes with %s",
+		      prealloc_method_name(zero_method(p)));
 		return;
 	}
 	if (!refusal) {
