@@ -273,8 +273,8 @@ struct prealloc_options {
  *	calls on the file (or nothing needed holding: a block device is claimed
  *	whole); else why they could not be, and the call ran ordered only with
  *	this process's calls: -ENOLCK or -EINVAL (the filesystem offers no open
- *	file description locks), -EDEADLK (a POSIX lock of this process reaches
- *	to end of file), or why the file could not be opened again (-ENOENT
+ *	file description locks), -EDEADLK (a lock of the application's own,
+ *	POSIX or OFD, of any process, reaches to end of file), or why the file could not be opened again (-ENOENT
  *	without /proc, -EACCES: its mode forbids writing).  Since: 0.4
  * @__pad4: zero.
  *
@@ -368,10 +368,12 @@ struct prealloc_census {
  * it, and no call leaves an error for anyone's next fsync().  The lock is
  * taken on a shadow of the range, at byte offsets from 2^62 on, so the
  * application's own POSIX and OFD locks on its data never meet it; a lock
- * of its own reaching to end of file (l_len 0) does: an OFD one makes calls
- * wait until it goes, another process's F_SETLK over it fails with EAGAIN
- * while a call runs, and one held by a POSIX lock of the calling process
- * lets the call go on unordered (&prealloc_report.lock_error).  Where the
+ * of its own reaching to end of file (l_len 0) does.  A call never waits on
+ * such a lock (it may be the caller's own: etcd holds a whole-file OFD lock
+ * on every WAL file it preallocates, and an OFD lock's owner cannot be
+ * told): it goes on ordered with this process's calls only, and says so
+ * (&prealloc_report.lock_error -EDEADLK); another process's F_SETLK over it
+ * fails with EAGAIN while a call runs.  Where the
  * lock cannot be had (&prealloc_report.lock_error says why: a filesystem
  * without OFD locks, a file that cannot be opened again), calls of other
  * processes are not ordered with this one: if their pages or blocks meet,

@@ -21,10 +21,10 @@
  *    locks conflict with the application's POSIX and OFD locks on the same
  *    bytes, even those of this very process, so locking the real bytes
  *    would make a call wait forever on a record lock its own caller holds.
- *    Only a lock reaching to end of file covers the shadow; one of this
- *    process that is a POSIX lock (F_OFD_GETLK names our pid) is reported
- *    as -EDEADLK and the call goes on unordered; an OFD one makes the call
- *    wait, cancellably.
+ *    Only a lock reaching to end of file covers the shadow.  The call
+ *    never waits on such an application lock (it may be its caller's own,
+ *    and an OFD lock's owner cannot be told): it goes on unordered and
+ *    says -EDEADLK.  Only other calls' shadow locks make it wait.
  *  - Polled (F_OFD_SETLK) with a bounded backoff, not F_OFD_SETLKW: the
  *    waiting call must call its progress callback and be cancellable, and a
  *    library cannot own a signal to interrupt a blocked fcntl().
@@ -50,12 +50,19 @@ static struct flock shadow(short type, uint64_t lo, uint64_t hi)
 	return f;
 }
 
-/* A conflict nothing will release while we wait: a POSIX lock of ours. */
-static bool own_posix_lock(int fd, uint64_t lo, uint64_t hi)
+/*
+ * A conflict nothing may release while we wait: a lock of the
+ * application's own reaching to end of file, so below our shadow region.
+ * Whose an OFD lock is cannot be told (F_OFD_GETLK gives no pid): it may
+ * be the caller's own, as etcd holds one on every WAL file it
+ * preallocates, and waiting on it would never end.
+ */
+static bool app_lock(int fd, uint64_t lo, uint64_t hi)
 {
 	struct flock f = shadow(F_WRLCK, lo, hi);
 
-	return fcntl(fd, F_OFD_GETLK, &f) == 0 && f.l_type != F_UNLCK && f.l_pid == getpid();
+	return fcntl(fd, F_OFD_GETLK, &f) == 0 && f.l_type != F_UNLCK &&
+	       (uint64_t)f.l_start < PA_OFD_BASE;
 }
 
 static void backoff(uint64_t *ns)
@@ -86,7 +93,7 @@ int pa_ofd_lock(struct pa_ofd_lock *l, int fd, const struct stat *st, uint64_t l
 	if (l->fd < 0)
 		return l->fd;
 	while ((ret = try_lock(l->fd, lo, hi)) == -EAGAIN) {
-		if (own_posix_lock(l->fd, lo, hi))
+		if (app_lock(l->fd, lo, hi))
 			ret = -EDEADLK;
 		else if (fn && fn(0, total, data))
 			ret = -ECANCELED;

@@ -41,9 +41,9 @@ struct pa_ofd_lock {
  * called with (0, @total, @data) while waiting, non-zero cancels.
  * 0 held, -ECANCELED; or the reason the bytes cannot be held, with
  * nothing held: the reopen's error (-ENOENT without /proc, -EACCES, ...),
- * -ENOLCK or -EINVAL (no OFD locks on this filesystem), -EDEADLK (a POSIX
- * lock of this very process covers the shadow region: waiting would never
- * end).
+ * -ENOLCK or -EINVAL (no OFD locks on this filesystem), -EDEADLK (an
+ * application lock, POSIX or OFD, reaches to end of file and so covers the
+ * shadow region: it may be the caller's own, and waiting would never end).
  */
 int pa_ofd_lock(struct pa_ofd_lock *l, int fd, const struct stat *st, uint64_t lo, uint64_t hi,
 		prealloc_progress_fn fn, void *data, uint64_t total);

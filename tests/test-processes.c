@@ -30,9 +30,9 @@
  *   lock   every call was ordered with the other processes' calls
  *          (&prealloc_report.lock_error 0).
  *
- * app_locks: the application's own whole-file locks, the only ones that
- * meet the library's: an OFD lock makes a call wait (calling its progress
- * callback, cancellable), a POSIX lock of the calling process lets it go on
+ * app_locks: another call's lock makes a call wait (calling its progress
+ * callback, cancellable); the application's own whole-file locks, the only
+ * ones that meet the library's, OFD or POSIX, never do: the call goes on
  * unordered (&prealloc_report.lock_error -EDEADLK).
  *
  * Every round runs, whatever failed before; the counts by kind are printed
@@ -441,16 +441,17 @@ static void run_on(const char *type, bool exec)
 /* --- the application's own locks ------------------------------------------- */
 
 struct holder_lock {
-	int fd;			/* the description holding a whole-file OFD lock */
+	int fd;			/* the description holding the lock */
 	unsigned int waits;	/* progress calls with done 0 */
 	unsigned int release_at, cancel_at;
 };
 
-static int whole_file_lock(int fd, int cmd, short type)
+/* @type over [@start, end of file) through @fd's description. */
+static int ofd_lock(int fd, short type, uint64_t start)
 {
-	struct flock f = { .l_type = type, .l_whence = SEEK_SET };
+	struct flock f = { .l_type = type, .l_whence = SEEK_SET, .l_start = (off_t)start };
 
-	return fcntl(fd, cmd, &f);
+	return fcntl(fd, F_OFD_SETLK, &f);
 }
 
 /* While the call waits: count, then release the lock or cancel. */
@@ -462,15 +463,18 @@ static int waiting(uint64_t done, uint64_t total, void *data)
 	if (done)
 		return 0;
 	if (++h->waits == h->release_at)
-		assert_int_equal(whole_file_lock(h->fd, F_OFD_SETLK, F_UNLCK), 0);
+		assert_int_equal(ofd_lock(h->fd, F_UNLCK, PA_OFD_BASE), 0);
 	return h->waits == h->cancel_at;
 }
 
 /*
- * A whole-file OFD lock (another description: as another process's would)
- * makes a call wait, calling its progress callback with done 0, until it
- * goes or the callback cancels; a whole-file POSIX lock of the calling
- * process lets the call go on unordered, and says so.
+ * Another call's lock (another description's OFD lock on the shadow
+ * region, as another process's call holds) makes a call wait, calling its
+ * progress callback with done 0, until it goes or the callback cancels.
+ * An application's own lock reaching to end of file, OFD (another
+ * description's: whose, the library cannot tell; etcd holds such a lock
+ * on every WAL file it preallocates) or POSIX (the calling process's),
+ * never makes a call wait: it goes on and says so.
  */
 static void app_locks(void **state)
 {
@@ -487,20 +491,28 @@ static void app_locks(void **state)
 	fd = open(tfs_path(&t, "f", path, sizeof(path)), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
 	h.fd = open(path, O_RDWR | O_CLOEXEC);
 	assert_true(fd >= 0 && h.fd >= 0);
-	assert_int_equal(whole_file_lock(h.fd, F_OFD_SETLK, F_WRLCK), 0);
+	assert_int_equal(ofd_lock(h.fd, F_WRLCK, PA_OFD_BASE), 0);
 	assert_int_equal(prealloc_file_ex(fd, 0, MiB, &o, &r), 0);
 	assert_int_equal(h.waits, 3);
 	assert_int_equal(r.lock_error, 0);
 
 	h = (struct holder_lock){ .fd = h.fd, .cancel_at = 2 };
-	assert_int_equal(whole_file_lock(h.fd, F_OFD_SETLK, F_WRLCK), 0);
+	assert_int_equal(ofd_lock(h.fd, F_WRLCK, PA_OFD_BASE), 0);
 	assert_int_equal(prealloc_file_ex(fd, MiB, MiB, &o, &r), -ECANCELED);
 	assert_int_equal(h.waits, 2);
-	assert_int_equal(whole_file_lock(h.fd, F_OFD_SETLK, F_UNLCK), 0);
+	assert_int_equal(ofd_lock(h.fd, F_UNLCK, PA_OFD_BASE), 0);
 
-	assert_int_equal(whole_file_lock(fd, F_SETLK, F_WRLCK), 0);
+	h = (struct holder_lock){ .fd = h.fd };
+	assert_int_equal(ofd_lock(h.fd, F_WRLCK, 0), 0);
 	r = (struct prealloc_report){ .size = sizeof(r) };
-	assert_int_equal(prealloc_file_ex(fd, MiB, MiB, NULL, &r), 0);
+	assert_int_equal(prealloc_file_ex(fd, MiB, MiB, &o, &r), 0);
+	assert_int_equal(h.waits, 0);
+	assert_int_equal(r.lock_error, -EDEADLK);
+	assert_int_equal(ofd_lock(h.fd, F_UNLCK, 0), 0);
+
+	assert_int_equal(lockf(fd, F_LOCK, 0), 0);
+	r = (struct prealloc_report){ .size = sizeof(r) };
+	assert_int_equal(prealloc_file_ex(fd, 2 * MiB, MiB, NULL, &r), 0);
 	assert_int_equal(r.lock_error, -EDEADLK);
 	close(h.fd);
 	close(fd);
