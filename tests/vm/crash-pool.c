@@ -4,10 +4,10 @@
  * take, recycle with zeroing, close, reopen and take; and the checks of the
  * pool directory ("poolN") and the caller's directory ("walN") at a crash
  * point.  Two lives: the first writes its segments through io_uring with
- * O_DIRECT; the second runs with io_uring_setup() refused, as a container
- * runtime's seccomp profile refuses it, so the library falls back to writes
- * through the page cache, where the data sync before a segment's rename is
- * what makes it durable.
+ * O_DIRECT; the second runs with io_uring and Linux AIO refused (a seccomp
+ * profile refusing io_uring alone leaves the library its aio method, still
+ * O_DIRECT), so the library falls back to writes through the page cache,
+ * where the data sync before a segment's rename is what makes it durable.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -203,9 +203,9 @@ int cw_run_pool(const char *dir, int dirfd, int (*markfn)(const char *text), str
 	int ret = 0;
 
 	for (r.life = 0; r.life < LIVES && !ret; r.life++) {
-		/* The second life: io_uring refused, writes through the page cache. */
+		/* The second life: no direct method, writes through the page cache. */
 		if (r.life == 1)
-			ret = tsec_refuse_io_uring(EPERM);
+			ret = tsec_refuse(EPERM, true);
 		if (!ret)
 			ret = run_life(dir, &r);
 	}
