@@ -79,7 +79,9 @@ for exe in zp zp-static; do
 	*) fail "$exe: unexpected output: $out" ;;
 	esac
 done
-ldd "$work/zp" | grep -Eq 'libprealloc.so.1 => (/usr)?/lib/' || fail "zp does not load the packaged library"
+# grep reads all of it: under pipefail a grep -q that stops at the first
+# match can kill ldd with SIGPIPE and fail the pipe.
+ldd "$work/zp" | grep -E 'libprealloc.so.1 => (/usr)?/lib/' >/dev/null || fail "zp does not load the packaged library"
 ! ldd "$work/zp-static" | grep -q libprealloc || fail "zp-static loads libprealloc.so"
 
 step "a CMake project: find_package(libprealloc 0.3 REQUIRED)"
@@ -111,7 +113,7 @@ done
 # The worker the view names is the postmaster's child, titled as such.
 wpid=$(q 'SELECT worker_pid FROM pg_prealloc')
 [ "$(ps -o ppid= -p "$wpid" | tr -d ' ')" = "$(head -n1 "$pgdata/postmaster.pid")" ] &&
-	ps -o args= -p "$wpid" | grep -q 'pg_prealloc' ||
+	ps -o args= -p "$wpid" | grep 'pg_prealloc' >/dev/null ||
 	fail "worker $wpid is not the postmaster's pg_prealloc: $(ps -o ppid=,args= -p "$wpid")"
 echo "worker: $(q 'SELECT worker_pid, rounds, plan FROM pg_prealloc')"
 runuser -u postgres -- "$pg_bin/pg_ctl" -w -D "$pgdata" stop >/dev/null

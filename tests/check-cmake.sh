@@ -49,7 +49,7 @@ for exe in zeroing-plan zeroing-plan-static; do
 done
 # The shared one loads the library asked for, the static one none.
 want=${lib:-/}
-LD_LIBRARY_PATH="$lib" ldd "$tmp/build/zeroing-plan" | grep -q "libprealloc.so.1 => $want" ||
+LD_LIBRARY_PATH="$lib" ldd "$tmp/build/zeroing-plan" | grep "libprealloc.so.1 => $want" >/dev/null ||
 	{ echo "zeroing-plan did not load libprealloc.so.1 from ${lib:-the system}" >&2; exit 1; }
 if ldd "$tmp/build/zeroing-plan-static" | grep -q libprealloc; then
 	echo "zeroing-plan-static loads libprealloc.so" >&2
