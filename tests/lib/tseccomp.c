@@ -17,6 +17,9 @@
 #define TSEC_ARCH AUDIT_ARCH_AARCH64
 #endif
 
+/* pwritev2() flag (Linux 6.14), not in every libc's headers. */
+#define TSEC_RWF_DONTCACHE 0x00000080
+
 int tsec_refuse(int err, bool aio)
 {
 #ifdef TSEC_ARCH
@@ -50,4 +53,33 @@ int tsec_refuse(int err, bool aio)
 int tsec_refuse_io_uring(int err)
 {
 	return tsec_refuse(err, false);
+}
+
+int tsec_refuse_writeback(void)
+{
+#ifdef TSEC_ARCH
+	/* The low word of pwritev2()'s flags (args[5]: fd, iov, cnt, pos_l,
+	 * pos_h, flags) on a little-endian machine. */
+	const unsigned int flags_lo = offsetof(struct seccomp_data, args[5]);
+	struct sock_filter f[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, TSEC_ARCH, 0, 7),
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_sync_file_range, 4, 0),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_pwritev2, 0, 4),
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, flags_lo),
+		BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, TSEC_RWF_DONTCACHE, 0, 2),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EOPNOTSUPP),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
+	struct sock_fprog prog = { .len = sizeof(f) / sizeof(f[0]), .filter = f };
+
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 ||
+	    prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) < 0)
+		return -errno;
+	return syscall(__NR_sync_file_range, -1, 0L, 0L, 0U) < 0 && errno == EPERM ? 0 : -EPROTO;
+#else
+	return -ENOSYS;
+#endif
 }

@@ -2,9 +2,10 @@
 /*
  * A seccomp filter that refuses io_uring, as container runtimes' default
  * profiles do (Docker 25+, containerd 2.0's RuntimeDefault: EPERM) or a
- * kernel or profile without it does (ENOSYS), and Linux AIO with it where
- * a test wants both refused.  Shared by the container tests, the fallback
- * test and the power-loss harness's pool (tests/vm/crash-pool.c).
+ * kernel or profile without it does (ENOSYS), Linux AIO with it where a
+ * test wants both refused, and the write-back a buffered write would start
+ * of its own.  Shared by the container tests, the fallback test and the
+ * power-loss harness's pool (tests/vm/crash-pool.c).
  */
 #ifndef PREALLOC_TSECCOMP_H
 #define PREALLOC_TSECCOMP_H
@@ -20,5 +21,13 @@ int tsec_refuse(int err, bool aio);
 
 /* tsec_refuse(@err, false). */
 int tsec_refuse_io_uring(int err);
+
+/* From now on, as tsec_refuse() does, pwritev2() with RWF_DONTCACHE fails
+ * with EOPNOTSUPP (a kernel before 6.14) and sync_file_range() with EPERM
+ * (a profile without it): buffered writes start no write-back of their own
+ * and stay dirty in the page cache until a data sync or the kernel's
+ * flusher.  0, -ENOSYS on an architecture the filter does not know, or
+ * -errno. */
+int tsec_refuse_writeback(void);
 
 #endif
