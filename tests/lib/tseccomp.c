@@ -20,15 +20,33 @@
 /* pwritev2() flag (Linux 6.14), not in every libc's headers. */
 #define TSEC_RWF_DONTCACHE 0x00000080
 
+#ifdef TSEC_ARCH
+/* A filter's head: another architecture's calls jump @to_allow ahead to
+ * the allow; this one's go on with the call's number loaded. */
+#define TSEC_HEAD(to_allow)								\
+	BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),		\
+	BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, TSEC_ARCH, 0, (to_allow)),			\
+	BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr))
+
+/* Install @f for this process and the threads and children it starts. */
+static int install(struct sock_filter *f, unsigned short n)
+{
+	struct sock_fprog prog = { .len = n, .filter = f };
+
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 ||
+	    prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) < 0)
+		return -errno;
+	return 0;
+}
+#endif
+
 int tsec_refuse(int err, bool aio)
 {
 #ifdef TSEC_ARCH
 	/* Jump offsets count from the next instruction: each refused call
 	 * jumps over the ones after it, and AIO's two over the allow. */
 	struct sock_filter f[] = {
-		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, TSEC_ARCH, 0, 7),
-		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+		TSEC_HEAD(7),
 		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_io_uring_setup, 4, 0),
 		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_io_uring_enter, 3, 0),
 		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_io_uring_register, 2, 0),
@@ -37,12 +55,11 @@ int tsec_refuse(int err, bool aio)
 		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | ((unsigned int)err & SECCOMP_RET_DATA)),
 		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
 	};
-	struct sock_fprog prog = { .len = sizeof(f) / sizeof(f[0]), .filter = f };
 	struct io_uring_params p = { 0 };
+	int ret = install(f, sizeof(f) / sizeof(f[0]));
 
-	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 ||
-	    prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) < 0)
-		return -errno;
+	if (ret)
+		return ret;
 	return syscall(__NR_io_uring_setup, 1, &p) < 0 && errno == err ? 0 : -EPROTO;
 #else
 	(void)err, (void)aio;
@@ -62,9 +79,7 @@ int tsec_refuse_writeback(void)
 	 * pos_h, flags) on a little-endian machine. */
 	const unsigned int flags_lo = offsetof(struct seccomp_data, args[5]);
 	struct sock_filter f[] = {
-		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, TSEC_ARCH, 0, 7),
-		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+		TSEC_HEAD(7),
 		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_sync_file_range, 4, 0),
 		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_pwritev2, 0, 4),
 		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, flags_lo),
@@ -73,11 +88,10 @@ int tsec_refuse_writeback(void)
 		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM),
 		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
 	};
-	struct sock_fprog prog = { .len = sizeof(f) / sizeof(f[0]), .filter = f };
+	int ret = install(f, sizeof(f) / sizeof(f[0]));
 
-	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 ||
-	    prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) < 0)
-		return -errno;
+	if (ret)
+		return ret;
 	return syscall(__NR_sync_file_range, -1, 0L, 0L, 0U) < 0 && errno == EPERM ? 0 : -EPROTO;
 #else
 	return -ENOSYS;
