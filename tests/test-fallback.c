@@ -14,7 +14,9 @@
  * RuntimeDefault: EPERM; ENOSYS elsewhere), a forked child of a process
  * that used io_uring learns so: the call writes through Linux AIO, the
  * probe says why with the errno, and a forced uring is refused; with AIO
- * refused too, the writes go buffered.  Where the filesystem has no direct
+ * refused too, the writes go buffered.  The parent also wrote through
+ * Linux AIO and kept its context for its next call: the child, which has
+ * none of its parent's contexts, sets up its own.  Where the filesystem has no direct
  * I/O (ext4 data=journal: statx says so), the direct methods forced are
  * refused before anything changes.
  */
@@ -92,6 +94,21 @@ static void prealloc_and_check(struct fs *f, const char *name, uint32_t want_ref
 	assert_int_equal(r.written, 1);
 	assert_int_equal(prealloc_verify(fd, M + 100, 8 * M, &c), 0);
 	assert_int_equal(c.written_bytes, 8 * M);
+	close(fd);
+}
+
+/* A forced aio call over [0, 8 MiB) of @name: the process then keeps an
+ * AIO context for its next call. */
+static void prealloc_aio(struct fs *f, const char *name)
+{
+	struct prealloc_options o = { .size = sizeof(o), .ctx = f->ctx,
+				      .method = PREALLOC_METHOD_AIO };
+	struct prealloc_report r = { .size = sizeof(r) };
+	int fd = fs_open(f, name);
+
+	assert_true(fd >= 0);
+	assert_int_equal(prealloc_file_ex(fd, 0, 8 * M, &o, &r), 0);
+	assert_int_equal(r.method, PREALLOC_METHOD_AIO);
 	close(fd);
 }
 
@@ -222,6 +239,7 @@ static void run_refused(const struct refusal_case *k)
 		skip();
 	/* This process uses io_uring first: the child must learn anew. */
 	prealloc_and_check(&fs_ext4, "parent", 0);
+	prealloc_aio(&fs_ext4, "parent-aio");
 	pid = fork();
 	assert_true(pid >= 0);
 	if (pid == 0)
@@ -229,6 +247,7 @@ static void run_refused(const struct refusal_case *k)
 	assert_int_equal(waitpid(pid, &st, 0), pid);
 	unlink(tfs_path(&fs_ext4.t, "refused", path, sizeof(path)));
 	unlink(tfs_path(&fs_ext4.t, "parent", path, sizeof(path)));
+	unlink(tfs_path(&fs_ext4.t, "parent-aio", path, sizeof(path)));
 	assert_true(WIFEXITED(st));
 	if (WEXITSTATUS(st) == CHILD_NO_SECCOMP)
 		skip();

@@ -4,6 +4,9 @@
  * .ci/checks.sh: many threads preallocating their own files, many threads
  * preallocating disjoint unaligned ranges of one file, and the capability
  * and write-zeroes caches hammered while probes are invalidated under them.
+ * The threads' forced Linux AIO calls, more at once than the AIO contexts
+ * the library keeps, with different queue depths, take kept contexts, set
+ * up their own, keep or destroy them.
  * Results are checked after the threads are joined; nothing waits on time.
  */
 #include <errno.h>
@@ -41,7 +44,7 @@ static pthread_barrier_t start;
 struct own_job {
 	const struct tfs *t;
 	unsigned int id;
-	int ret[4];
+	int ret[5];
 };
 
 static void *own_file(void *arg)
@@ -70,6 +73,9 @@ static void *own_file(void *arg)
 		};
 
 		j->ret[3] = prealloc_file_ex(fd, 3 * MiB, 2 * MiB, &o, NULL);
+		o.method = PREALLOC_METHOD_AIO;
+		o.queue_depth = 1 + j->id % 3;
+		j->ret[4] = prealloc_file_ex(fd, 3 * MiB, 2 * MiB, &o, NULL);
 	}
 	close(fd);
 	return NULL;
@@ -84,7 +90,7 @@ static void check_own(const struct own_job *j)
 	struct stat st;
 	int fd;
 
-	for (int i = 0; i < 4; i++)
+	for (int i = 0; i < 5; i++)
 		assert_int_equal(j->ret[i], 0);
 	assert_non_null(want);
 	tc_pattern(want + doff, j->id + 1, doff, dlen);
