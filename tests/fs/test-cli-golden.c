@@ -3,14 +3,14 @@
  * Golden output of the prealloc tool (util-linux's tests/expected/ habit):
  * each case below runs one shell line in a fresh ext4 filesystem on a loop
  * device, and its standard output, standard error and exit status, masked by
- * tests/expected/filter.sed, must equal tests/expected/<case>.out.  Cases run
- * in order and build on each other (run makes r1, verify reads it).  The
+ * tests/fs/expected/filter.sed, must equal tests/fs/expected/<case>.out.
+ * Cases run in order and build on each other (run makes r1, verify reads it).  The
  * probe cases read the captured NVMe tree (tests/probes/make-tree.sh) in
  * place of /sys, so the device chain is the same on every machine.
  *
  * After an intended change of the output, regenerate the files and review
  * the diff:
- *   meson test -C build test-cli-golden --test-args=--regen && git diff tests/expected
+ *   meson test -C build test-cli-golden --test-args=--regen && git diff tests/fs/expected
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,7 +22,7 @@
 #include "tfs.h"
 
 struct golden {
-	const char *name;	/* tests/expected/<name>.out */
+	const char *name;	/* tests/fs/expected/<name>.out */
 	const char *line;	/* sh -c; $DEV: a loop device without a filesystem */
 };
 
