@@ -8,7 +8,7 @@
 #   tsan      ThreadSanitizer build running tests/reliability/test-threads,
 #             tests/reliability/test-overlap (fewer calls),
 #             tests/reliability/test-background (the async handle's thread),
-#             tests/pool/test-pool (the pool's worker) and
+#             tests/pool/test-pool-* (the pool's worker) and
 #             tests/fs/test-environment (a context's log hook unset while
 #             another thread logs)
 # Build directories: build-rel, build-asan, build-tsan, build-fuzz-clang.
@@ -137,7 +137,8 @@ run_tsan() {
 
 	setup build-tsan -Dwerror=true -Db_sanitize=thread -Db_lundef=false || return 1
 	local tsan_tests=(tests/reliability/test-threads tests/reliability/test-overlap
-		tests/reliability/test-background tests/pool/test-pool tests/fs/test-environment)
+		tests/reliability/test-background tests/fs/test-environment
+		tests/pool/test-pool-{take,concurrent,prepare,recycle,scan,worker})
 	ninja -C build-tsan "${tsan_tests[@]}" >/dev/null || return 1
 	# TSan's shadow layout needs the classic address space on kernels with
 	# high mmap randomization.
