@@ -13,7 +13,6 @@
 #include <pthread.h>
 
 #include "pool-fixture.h"
-#include "tcheck.h"
 #include "tfs.h"
 
 #define NTHREADS 6

@@ -17,7 +17,6 @@
 #include <linux/fs.h>
 
 #include "pool-fixture.h"
-#include "tcheck.h"
 #include "tfs.h"
 
 /* prepare @name in the watched directory and wait for its install. */

@@ -14,7 +14,6 @@
 
 #include "pool-fixture.h"
 #include "tcheck.h"
-#include "tfs.h"
 
 /* Take until the segment with inode @ino comes out (it was recycled after
  * the ones ready then, and the worker serves recycled segments first). */

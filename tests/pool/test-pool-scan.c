@@ -19,8 +19,6 @@
 #include <sys/wait.h>
 
 #include "pool-fixture.h"
-#include "tcheck.h"
-#include "tfs.h"
 
 /*
  * btrfs: without +C on the directory a segment is allocated and durable but

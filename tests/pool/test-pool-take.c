@@ -19,7 +19,6 @@
 #include <sys/wait.h>
 
 #include "pool-fixture.h"
-#include "tcheck.h"
 #include "tfs.h"
 
 /* Extents of the whole file (FIEMAP): the segment was reserved in one go. */

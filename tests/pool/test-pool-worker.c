@@ -20,7 +20,6 @@
 #include <sys/prctl.h>
 
 #include "pool-fixture.h"
-#include "tcheck.h"
 #include "tfs.h"
 
 static uint64_t avail(const char *dir)
