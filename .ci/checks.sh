@@ -5,11 +5,12 @@
 #   valgrind  memcheck over the unit tests
 #   fuzz      the libFuzzer targets (clang) for CHECKS_FUZZ_SECONDS each,
 #             seeded with their fixture corpus
-#   tsan      ThreadSanitizer build running tests/test-threads,
-#             tests/test-overlap (fewer calls),
-#             tests/test-background (the async handle's thread),
-#             tests/test-pool (the pool's worker) and tests/test-environment
-#             (a context's log hook unset while another thread logs)
+#   tsan      ThreadSanitizer build running tests/reliability/test-threads,
+#             tests/reliability/test-overlap (fewer calls),
+#             tests/reliability/test-background (the async handle's thread),
+#             tests/pool/test-pool-* (the pool's worker) and
+#             tests/fs/test-environment (a context's log hook unset while
+#             another thread logs)
 # Build directories: build-rel, build-asan, build-tsan, build-fuzz-clang.
 # CHECKS_SKIP="fuzz tsan" skips steps; CHECKS_FUZZ_SECONDS (default 15).
 # Exit status: 0 when every step that ran passed.
@@ -135,17 +136,19 @@ run_tsan() {
 	local tsan_run=()
 
 	setup build-tsan -Dwerror=true -Db_sanitize=thread -Db_lundef=false || return 1
-	ninja -C build-tsan tests/test-threads tests/test-overlap tests/test-background \
-		tests/test-pool tests/test-environment >/dev/null || return 1
+	local tsan_tests=(tests/reliability/test-threads tests/reliability/test-overlap
+		tests/reliability/test-background tests/fs/test-environment
+		tests/pool/test-pool-{take,concurrent,prepare,recycle,scan,worker})
+	ninja -C build-tsan "${tsan_tests[@]}" >/dev/null || return 1
 	# TSan's shadow layout needs the classic address space on kernels with
 	# high mmap randomization.
 	if command -v setarch >/dev/null; then
 		tsan_run=(setarch "$(uname -m)" -R)
 	fi
 	local t rc
-	for t in test-threads test-overlap test-background test-pool test-environment; do
+	for t in "${tsan_tests[@]}"; do
 		PREALLOC_OVERLAP_CALLS=20 PROBE_SCRIPTS=$PWD/tests/probes \
-			"${tsan_run[@]}" "build-tsan/tests/$t"
+			"${tsan_run[@]}" "build-tsan/$t"
 		rc=$?
 		# 77 = skipped (not root / no loop devices).
 		[[ $rc == 0 || $rc == 77 ]] || return 1

@@ -2,7 +2,7 @@
 # The Debian packages (debian/), as a distribution would ship them: built
 # from a clean clone of HEAD by dpkg-buildpackage, checked by lintian,
 # installed; then a C program through pkg-config and a CMake project
-# (tests/check-cmake.sh) against them, pg_prealloc loaded into a
+# (tests/checks/check-cmake.sh) against them, pg_prealloc loaded into a
 # PostgreSQL cluster, and the packages purged with nothing of theirs left.
 # As root, on a machine with the build dependencies (.ci/run installs them).
 # The test suite ran before on the same tree: the build is nocheck.
@@ -85,7 +85,7 @@ ldd "$work/zp" | grep -E 'libprealloc.so.1 => (/usr)?/lib/' >/dev/null || fail "
 ! ldd "$work/zp-static" | grep -q libprealloc || fail "zp-static loads libprealloc.so"
 
 step "a CMake project: find_package(libprealloc 0.3 REQUIRED)"
-"$src/tests/check-cmake.sh" "$src" none --system
+"$src/tests/checks/check-cmake.sh" "$src" none --system
 
 step "pg_prealloc in a PostgreSQL $pg_version cluster"
 mkdir -p "$pgdata"

@@ -28,6 +28,7 @@
 #include <cmocka.h>
 
 #include "prealloc.h"
+#include "tassert.h"
 #include "tcheck.h"
 #include "tfs.h"
 
@@ -89,17 +90,17 @@ static void note(struct kase *k, const char *fmt, ...)
 		k->loglen = PA_MINU(k->loglen + (size_t)n, sizeof(k->log) - 1);
 }
 
-static void fail_case(const struct kase *k, int line, const char *what)
+/* What replays case @k, with the log of what it did. */
+static const char *replay(const struct kase *k)
 {
-	print_error("FAILED on %s, line %d: %s\n"
-		    "  replay: PREALLOC_RANDOM_SEED=%#" PRIx64 " PREALLOC_RANDOM_FS=%s "
-		    "PREALLOC_RANDOM_CASES=%u\n  case %u: %s\n",
-		    k->fs->type, line, what, base_seed, k->fs->type, k->idx + 1, k->idx,
-		    k->log);
-	fail();
-}
+	static char msg[sizeof(k->log) + 256];
 
-#define CHECK(k, cond) do { if (!(cond)) fail_case((k), __LINE__, #cond); } while (0)
+	snprintf(msg, sizeof(msg),
+		 "on %s\n  replay: PREALLOC_RANDOM_SEED=%#" PRIx64 " PREALLOC_RANDOM_FS=%s "
+		 "PREALLOC_RANDOM_CASES=%u\n  case %u: %s", k->fs->type, base_seed, k->fs->type,
+		 k->idx + 1, k->idx, k->log);
+	return msg;
+}
 
 static void set_zero(struct kase *k, uint64_t off, uint64_t end)
 {
@@ -115,7 +116,7 @@ static void op_write(struct kase *k, unsigned int tag)
 	if (!len)
 		len = 1;
 	note(k, "write(%" PRIu64 ",%" PRIu64 ") ", off, len);
-	CHECK(k, tc_write_pattern(k->fd, k->shadow, tag, off, len) == 0);
+	assert_msg(tc_write_pattern(k->fd, k->shadow, tag, off, len) == 0, "%s", replay(k));
 	if (off + len > k->size)
 		k->size = off + len;
 }
@@ -134,7 +135,7 @@ static void op_fallocate(struct kase *k, int mode, const char *name)
 	note(k, "%s(%" PRIu64 ",%" PRIu64 ") ", name, off, len);
 	if (fallocate(k->fd, mode, (off_t)off, (off_t)len) < 0) {
 		/* tmpfs has no ZERO_RANGE: nothing happened. */
-		CHECK(k, errno == EOPNOTSUPP);
+		assert_msg(errno == EOPNOTSUPP, "%s", replay(k));
 		note(k, "=EOPNOTSUPP ");
 		return;
 	}
@@ -149,7 +150,7 @@ static void op_truncate(struct kase *k)
 	uint64_t sz = pick(&k->r, 0, k->span);
 
 	note(k, "truncate(%" PRIu64 ") ", sz);
-	CHECK(k, ftruncate(k->fd, (off_t)sz) == 0);
+	assert_msg(ftruncate(k->fd, (off_t)sz) == 0, "%s", replay(k));
 	if (sz < k->size)
 		set_zero(k, sz, k->size);
 	k->size = sz;
@@ -182,7 +183,7 @@ static void build_layout(struct kase *k)
 			break;
 		default:
 			note(k, "fsync ");
-			CHECK(k, fsync(k->fd) == 0);
+			assert_msg(fsync(k->fd) == 0, "%s", replay(k));
 			break;
 		}
 	}
@@ -221,10 +222,10 @@ static void check_census(struct kase *k, uint64_t off, uint64_t end)
 
 	if (end <= off || !(is_type(k, "ext4") || is_type(k, "xfs")))
 		return;
-	CHECK(k, prealloc_verify(k->fd, off, end - off, &cs) == 0);
-	CHECK(k, cs.fiemap == 1);
-	CHECK(k, cs.written_bytes == end - off);
-	CHECK(k, cs.unwritten_bytes == 0 && cs.hole_bytes == 0);
+	assert_msg(prealloc_verify(k->fd, off, end - off, &cs) == 0, "%s", replay(k));
+	assert_msg(cs.fiemap == 1, "%s", replay(k));
+	assert_msg(cs.written_bytes == end - off, "%s", replay(k));
+	assert_msg(cs.unwritten_bytes == 0 && cs.hole_bytes == 0, "%s", replay(k));
 }
 
 static void run_case(struct kase *k)
@@ -238,7 +239,7 @@ static void run_case(struct kase *k)
 
 	build_layout(k);
 	if (chance(&k->r, 50))
-		CHECK(k, fsync(k->fd) == 0);
+		assert_msg(fsync(k->fd) == 0, "%s", replay(k));
 	random_options(k, &o);
 	off = pick(&k->r, 0, k->span + k->span / 2);
 	len = pick(&k->r, 1, k->span);
@@ -251,33 +252,33 @@ static void run_case(struct kase *k)
 	     ") size=%" PRIu64, off, len, o.flags, prealloc_method_name(o.method),
 	     o.queue_depth, o.request_bytes, old_size);
 
-	CHECK(k, fstat(k->fd, &st) == 0 && (uint64_t)st.st_size == old_size);
+	assert_msg(fstat(k->fd, &st) == 0 && (uint64_t)st.st_size == old_size, "%s", replay(k));
 	ret = prealloc_file_ex(k->fd, off, len, &o, &rep);
 	note(k, " -> %d", ret);
-	CHECK(k, ret == 0);
+	assert_msg(ret == 0, "%s", replay(k));
 
 	if (o.flags & PREALLOC_ZERO_DATA)
 		set_zero(k, off, PA_MINU(end, old_size));
 	new_size = keep || end <= old_size ? old_size : end;
-	CHECK(k, fstat(k->fd, &st) == 0);
-	CHECK(k, (uint64_t)st.st_size == new_size);
-	CHECK(k, tc_compare(k->fd, k->shadow, new_size) < 0);
+	assert_msg(fstat(k->fd, &st) == 0, "%s", replay(k));
+	assert_msg((uint64_t)st.st_size == new_size, "%s", replay(k));
+	assert_msg(tc_compare(k->fd, k->shadow, new_size) < 0, "%s", replay(k));
 
 	want_written = !cow && !(keep && end > old_size);
-	CHECK(k, rep.size == sizeof(rep));
+	assert_msg(rep.size == sizeof(rep), "%s", replay(k));
 	/* Keep-size ending inside the old last block: written if that block
 	 * is (FIEMAP decides; the report must agree with it). */
 	if (keep && end > old_size && end <= (old_size | 65535) + 1 && !cow) {
 		struct prealloc_census c = { .size = sizeof(c) };
 
-		CHECK(k, prealloc_verify(k->fd, off, len, &c) == 0);
+		assert_msg(prealloc_verify(k->fd, off, len, &c) == 0, "%s", replay(k));
 		want_written = c.written_bytes == len;
 	}
-	CHECK(k, rep.written == want_written);
-	CHECK(k, rep.cow == cow);
+	assert_msg(rep.written == want_written, "%s", replay(k));
+	assert_msg(rep.cow == cow, "%s", replay(k));
 	if (o.flags & PREALLOC_ZERO_DATA)
-		CHECK(k, rep.bytes_kept == 0);
-	CHECK(k, rep.bytes_kept <= len && rep.bytes_zeroed <= len);
+		assert_msg(rep.bytes_kept == 0, "%s", replay(k));
+	assert_msg(rep.bytes_kept <= len && rep.bytes_zeroed <= len, "%s", replay(k));
 	if (want_written)
 		check_census(k, off, end);
 	else if (!cow)

@@ -1,5 +1,5 @@
 # Masks what changes from run to run in the prealloc tool's output before it
-# is compared with tests/expected/*.out (sed -E; see tests/test-cli-golden.c).
+# is compared with tests/fs/expected/*.out (sed -E; see tests/fs/test-cli-golden.c).
 # Elapsed times and rates.
 s/[0-9]+\.[0-9]+ s$/N.NNN s/
 s/"seconds":[-+.e0-9]+/"seconds":N/g

@@ -47,6 +47,7 @@
 #include <cmocka.h>
 
 #include "prealloc.h"
+#include "tassert.h"
 #include "tcache.h"
 #include "tcgroup.h"
 #include "tcheck.h"
@@ -88,18 +89,6 @@ static const char *const scene_name[] = {
 };
 
 static struct tfs fs;
-static int failures;	/* in the child */
-
-#define CHECK(cond, ...)						\
-	do {								\
-		if (!(cond)) {						\
-			fprintf(stderr, "%s:%d: %s: ", __FILE__, __LINE__, fs.type); \
-			fprintf(stderr, __VA_ARGS__);			\
-			fputc('\n', stderr);				\
-			failures++;					\
-		}							\
-	} while (0)
-
 static const char *path(const char *scene, const char *name, char *buf, size_t len)
 {
 	snprintf(buf, len, "%s/%s-%s", fs.dir, scene, name);
@@ -202,10 +191,10 @@ static void data_pages_kept(int fd, const uint8_t *before)
 	uint64_t pg = (uint64_t)sysconf(_SC_PAGESIZE);
 	uint8_t *now = malloc(R_END / pg + 1);
 
-	CHECK(now && tcache_pages(fd, R_END, now) == 0, "mincore");
+	expect_msg(now && tcache_pages(fd, R_END, now) == 0, "mincore");
 	for (size_t i = 0; now && i < NDATA; i++)
 		for (uint64_t p = data[i].off / pg; p * pg < data[i].off + data[i].len; p++)
-			CHECK(!(before[p] & 1) || (now[p] & 1),
+			expect_msg(!(before[p] & 1) || (now[p] & 1),
 			      "page %" PRIu64 " of the caller's data was cached and is not", p);
 	free(now);
 }
@@ -264,35 +253,35 @@ static void check_method(const struct prealloc_report *r, const struct prealloc_
 	int aio = prealloc_method_from_name("aio"), first = prealloc_probe_plan(p, 0);
 
 	if (forced) {
-		CHECK(r->method == forced && first == (int)forced, "forced %s: ran %s, probe %d",
+		expect_msg(r->method == forced && first == (int)forced, "forced %s: ran %s, probe %d",
 		      prealloc_method_name(forced), prealloc_method_name(r->method), first);
 		return;
 	}
 	if (refusal == ENOENT) {
-		CHECK(r->method == PREALLOC_METHOD_BUFFERED && (r->refused & uring),
+		expect_msg(r->method == PREALLOC_METHOD_BUFFERED && (r->refused & uring),
 		      "no /proc: ran %s, refused 0x%x", prealloc_method_name(r->method), r->refused);
-		CHECK(zero_method(p) == PREALLOC_METHOD_BUFFERED, "no /proc: the probe zeroes with %s",
+		expect_msg(zero_method(p) == PREALLOC_METHOD_BUFFERED, "no /proc: the probe zeroes with %s",
 		      prealloc_method_name(zero_method(p)));
 		return;
 	}
 	if (!refusal) {
-		CHECK(r->method == (uint32_t)first, "ran %s, the probe planned %d",
+		expect_msg(r->method == (uint32_t)first, "ran %s, the probe planned %d",
 		      prealloc_method_name(r->method), first);
-		CHECK(!(r->refused & uring), "io_uring refused");
-		CHECK(!probe_says(p, "io_uring_setup refused"), "the probe says io_uring is refused");
+		expect_msg(!(r->refused & uring), "io_uring refused");
+		expect_msg(!probe_says(p, "io_uring_setup refused"), "the probe says io_uring is refused");
 		return;
 	}
 	if (aio >= 0) {
-		CHECK(r->method == (uint32_t)aio, "io_uring refused: ran %s, not aio",
+		expect_msg(r->method == (uint32_t)aio, "io_uring refused: ran %s, not aio",
 		      prealloc_method_name(r->method));
-		CHECK(plan_lists(p, aio), "the probe does not plan aio");
-		CHECK(probe_says(p, refusal_text(refusal)), "the probe does not say \"%s\"",
+		expect_msg(plan_lists(p, aio), "the probe does not plan aio");
+		expect_msg(probe_says(p, refusal_text(refusal)), "the probe does not say \"%s\"",
 		      refusal_text(refusal));
 	} else {
-		CHECK(r->method == PREALLOC_METHOD_BUFFERED && (r->refused & uring),
+		expect_msg(r->method == PREALLOC_METHOD_BUFFERED && (r->refused & uring),
 		      "io_uring refused: ran %s, refused 0x%x", prealloc_method_name(r->method),
 		      r->refused);
-		CHECK(plan_lists(p, PREALLOC_METHOD_BUFFERED), "the probe does not plan buffered");
+		expect_msg(plan_lists(p, PREALLOC_METHOD_BUFFERED), "the probe does not plan buffered");
 	}
 }
 
@@ -307,23 +296,23 @@ static void check_call(const char *p, const uint8_t *shadow, int refusal, uint32
 	int64_t res;
 	struct stat st;
 
-	CHECK(fd >= 0 && before, "open %s: %s", p, strerror(errno));
+	expect_msg(fd >= 0 && before, "open %s: %s", p, strerror(errno));
 	if (fd < 0 || !before)
 		return;
-	CHECK(tcache_pages(fd, R_END, before) == 0, "mincore before");
-	CHECK(prealloc_probe_new(fd, R_OFF, R_END - R_OFF, &o, &probe) == 0, "probe");
+	expect_msg(tcache_pages(fd, R_END, before) == 0, "mincore before");
+	expect_msg(prealloc_probe_new(fd, R_OFF, R_END - R_OFF, &o, &probe) == 0, "probe");
 	ret = prealloc_file_ex(fd, R_OFF, R_END - R_OFF, &o, &r);
-	CHECK(ret == 0, "call: %s", strerror(-ret));
+	expect_msg(ret == 0, "call: %s", strerror(-ret));
 	if (probe)
 		check_method(&r, probe, refusal, forced);
 	/* The cache first: reading the contents fills it. */
 	res = tcache_resident(fd, R_OFF, R_END - R_OFF);
-	CHECK(res >= 0 && (uint64_t)res <= CACHE_MAX, "%" PRId64 " MiB of the range cached after %s",
+	expect_msg(res >= 0 && (uint64_t)res <= CACHE_MAX, "%" PRId64 " MiB of the range cached after %s",
 	      res >> 20, prealloc_method_name(r.method));
 	data_pages_kept(fd, before);
-	CHECK(fstat(fd, &st) == 0 && (uint64_t)st.st_size == R_END, "size");
-	CHECK(written(fd, R_OFF, R_END), "the range is not all written (FIEMAP)");
-	CHECK(tc_compare(fd, shadow, R_END) == -1, "contents differ at %" PRId64,
+	expect_msg(fstat(fd, &st) == 0 && (uint64_t)st.st_size == R_END, "size");
+	expect_msg(written(fd, R_OFF, R_END), "the range is not all written (FIEMAP)");
+	expect_msg(tc_compare(fd, shadow, R_END) == -1, "contents differ at %" PRId64,
 	      tc_compare(fd, shadow, R_END));
 	prealloc_probe_free(probe);
 	free(before);
@@ -349,19 +338,19 @@ static void check_cancel(const char *p, uint32_t forced)
 	int fd = open(p, O_RDWR | O_CLOEXEC), ret, n0, n;
 	struct tc_snap s;
 
-	CHECK(fd >= 0, "open %s: %s", p, strerror(errno));
+	expect_msg(fd >= 0, "open %s: %s", p, strerror(errno));
 	if (fd < 0)
 		return;
-	CHECK(fsync(fd) == 0 && tc_snap_take(fd, &s) == 0, "snapshot");
+	expect_msg(fsync(fd) == 0 && tc_snap_take(fd, &s) == 0, "snapshot");
 	n0 = allocation(fd, a0, 16);
 	ret = prealloc_file_ex(fd, R_OFF, R_END - R_OFF, &o, NULL);
-	CHECK(ret == -ECANCELED, "cancel: %s", strerror(-ret));
+	expect_msg(ret == -ECANCELED, "cancel: %s", strerror(-ret));
 	n = allocation(fd, a, 16);
-	CHECK(tc_snap_diff(fd, &s) == 0, "not undone: bytes or size differ at %" PRId64,
+	expect_msg(tc_snap_diff(fd, &s) == 0, "not undone: bytes or size differ at %" PRId64,
 	      tc_snap_diff(fd, &s) - 1);
-	CHECK(n0 >= 0 && n == n0, "not undone: %d allocated ranges (were %d)", n, n0);
+	expect_msg(n0 >= 0 && n == n0, "not undone: %d allocated ranges (were %d)", n, n0);
 	for (int i = 0; n == n0 && i < n; i++)
-		CHECK(a[i].start == a0[i].start && a[i].end == a0[i].end &&
+		expect_msg(a[i].start == a0[i].start && a[i].end == a0[i].end &&
 		      a[i].unwritten == a0[i].unwritten, "not undone: allocated range %d differs", i);
 	tc_snap_free(&s);
 	close(fd);
@@ -376,12 +365,12 @@ static void check_async(const char *p)
 	int fd = open(p, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	int64_t res;
 
-	CHECK(fd >= 0 && prealloc_async_start(fd, 0, 64 * MiB, &o, &h) == 0, "async start");
+	expect_msg(fd >= 0 && prealloc_async_start(fd, 0, 64 * MiB, &o, &h) == 0, "async start");
 	if (!h)
 		return;
-	CHECK(prealloc_async_wait(h) == 0 && prealloc_async_report(h, &r) == 0, "async");
+	expect_msg(prealloc_async_wait(h) == 0 && prealloc_async_report(h, &r) == 0, "async");
 	res = tcache_resident(fd, 0, 64 * MiB);
-	CHECK(res >= 0 && (uint64_t)res <= CACHE_MAX, "async %s: %" PRId64 " MiB cached",
+	expect_msg(res >= 0 && (uint64_t)res <= CACHE_MAX, "async %s: %" PRId64 " MiB cached",
 	      prealloc_method_name(r.method), res >> 20);
 	prealloc_async_free(h);
 	close(fd);
@@ -397,10 +386,10 @@ static void check_pool(const char *dir)
 	unsigned int seen = 0;
 	DIR *d;
 
-	CHECK(mkdir(dir, 0755) == 0 && prealloc_pool_open(dir, &cfg, &pool) == 0, "pool open");
+	expect_msg(mkdir(dir, 0755) == 0 && prealloc_pool_open(dir, &cfg, &pool) == 0, "pool open");
 	if (!pool)
 		return;
-	CHECK(prealloc_pool_wait_ready(pool, 2, 120000) == 0, "pool not ready");
+	expect_msg(prealloc_pool_wait_ready(pool, 2, 120000) == 0, "pool not ready");
 	d = opendir(dir);
 	while (d && (e = readdir(d))) {
 		int fd = openat(dirfd(d), e->d_name, O_RDONLY | O_CLOEXEC);
@@ -410,7 +399,7 @@ static void check_pool(const char *dir)
 		if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
 		    (uint64_t)st.st_size == cfg.segment_size) {
 			res = tcache_resident(fd, 0, cfg.segment_size);
-			CHECK(res >= 0 && (uint64_t)res <= CACHE_MAX, "segment %s: %" PRId64
+			expect_msg(res >= 0 && (uint64_t)res <= CACHE_MAX, "segment %s: %" PRId64
 			      " MiB cached", e->d_name, res >> 20);
 			seen++;
 		}
@@ -419,7 +408,7 @@ static void check_pool(const char *dir)
 	}
 	if (d)
 		closedir(d);
-	CHECK(seen >= 2, "%u ready segments found", seen);
+	expect_msg(seen >= 2, "%u ready segments found", seen);
 	prealloc_pool_close(pool);
 }
 
@@ -507,19 +496,19 @@ static void check_working_set(const char *ws, const char *p)
 	int fd = open(p, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644), ret;
 	int64_t before, after, res;
 
-	CHECK(wfd >= 0 && fd >= 0, "open");
+	expect_msg(wfd >= 0 && fd >= 0, "open");
 	if (wfd < 0 || fd < 0)
 		return;
 	before = read_all(wfd, WS_SIZE);
-	CHECK(before >= (int64_t)(WS_SIZE * 99 / 100), "working set %" PRId64 " MiB cached to start",
+	expect_msg(before >= (int64_t)(WS_SIZE * 99 / 100), "working set %" PRId64 " MiB cached to start",
 	      before >> 20);
 	ret = prealloc_file_ex(fd, 0, WS_CALL, &o, NULL);
-	CHECK(ret == 0, "call: %s", strerror(-ret));
+	expect_msg(ret == 0, "call: %s", strerror(-ret));
 	after = tcache_resident(wfd, 0, WS_SIZE);
 	res = tcache_resident(fd, 0, WS_CALL);
-	CHECK(after >= before * 99 / 100, "working set %" PRId64 " MiB -> %" PRId64 " MiB resident",
+	expect_msg(after >= before * 99 / 100, "working set %" PRId64 " MiB -> %" PRId64 " MiB resident",
 	      before >> 20, after >> 20);
-	CHECK(res >= 0 && (uint64_t)res <= CACHE_MAX, "%" PRId64 " MiB of the call cached", res >> 20);
+	expect_msg(res >= 0 && (uint64_t)res <= CACHE_MAX, "%" PRId64 " MiB of the call cached", res >> 20);
 	close(wfd);
 	close(fd);
 }
@@ -550,6 +539,7 @@ static int child(enum scene s)
 	uint8_t *shadow = malloc(R_END);
 	char a[128], c[128], x[128];
 
+	tassert_context = fs.type;
 	if (s == S_WORKING_SET) {
 		free(shadow);
 		if ((ret = confine(s)) != 0)
@@ -557,7 +547,7 @@ static int child(enum scene s)
 		check_working_set(path(n, "ws", x, sizeof(x)), path(n, "b", c, sizeof(c)));
 		unlink(x);
 		unlink(c);
-		return failures ? 1 : 0;
+		return tassert_failures ? 1 : 0;
 	}
 	if (!shadow || make_file(path(n, "a", a, sizeof(a)), shadow, s == S_NOBODY) ||
 	    make_file(path(n, "c", c, sizeof(c)), NULL, s == S_NOBODY)) {
@@ -584,7 +574,7 @@ static int child(enum scene s)
 	unlink(a);
 	unlink(c);
 	free(shadow);
-	return failures ? 1 : 0;
+	return tassert_failures ? 1 : 0;
 }
 
 /* Run @s in a child; a memory cgroup of @limit bytes around it unless 0.

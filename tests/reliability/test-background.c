@@ -26,6 +26,7 @@
 #include <cmocka.h>
 
 #include "prealloc.h"
+#include "tassert.h"
 #include "tcheck.h"
 #include "tfs.h"
 
@@ -173,14 +174,13 @@ static void mechanism_bits(void **state)
 			if (!ret)
 				ret = prealloc_verify(fd, 0, 512 * KiB, &c);
 			/* Checked after the scheduler is back: an assert would leave it. */
-			if (ret || r.method != methods[m] || c.written_bytes != 512 * KiB ||
-			    !(r.background & PREALLOC_BG_PACED) ||
-			    !!(r.background & PREALLOC_BG_IDLE_PRIO) != idle) {
-				print_error("%s/%s: ret %d method %u written %" PRIu64 " bits %#x\n",
-					    scheds[i], prealloc_method_name(methods[m]), ret, r.method,
-					    c.written_bytes, r.background);
-				bad++;
-			}
+			bad += !expect_msg(!ret && r.method == methods[m] &&
+					   c.written_bytes == 512 * KiB &&
+					   (r.background & PREALLOC_BG_PACED) &&
+					   !!(r.background & PREALLOC_BG_IDLE_PRIO) == idle,
+					   "%s/%s: ret %d method %u written %" PRIu64 " bits %#x",
+					   scheds[i], prealloc_method_name(methods[m]), ret, r.method,
+					   c.written_bytes, r.background);
 			if (fd >= 0)
 				close(fd);
 		}

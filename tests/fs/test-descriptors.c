@@ -36,6 +36,7 @@
 
 #include "engine.h"	/* pa_uring_set_cqe_hook() of test builds */
 #include "prealloc.h"
+#include "tassert.h"
 #include "tcheck.h"
 #include "tfs.h"
 
@@ -51,12 +52,6 @@
 #define END		(OFF + LEN)
 
 static struct tfs t;
-
-static int complain(const char *what, const char *name, long a, long b)
-{
-	fprintf(stderr, "%s: %s (%ld, %ld)\n", name, what, a, b);
-	return 1;
-}
 
 static uint8_t expected(uint64_t pos)
 {
@@ -92,21 +87,24 @@ static int check_file(const char *path, const char *name)
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	struct stat st;
 
-	if (fd < 0 || fstat(fd, &st) < 0)
-		return complain("open", name, errno, 0);
-	if ((uint64_t)st.st_size != END)
-		return complain("size", name, (long)st.st_size, (long)END);
+	if (!expect_msg(fd >= 0 && fstat(fd, &st) == 0, "%s: open: %s", name, strerror(errno)))
+		return 1;
+	if (!expect_msg((uint64_t)st.st_size == END, "%s: size %ld, want %ld", name,
+			(long)st.st_size, (long)END))
+		return 1;
 	for (uint64_t pos = 0; pos < END; pos += sizeof(buf)) {
 		ssize_t n = pread(fd, buf, sizeof(buf), (off_t)pos);
 
-		if (n <= 0)
-			return complain("read", name, (long)n, errno);
+		if (!expect_msg(n > 0, "%s: read returned %ld: %s", name, (long)n, strerror(errno)))
+			return 1;
 		for (ssize_t i = 0; i < n; i++)
-			if (buf[i] != expected(pos + (uint64_t)i))
-				return complain("content", name, (long)(pos + (uint64_t)i), buf[i]);
+			if (!expect_msg(buf[i] == expected(pos + (uint64_t)i), "%s: byte %ld is %#x",
+					name, (long)(pos + (uint64_t)i), buf[i]))
+				return 1;
 	}
-	if (prealloc_verify(fd, OFF, LEN, &cs) || cs.written_bytes != LEN)
-		return complain("not written", name, (long)cs.written_bytes, (long)LEN);
+	if (!expect_msg(prealloc_verify(fd, OFF, LEN, &cs) == 0 && cs.written_bytes == LEN,
+			"%s: %ld of %ld bytes written", name, (long)cs.written_bytes, (long)LEN))
+		return 1;
 	close(fd);
 	return 0;
 }
@@ -124,19 +122,22 @@ static int scenario(const char *name, int oflags, bool ro, uint32_t method, uint
 
 	tfs_path(&t, name, path, sizeof(path));
 	pfd = populate(path);
-	if (pfd < 0)
-		return complain("populate", name, errno, 0);
+	if (!expect_msg(pfd >= 0, "%s: populate: %s", name, strerror(errno)))
+		return 1;
 	fd = open(path, oflags | O_CLOEXEC);
-	if (fd < 0 || (ro && fchmod(pfd, 0444) < 0))
-		return complain("open", name, errno, 0);
+	if (!expect_msg(fd >= 0 && (!ro || fchmod(pfd, 0444) == 0), "%s: open: %s", name,
+			strerror(errno)))
+		return 1;
 	close(pfd);
 	fl = fcntl(fd, F_GETFL);
 	fds = tfs_count_fds();
 	ret = prealloc_file_ex(fd, OFF, LEN, &o, &r);
-	if (ret)
-		return complain("call failed", name, ret, (long)method);
-	if (tfs_count_fds() != fds || fcntl(fd, F_GETFL) != fl || lseek(fd, 0, SEEK_CUR) != 0)
-		return complain("descriptors changed", name, tfs_count_fds(), fds);
+	if (!expect_msg(ret == 0, "%s: method %u: %s", name, method, strerror(-ret)))
+		return 1;
+	if (!expect_msg(tfs_count_fds() == fds && fcntl(fd, F_GETFL) == fl &&
+			lseek(fd, 0, SEEK_CUR) == 0, "%s: descriptors changed (%d, were %d)",
+			name, tfs_count_fds(), fds))
+		return 1;
 	close(fd);
 	if (ret_refused)
 		*ret_refused = r.refused;
@@ -191,11 +192,12 @@ static int wronly_direct(void)
 	struct stat st;
 	int ret = prealloc_file(fd, 0, 4 * MiB, 0);
 
-	if (ret || fstat(fd, &st) < 0 || (uint64_t)st.st_size != 4 * MiB)
-		return complain("wronly-direct aligned", "wronly-direct", ret, 0);
+	if (!expect_msg(ret == 0 && fstat(fd, &st) == 0 && (uint64_t)st.st_size == 4 * MiB,
+			"wronly-direct aligned: %d", ret))
+		return 1;
 	ret = prealloc_file(fd, 4 * MiB, 100, 0);
 	close(fd);
-	return ret == -EINVAL ? 0 : complain("wronly-direct unaligned", "wronly-direct", ret, 0);
+	return !expect_msg(ret == -EINVAL, "wronly-direct unaligned: %d", ret);
 }
 
 static void no_proc(void **state)
@@ -368,8 +370,8 @@ static int uring_refused(void)
 
 	if (scenario("memlock", O_RDWR, false, PREALLOC_METHOD_AUTO, &refused))
 		return 1;
-	return refused & (1u << PREALLOC_METHOD_URING) ? 0 : complain("uring not tried", "memlock",
-								     (long)refused, 0);
+	return !expect_msg(refused & (1u << PREALLOC_METHOD_URING), "memlock: io_uring not tried "
+			   "(refused %#x)", refused);
 }
 
 static void uring_setup_enomem(void **state)
@@ -518,13 +520,14 @@ static int huge_request(void)
 		      O_RDWR | O_CREAT | O_CLOEXEC, 0644);
 	int ret;
 
-	if (fd < 0)
-		return complain("open", "huge-request", errno, 0);
+	if (!expect_msg(fd >= 0, "huge-request: open: %s", strerror(errno)))
+		return 1;
 	/* Far more than the process needs, far less than 1 GiB more. */
-	if (setrlimit(RLIMIT_AS, &as) < 0)
-		return complain("setrlimit", "huge-request", errno, 0);
+	if (!expect_msg(setrlimit(RLIMIT_AS, &as) == 0, "huge-request: setrlimit: %s",
+			strerror(errno)))
+		return 1;
 	ret = prealloc_file_ex(fd, 0, 8 * KiB, &o, NULL);
-	return ret ? complain("call failed", "huge-request", ret, 0) : 0;
+	return !expect_msg(ret == 0, "huge-request: %s", strerror(-ret));
 }
 
 static void request_sized_to_work(void **state)

@@ -383,7 +383,7 @@ static int fail_second_submit(int ret)
 /*
  * The writes in flight are waited for before undo, so none lands after it:
  * the bytes, the size and the allocated extents are as before (ext4 may keep
- * an emptied extent tree block, as tests/test-faults.c allows: blocks are
+ * an emptied extent tree block, as tests/reliability/test-faults.c allows: blocks are
  * not compared).
  */
 static void submit_failure_undone(void **st)

@@ -38,6 +38,7 @@
 #include <sys/statfs.h>
 
 #include "prealloc.h"
+#include "tassert.h"
 #include "tcheck.h"
 #include "tfs.h"
 
@@ -81,13 +82,12 @@ struct model {
 	char log[160];		/* the current operation, for failure messages */
 };
 
-#define CHECK(m, cond, ...) do {						\
-	if (!(cond)) {								\
-		fprintf(stderr, "%s step %u: %s: ", (m)->type, (m)->step, (m)->log); \
-		fprintf(stderr, __VA_ARGS__);					\
-		fprintf(stderr, "\n");						\
-		return -1;							\
-	}									\
+/* A failed check ends this filesystem's stream, saying where it was. */
+#define expect_step(m, cond, ...) do {							\
+	if (!expect_msg(cond, __VA_ARGS__)) {						\
+		fprintf(stderr, "  %s step %u: %s\n", (m)->type, (m)->step, (m)->log);	\
+		return -1;								\
+	}										\
 } while (0)
 
 static uint64_t allocated(int fd, uint64_t off, uint64_t end)
@@ -107,8 +107,8 @@ static int check_bytes(struct model *m)
 	struct stat st;
 	int64_t n;
 
-	CHECK(m, got, "out of memory");
-	CHECK(m, fstat(m->fd, &st) == 0 && (uint64_t)st.st_size == m->size,
+	expect_step(m, got, "out of memory");
+	expect_step(m, fstat(m->fd, &st) == 0 && (uint64_t)st.st_size == m->size,
 	      "size %" PRIu64 ", model %" PRIu64, (uint64_t)st.st_size, m->size);
 	n = tc_read(m->fd, got, m->size);
 	for (uint64_t i = 0; n == (int64_t)m->size && i < m->size; i++)
@@ -117,7 +117,7 @@ static int check_bytes(struct model *m)
 			break;
 		}
 	free(got);
-	CHECK(m, n == (int64_t)m->size, "bytes differ at %" PRId64, -1 - n);
+	expect_step(m, n == (int64_t)m->size, "bytes differ at %" PRId64, -1 - n);
 	return 0;
 }
 
@@ -303,12 +303,12 @@ static int check_report(struct model *m, uint64_t off, uint64_t len,
 	struct prealloc_census c = { .size = sizeof(c) };
 	bool fiemap_written;
 
-	CHECK(m, r->bytes_zeroed + r->bytes_kept + r->bytes_reserved == len,
+	expect_step(m, r->bytes_zeroed + r->bytes_kept + r->bytes_reserved == len,
 	      "report: zeroed %" PRIu64 " + kept %" PRIu64 " + reserved %" PRIu64 " != %" PRIu64,
 	      r->bytes_zeroed, r->bytes_kept, r->bytes_reserved, len);
-	CHECK(m, prealloc_verify(m->fd, off, len, &c) == 0, "verify failed");
+	expect_step(m, prealloc_verify(m->fd, off, len, &c) == 0, "verify failed");
 	fiemap_written = c.written_bytes == len && c.shared_bytes == 0 && !m->cow;
-	CHECK(m, r->written == fiemap_written,
+	expect_step(m, r->written == fiemap_written,
 	      "report written=%u cow=%u zeroed %" PRIu64 " kept %" PRIu64 " reserved %" PRIu64
 	      ", FIEMAP: written %" PRIu64 " unwritten %" PRIu64 " holes %" PRIu64 " shared %"
 	      PRIu64 ", size %" PRIu64, r->written, r->cow, r->bytes_zeroed, r->bytes_kept,
@@ -369,7 +369,7 @@ static int op_prealloc(struct model *m)
 		uint64_t now_hi = allocated(m->fd, PA_ROUND_UP_U(off + len, m->bs), FAR);
 		bool grew;
 
-		CHECK(m, in.fault != F_TOO_BIG, "a request larger than free space succeeded");
+		expect_step(m, in.fault != F_TOO_BIG, "a request larger than free space succeeded");
 		old_size = m->size;
 		apply_success(m, off, off + len, o.flags);
 		if (check_bytes(m) || check_report(m, off, len, &r))
@@ -378,18 +378,18 @@ static int op_prealloc(struct model *m)
 		 * into the rest of the old last block, allocating it. */
 		grew = off + len > old_size && old_size % m->bs;
 
-		CHECK(m, (now_lo == out_lo || (grew && now_lo == out_lo + m->bs)) &&
+		expect_step(m, (now_lo == out_lo || (grew && now_lo == out_lo + m->bs)) &&
 		      now_hi >= out_hi,
 		      "allocation outside the range: %" PRIu64 "+%" PRIu64 ", was %" PRIu64
 		      "+%" PRIu64, now_lo, now_hi, out_lo, out_hi);
 		return 0;
 	}
-	CHECK(m, ret == -ECANCELED || ret == -EOPNOTSUPP || ret == -ENOSPC,
+	expect_step(m, ret == -ECANCELED || ret == -EOPNOTSUPP || ret == -ENOSPC,
 	      "unexpected error %d", ret);
 	m->failed[ret == -ECANCELED ? 0 : ret == -EOPNOTSUPP ? 1 : in.fault == F_FILL ? 3 : 2]++;
-	CHECK(m, ret != -ECANCELED || in.fault == F_CANCEL, "cancelled by nobody");
+	expect_step(m, ret != -ECANCELED || in.fault == F_CANCEL, "cancelled by nobody");
 	/* Without fallocate() nothing can be reserved beyond EOF: refused. */
-	CHECK(m, ret != -EOPNOTSUPP || o.method != PREALLOC_METHOD_AUTO ||
+	expect_step(m, ret != -EOPNOTSUPP || o.method != PREALLOC_METHOD_AUTO ||
 	      (m->no_fallocate && (o.flags & PREALLOC_KEEP_SIZE) && off + len > m->size),
 	      "auto refused");
 	{
@@ -398,7 +398,7 @@ static int op_prealloc(struct model *m)
 
 		if (zeroed < 0 || check_bytes(m))
 			return -1;
-		CHECK(m, r.bytes_zeroed >= (uint64_t)zeroed,
+		expect_step(m, r.bytes_zeroed >= (uint64_t)zeroed,
 		      "report counts %" PRIu64 " bytes zeroed, %" PRId64 " data bytes are zero",
 		      r.bytes_zeroed, zeroed);
 		if (fsync(m->fd) < 0)
@@ -406,7 +406,7 @@ static int op_prealloc(struct model *m)
 		now_lo = allocated(m->fd, 0, PA_ROUND_DOWN_U(off, m->bs));
 		now_hi = allocated(m->fd, PA_ROUND_UP_U(off + len, m->bs), FAR);
 		now_in = allocated(m->fd, lo, hi);
-		CHECK(m, now_lo == out_lo && now_hi == out_hi && now_in == in_blocks,
+		expect_step(m, now_lo == out_lo && now_hi == out_hi && now_in == in_blocks,
 		      "allocation after failure %d: before %" PRIu64 "+%" PRIu64 ", now %" PRIu64
 		      "+%" PRIu64 "; inside %" PRIu64 ", was %" PRIu64, ret, out_lo, out_hi,
 		      now_lo, now_hi, now_in, in_blocks);

@@ -24,7 +24,7 @@ else
 		python3 -c 'import json,sys; print(next(o["value"] for o in json.load(sys.stdin) if o["name"] == "prefix"))')
 fi
 configure() {
-	cmake -S "$src/tests/cmake" -B "$tmp/$1" -DCMAKE_PREFIX_PATH="$prefix" \
+	cmake -S "$src/tests/checks/cmake" -B "$tmp/$1" -DCMAKE_PREFIX_PATH="$prefix" \
 		-DEXAMPLE="$src/examples/zeroing-plan.c" -DCMAKE_C_FLAGS="-Wall -Wextra -Werror" \
 		-DWANT="$2" >"$tmp/log" 2>&1
 }

@@ -23,6 +23,7 @@
 #include <sys/wait.h>
 
 #include "prealloc.h"
+#include "tassert.h"
 #include "tcheck.h"
 #include "tfs.h"
 
@@ -180,8 +181,6 @@ static void serve(int fd)
 	}
 }
 
-#define FAIL(...) do { fprintf(stderr, __VA_ARGS__); fprintf(stderr, "\n"); ret = 1; goto out; } while (0)
-
 int main(void)
 {
 	struct prealloc_report r = { .size = sizeof(r) };
@@ -211,30 +210,32 @@ int main(void)
 	close(fuse);
 	snprintf(path, sizeof(path), "%s/f", dir);
 	fd = open(path, O_RDWR | O_CLOEXEC);
-	if (fd < 0)
-		FAIL("open %s: %s", path, strerror(errno));
+	if (!expect_msg(fd >= 0, "open %s: %s", path, strerror(errno)))
+		goto out;
 	/* 5000 bytes of data, then an extended size, which a filesystem with
 	 * extents could back with unwritten extents: SEEK_DATA says data. */
-	if (tc_write_pattern(fd, NULL, 1, 0, 5000) || ftruncate(fd, 300000) < 0)
-		FAIL("cannot write the file");
+	if (!expect_msg(!tc_write_pattern(fd, NULL, 1, 0, 5000) && ftruncate(fd, 300000) == 0,
+			"cannot write the file"))
+		goto out;
 	ret = prealloc_file_ex(fd, 0, 1 * MiB, NULL, &r);
-	if (ret)
-		FAIL("prealloc_file_ex: %s", strerror(-ret));
+	if (!expect_msg(ret == 0, "prealloc_file_ex: %s", strerror(-ret)))
+		goto out;
 	printf("report: written %u kept %" PRIu64 " unknown %" PRIu64 " zeroed %" PRIu64 "\n",
 	       r.written, r.bytes_kept, r.bytes_unknown, r.bytes_zeroed);
-	if (r.written || r.bytes_unknown != r.bytes_kept || r.bytes_kept < 300000)
-		FAIL("the report claims a written state nobody can know");
-	if (prealloc_verify(fd, 0, 1 * MiB, &c))
-		FAIL("prealloc_verify failed");
+	if (!expect_msg(!r.written && r.bytes_unknown == r.bytes_kept && r.bytes_kept >= 300000,
+			"the report claims a written state nobody can know"))
+		goto out;
+	if (!expect_msg(prealloc_verify(fd, 0, 1 * MiB, &c) == 0, "prealloc_verify failed"))
+		goto out;
 	printf("census: written %" PRIu64 " unknown %" PRIu64 " holes %" PRIu64 " fiemap %u\n",
 	       c.written_bytes, c.unknown_bytes, c.hole_bytes, c.fiemap);
-	if (c.fiemap || c.unknown_bytes != 1 * MiB || c.written_bytes)
-		FAIL("the census claims a written state nobody can know");
+	if (!expect_msg(!c.fiemap && c.unknown_bytes == 1 * MiB && !c.written_bytes,
+			"the census claims a written state nobody can know"))
+		goto out;
 	if (tool) {
 		snprintf(cmd, sizeof(cmd), "%s verify %s >/dev/null 2>&1", tool, path);
 		st = system(cmd);
-		if (!WIFEXITED(st) || WEXITSTATUS(st) != 1)
-			FAIL("prealloc verify says fully written");
+		expect_msg(WIFEXITED(st) && WEXITSTATUS(st) == 1, "prealloc verify says fully written");
 	}
 out:
 	if (fd >= 0)
@@ -243,5 +244,5 @@ out:
 	kill(pid, SIGKILL);
 	waitpid(pid, &st, 0);
 	rmdir(dir);
-	return ret ? 1 : 0;
+	return tassert_failures ? 1 : 0;
 }

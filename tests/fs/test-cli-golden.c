@@ -3,14 +3,14 @@
  * Golden output of the prealloc tool (util-linux's tests/expected/ habit):
  * each case below runs one shell line in a fresh ext4 filesystem on a loop
  * device, and its standard output, standard error and exit status, masked by
- * tests/expected/filter.sed, must equal tests/expected/<case>.out.  Cases run
- * in order and build on each other (run makes r1, verify reads it).  The
+ * tests/fs/expected/filter.sed, must equal tests/fs/expected/<case>.out.
+ * Cases run in order and build on each other (run makes r1, verify reads it).  The
  * probe cases read the captured NVMe tree (tests/probes/make-tree.sh) in
  * place of /sys, so the device chain is the same on every machine.
  *
  * After an intended change of the output, regenerate the files and review
  * the diff:
- *   meson test -C build test-cli-golden --test-args=--regen && git diff tests/expected
+ *   meson test -C build test-cli-golden --test-args=--regen && git diff tests/fs/expected
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,10 +19,11 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include "tassert.h"
 #include "tfs.h"
 
 struct golden {
-	const char *name;	/* tests/expected/<name>.out */
+	const char *name;	/* tests/fs/expected/<name>.out */
 	const char *line;	/* sh -c; $DEV: a loop device without a filesystem */
 };
 
@@ -73,22 +74,21 @@ static int run_case(const struct golden *g, const char *dir, const char *dev, co
 /* Compare (or with @regen, rewrite) each case; the number that differ. */
 static int run_cases(const char *dir, const char *dev, int regen)
 {
-	int bad = 0;
-
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const char *name = cases[i].name;
 		char got[160];
 
-		snprintf(got, sizeof(got), "%s/%s.out", work, cases[i].name);
-		if (run_case(&cases[i], dir, dev, got) < 0) {
-			bad++;
+		snprintf(got, sizeof(got), "%s/%s.out", work, name);
+		if (!expect_msg(run_case(&cases[i], dir, dev, got) == 0, "%s did not run", name))
 			continue;
-		}
 		if (regen)
-			bad += tfs_sh("cp '%s' '%s/%s.out'", got, expected_dir, cases[i].name) < 0;
-		else if (tfs_sh("diff -u '%s/%s.out' '%s' >&2", expected_dir, cases[i].name, got) < 0)
-			bad++;
+			expect_msg(tfs_sh("cp '%s' '%s/%s.out'", got, expected_dir, name) == 0,
+				   "%s: expected/%s.out not rewritten", name, name);
+		else
+			expect_msg(tfs_sh("diff -u '%s/%s.out' '%s' >&2", expected_dir, name, got) == 0,
+				   "%s: the output differs from expected/%s.out", name, name);
 	}
-	return bad;
+	return (int)tassert_failures;
 }
 
 int main(int argc, char **argv)

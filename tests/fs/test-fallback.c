@@ -43,6 +43,7 @@
 #endif
 
 #include "prealloc.h"
+#include "tassert.h"
 #include "tfs.h"
 #include "tseccomp.h"
 
@@ -191,7 +192,7 @@ struct refusal_case {
 };
 
 #define CHILD_NO_SECCOMP 254	/* a kernel without seccomp filters */
-#define CHILD_CHECK(cond) do { if (!(cond)) return __LINE__; } while (0)
+#define CHILD_CHECK(cond) do { if (!expect_msg(cond, "in the child")) return __LINE__; } while (0)
 
 /* In the child: 0, or the line of the first check that failed. */
 static int refused_child(const struct refusal_case *k)
