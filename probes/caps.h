@@ -12,7 +12,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "sysfs_root.h"
+#include "src/base/sysfs_root.h"
 
 enum pa_tristate {
 	PA_UNKNOWN = -1,
@@ -40,7 +40,7 @@ struct pa_caps {
 struct pa_caps_entry;
 
 /*
- * A cache of records, owned by a context (src/context.c).  It is dropped when
+ * A cache of records, owned by a context (src/call/context.c).  It is dropped when
  * the sysfs root or the mount table changes; the mount table is watched
  * through a /proc/self/mountinfo descriptor whose identity is checked before
  * every use, so a descriptor number closed and reused behind our back (e.g.
@@ -81,7 +81,7 @@ void pa_caps_put(const struct pa_caps *caps);
 void pa_caps_cache_invalidate(struct pa_caps_cache *cache, dev_t dev);
 
 #ifdef PA_TEST_HOOKS
-/* Test builds: the same on the default context's cache (src/context.c). */
+/* Test builds: the same on the default context's cache (src/call/context.c). */
 int pa_caps_get(dev_t dev, const struct pa_caps **ret);
 void pa_caps_invalidate(dev_t dev);
 #endif

@@ -14,8 +14,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "nvme.h"
-#include "scsi.h"
+#include "probes/nvme.h"
+#include "probes/scsi.h"
 
 /* Value of a queue attribute the kernel does not have (e.g. before 6.17). */
 #define PA_Q_ABSENT UINT64_MAX

@@ -7,8 +7,8 @@
 #include <unistd.h>
 #include <sys/stat.h>
 
-#include "device_io.h"
-#include "util.h"
+#include "probes/device_io.h"
+#include "src/base/util.h"
 
 bool pa_probe_step_ok(char *reason, size_t len, const char *what, int r)
 {

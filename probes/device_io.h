@@ -12,7 +12,7 @@
 #include <stddef.h>
 #include <sys/types.h>
 
-#include "chain.h"
+#include "probes/chain.h"
 
 /*
  * The outcome of one probe step (fetch, then decode): true when @r is 0.

@@ -4,7 +4,7 @@
 #include <stdbool.h>
 #include <string.h>
 
-#include "facts.h"
+#include "probes/facts.h"
 #include "prealloc.h"
 
 static uint64_t read_uint(const void *p, size_t size)

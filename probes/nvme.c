@@ -10,10 +10,10 @@
 #include <unistd.h>
 
 #include "config.h"
-#include "facts.h"
-#include "nvme.h"
-#include "registry.h"
-#include "util.h"
+#include "probes/facts.h"
+#include "probes/nvme.h"
+#include "probes/registry.h"
+#include "src/base/util.h"
 
 #if HAVE_LIBNVME
 #include <libnvme.h>

@@ -12,11 +12,11 @@
 #include <unistd.h>
 
 #include "config.h"
-#include "facts.h"
-#include "registry.h"
-#include "scsi.h"
-#include "sysfs_read.h"
-#include "util.h"
+#include "probes/facts.h"
+#include "probes/registry.h"
+#include "probes/scsi.h"
+#include "src/base/sysfs_read.h"
+#include "src/base/util.h"
 
 #if HAVE_SGUTILS
 #include <scsi/sg_lib.h>

@@ -7,8 +7,8 @@
  */
 #include <stdio.h>
 
-#include "chain.h"
-#include "registry.h"
+#include "probes/chain.h"
+#include "probes/registry.h"
 
 /* A device whose queue is its own (partitions repeat their disk's). */
 static bool has_own_queue(const struct pa_device *d)

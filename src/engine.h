@@ -17,15 +17,15 @@
 #define PA_DEFAULT_QUEUE_DEPTH	4
 #define PA_DEFAULT_REQUEST	(4u << 20)
 
-#include "caps.h"
-#include "ofdlock.h"
-#include "pace.h"
-#include "plan.h"
-#include "rangelock.h"
-#include "reopen.h"
-#include "steps.h"
+#include "probes/caps.h"
+#include "src/call/ofdlock.h"
+#include "src/call/pace.h"
+#include "src/plan/plan.h"
+#include "src/call/rangelock.h"
+#include "src/file/reopen.h"
+#include "src/plan/steps.h"
 
-/* What is known about an open target before planning (src/target.c). */
+/* What is known about an open target before planning (src/call/target.c). */
 struct pa_target {
 	struct prealloc_ctx *ctx;	/* the context whose caches are used; NULL: default */
 	struct stat st;
@@ -45,7 +45,7 @@ int pa_target_open(struct prealloc_ctx *ctx, int fd, uint64_t off, uint64_t len,
 void pa_target_close(struct pa_target *t);
 
 /* statfs f_type of the upper layer under overlayfs descriptor @fd: where
- * its data is written.  0 when it cannot be told (src/overlay.c). */
+ * its data is written.  0 when it cannot be told (src/call/overlay.c). */
 uint64_t pa_overlay_upper_fs(int fd);
 
 /* "ext4", "xfs", "btrfs", "tmpfs", ... or NULL for an unknown f_type. */
@@ -64,26 +64,26 @@ struct pa_call {
 	int wfd_flags;			/* fcntl(wfd, F_GETFL), or -errno */
 	int dfd;			/* our O_DIRECT descriptor, or -1 */
 	int dio_rwf;			/* RWF_* flags for writes through dfd */
-	bool dontcache_refused;		/* pwritev2() refused RWF_DONTCACHE (src/dontcache.c) */
-	struct pa_target target;	/* filled before dispatch (src/api.c) */
+	bool dontcache_refused;		/* pwritev2() refused RWF_DONTCACHE (src/exec/dontcache.c) */
+	struct pa_target target;	/* filled before dispatch (src/call/api.c) */
 	uint32_t dio_align;		/* file offset and length alignment for O_DIRECT */
 	uint32_t dio_mem_align;		/* buffer alignment for O_DIRECT */
 	struct prealloc_options opts;	/* the caller's, completed with defaults */
 	struct prealloc_report rep;	/* full-size; copied out at the end */
 	uint64_t done;			/* progress */
 	uint64_t total;
-	struct pa_pace pace;		/* background mode and max_rate (src/pace.c) */
+	struct pa_pace pace;		/* background mode and max_rate (src/call/pace.c) */
 	struct pa_range_lock lock;	/* the bytes of a file the call may touch */
 	struct pa_ofd_lock olock;	/* the same bytes against other processes */
 };
 
 /* Copy and check the caller's size-prefixed options (unknown flags, method);
- * zero fields are left zero.  0, -EINVAL or -E2BIG (src/api.c). */
+ * zero fields are left zero.  0, -EINVAL or -E2BIG (src/call/api.c). */
 int pa_options_copy(const struct prealloc_options *opts, struct prealloc_options *o);
 
 /* The checks of a call that writes [off, off + len) of @fd, in this order:
  * options (copied into @o, no defaults), range, write access.  @fd's
- * status flags, or -errno (-EINVAL, -E2BIG, -EFBIG, -EBADF; src/api.c). */
+ * status flags, or -errno (-EINVAL, -E2BIG, -EFBIG, -EBADF; src/call/api.c). */
 int pa_check_call(int fd, uint64_t off, uint64_t len, const struct prealloc_options *opts,
 		  struct prealloc_options *o);
 
@@ -91,7 +91,7 @@ int pa_check_call(int fd, uint64_t off, uint64_t len, const struct prealloc_opti
 void pa_count(struct pa_call *c, unsigned int method, uint64_t bytes);
 
 /* Copy and check the caller's options (size-prefixed), defaults filled in:
- * 0, -EINVAL or -E2BIG (src/api.c). */
+ * 0, -EINVAL or -E2BIG (src/call/api.c). */
 int pa_get_options(const struct prealloc_options *opts, struct prealloc_options *o);
 
 /* Enter @step of the call, running @method (0 for none): what the report
@@ -107,10 +107,10 @@ static inline void pa_step(struct pa_call *c, uint32_t step, uint32_t method)
 int pa_advance(struct pa_call *c, unsigned int method, uint64_t bytes);
 
 /* Does @err say the method cannot work here, so the next one should try
- * (src/exec.c)?  The one definition for files and block devices. */
+ * (src/exec/exec.c)?  The one definition for files and block devices. */
 bool pa_refused(int err);
 
-/* One run of a plan's steps (src/exec.c), for a file or a block device. */
+/* One run of a plan's steps (src/exec/exec.c), for a file or a block device. */
 struct pa_exec {
 	struct pa_work w;		/* the facts the steps are built from */
 	struct pa_todo *todo;		/* what is still to be zeroed */
@@ -180,10 +180,10 @@ void pa_uring_set_submit_hook(int (*hook)(int ret));
 /* Is io_uring usable in this process?  0, or -EOPNOTSUPP with the reason
  * and its evidence in @why ("io_uring_setup refused: EPERM (a seccomp
  * profile?)", "; kernel.io_uring_disabled = 2" when the host turned it
- * off); asked once per process (src/refusal.h), logged through @ctx then. */
+ * off); asked once per process (src/exec/refusal.h), logged through @ctx then. */
 int pa_uring_usable(struct prealloc_ctx *ctx, char *why, size_t len);
 
-/* The same zero writes through Linux AIO (src/method_aio.c); -EOPNOTSUPP
+/* The same zero writes through Linux AIO (src/exec/method_aio.c); -EOPNOTSUPP
  * before any write when io_setup() is refused or libaio was not built in. */
 int pa_zero_aio(struct pa_call *c, const struct pa_range *r, size_t n);
 int pa_aio_usable(struct prealloc_ctx *ctx, char *why, size_t len);
@@ -208,13 +208,13 @@ int pa_zero_out(struct pa_call *c, uint64_t start, uint64_t len, uint64_t chunk)
  * work on large ranges.  -EOPNOTSUPP when the kernel or device cannot. */
 int pa_zero_write_zeroes(struct pa_call *c, uint64_t start, uint64_t len, uint64_t chunk);
 
-/* Block devices (src/blockdev.c). */
+/* Block devices (src/exec/blockdev.c). */
 int pa_blockdev_prealloc(struct pa_call *c, uint64_t off, uint64_t len);
 
-/* Regular files (src/file.c). */
+/* Regular files (src/exec/regular_file.c). */
 int pa_file_prealloc(struct pa_call *c, uint64_t off, uint64_t len);
 
-/* The facts of a file's range for its steps (src/file.c), shared with the
+/* The facts of a file's range for its steps (src/exec/regular_file.c), shared with the
  * probe: -EPERM for an append-only or immutable file; classify
  * [w->off, w->end) of @fd into @segs (*@ret_fiemap: from FIEMAP); check the
  * space and choose piecewise reservation. */
@@ -225,11 +225,11 @@ int pa_file_space(const struct pa_target *t, struct pa_work *w);
 /* What the kernel answered to FALLOC_FL_WRITE_ZEROES on (dev, fs_type) in
  * @ctx (NULL: the default context): PA_YES it worked, PA_NO it refused for
  * the filesystem or device, PA_UNKNOWN not asked yet; and remember an
- * answer, so later calls need not ask (src/context.c, over src/wz_cache.c). */
+ * answer, so later calls need not ask (src/call/context.c, over src/exec/wz_cache.c). */
 int pa_wz_answer(struct prealloc_ctx *ctx, uint64_t dev, uint64_t fs_type);
 void pa_wz_remember(struct prealloc_ctx *ctx, uint64_t dev, uint64_t fs_type, int answer);
 /* What @t's inode says about a FALLOC_FL_WRITE_ZEROES refusal on @fd, as
- * "this file, which ...", or NULL when it explains nothing (src/wz_inode.c). */
+ * "this file, which ...", or NULL when it explains nothing (src/exec/wz_inode.c). */
 const char *pa_wz_inode_refusal(int fd, const struct pa_target *t);
 /* uname(2)'s release, the kernel the answers come from. */
 void pa_kernel_release(char *buf, size_t len);

@@ -34,7 +34,7 @@
 #include <sys/wait.h>
 #include <cmocka.h>
 
-#include "engine.h"	/* the aio writer's hooks of test builds */
+#include "src/engine.h"	/* the aio writer's hooks of test builds */
 #include "prealloc.h"
 #include "tcheck.h"
 #include "tfs.h"

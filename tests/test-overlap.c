@@ -40,7 +40,7 @@
 #include <sys/stat.h>
 #include <cmocka.h>
 
-#include "engine.h"	/* pa_uring_set_cqe_hook() of test builds */
+#include "src/engine.h"	/* pa_uring_set_cqe_hook() of test builds */
 #include "prealloc.h"
 #include "tcheck.h"
 #include "tfs.h"

@@ -13,9 +13,9 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "caps.h"
-#include "plan.h"
-#include "steps.h"
+#include "probes/caps.h"
+#include "src/plan/plan.h"
+#include "src/plan/steps.h"
 
 #define WZ PREALLOC_METHOD_WRITE_ZEROES
 #define ZO PREALLOC_METHOD_ZEROOUT

@@ -20,8 +20,8 @@
 #include <sys/stat.h>
 #include <cmocka.h>
 
-#include "caps.h"
-#include "engine.h"
+#include "probes/caps.h"
+#include "src/engine.h"
 #include "prealloc.h"
 #include "tcheck.h"
 #include "tfs.h"

@@ -38,7 +38,7 @@
 #include <sys/wait.h>
 #include <cmocka.h>
 
-#include "engine.h"	/* pa_uring_set_submit_hook() of test builds */
+#include "src/engine.h"	/* pa_uring_set_submit_hook() of test builds */
 #include "prealloc.h"
 #include "tcheck.h"
 #include "tfs.h"

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* The pool's lock: waking the worker, and the one way to do I/O from a step
  * that holds the lock. */
-#include "pool.h"
+#include "src/pool/pool.h"
 
 /* New work for the worker: it is not idle any more until it says so. */
 void pa_pool_kick(struct prealloc_pool *p)

@@ -16,8 +16,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "state.h"
-#include "store.h"
+#include "src/pool/state.h"
+#include "src/pool/store.h"
 
 struct pa_prepared;		/* prepare.c */
 

@@ -10,7 +10,7 @@
 #include <errno.h>
 #include <unistd.h>
 
-#include "pool.h"
+#include "src/pool/pool.h"
 
 #define PA_POOL_TICK_NS 1000000000ull
 

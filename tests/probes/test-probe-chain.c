@@ -17,12 +17,12 @@
 #include <sys/wait.h>
 #include <cmocka.h>
 
-#include "caps.h"
+#include "probes/caps.h"
 #include "config.h"
-#include "chain.h"
+#include "probes/chain.h"
 #include "fake-io.h"
-#include "plan.h"
-#include "registry.h"
+#include "src/plan/plan.h"
+#include "probes/registry.h"
 #include "tfs.h"
 
 static char tmpdir[] = "/tmp/probe-chain-XXXXXX";

@@ -34,9 +34,9 @@
 #include <sys/wait.h>
 #include <cmocka.h>
 
-#include "caps.h"
-#include "chain.h"
-#include "sysfs_root.h"
+#include "probes/caps.h"
+#include "probes/chain.h"
+#include "src/base/sysfs_root.h"
 #include "prealloc.h"
 #include "prealloc-pool.h"
 #include "stacks.h"

@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The context: every piece of state the library keeps between calls and
+ * everything it takes from the environment (the sysfs root, the capabilities
+ * cache with its mount-table watch, the write-zeroes refusal memory, the
+ * caller's log hook).  Calls without a context use a static default one.
+ */
+#ifndef PREALLOC_CONTEXT_H
+#define PREALLOC_CONTEXT_H
+
+#include <stdint.h>
+
+#include "probes/caps.h"
+#include "src/call/log.h"
+#include "prealloc.h"
+#include "src/base/sysfs_root.h"
+#include "src/exec/wz_cache.h"
+
+struct prealloc_ctx {
+	unsigned int refs;		/* the default context is never freed */
+	struct pa_sysfs_root sysfs;	/* where every sysfs reader looks */
+	struct pa_caps_cache caps;
+	struct pa_wz_cache wz;
+	struct pa_log log;
+};
+
+/* @ctx, or the default context when NULL. */
+struct prealloc_ctx *pa_ctx(struct prealloc_ctx *ctx);
+
+/* The sysfs root @ctx (NULL: the default context) reads now. */
+const char *pa_ctx_sysfs(struct prealloc_ctx *ctx);
+
+/* Log through @ctx's hook (NULL: the default context's). */
+#define pa_log(ctx, priority, ...) \
+	pa_log_emit(&pa_ctx(ctx)->log, (priority), __FILE__, __LINE__, __func__, __VA_ARGS__)
+
+#endif

@@ -1,0 +1,233 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The aio method: O_DIRECT zero writes through Linux AIO (io_submit), for
+ * where io_uring is refused (container seccomp profiles, hardened hosts,
+ * kernel.io_uring_disabled) and Linux AIO is not.  The writes are those of
+ * src/exec/direct_writer.c, as the uring method's; AIO has no registered
+ * buffers, so the kernel pins the zero buffer per request.
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "config.h"
+#include "src/call/context.h"
+#include "src/exec/direct_writer.h"
+#include "src/engine.h"
+#include "src/base/internal.h"
+#include "src/exec/refusal.h"
+
+#if HAVE_LIBAIO
+#include <libaio.h>
+
+/* <linux/aio_abi.h> clashes with <libaio.h>; its value: */
+#ifndef IOCB_FLAG_IOPRIO
+#define IOCB_FLAG_IOPRIO (1 << 1)
+#endif
+
+struct writer {
+	struct pa_dw w;			/* first: the send callback's cast */
+	io_context_t ctx;
+	struct iocb cb[PA_DW_MAX_QD];
+	struct iocb *queued[PA_DW_MAX_QD];	/* sent, not yet taken by io_submit */
+	unsigned int nqueued;
+};
+
+static void send_write(struct pa_dw *dw, unsigned int s)
+{
+	struct writer *w = (struct writer *)dw;
+	struct iocb *cb = &w->cb[s];
+	const struct pa_range *p = &dw->slot[s];
+	struct pa_call *c = dw->c;
+
+	io_prep_pwrite(cb, c->dfd, dw->buf, p->len, (long long)p->start);
+	cb->aio_rw_flags = (unsigned int)c->dio_rwf;
+	if (c->pace.idle_prio) {
+		cb->u.c.flags |= IOCB_FLAG_IOPRIO;
+		cb->aio_reqprio = (short)pa_pace_ioprio(&c->pace);
+	}
+	cb->data = (void *)(uintptr_t)s;
+	w->queued[w->nqueued++] = cb;
+}
+
+#ifdef PA_TEST_HOOKS
+static int (*event_hook)(int res);
+static int (*submit_hook)(int ret);
+
+void pa_aio_set_event_hook(int (*hook)(int res))
+{
+	event_hook = hook;
+}
+
+void pa_aio_set_submit_hook(int (*hook)(int ret))
+{
+	submit_hook = hook;
+}
+#endif
+
+static void complete(struct writer *w, const struct io_event *ev)
+{
+	int res = (int)(long)ev->res;
+
+#ifdef PA_TEST_HOOKS
+	if (event_hook)
+		res = event_hook(res);
+#endif
+	pa_dw_complete(&w->w, (unsigned int)(uintptr_t)ev->data, res);
+}
+
+/* Completions of requests the kernel took (at least one): false when the
+ * context itself is broken, and nothing more can be learnt. */
+static bool reap(struct writer *w)
+{
+	struct io_event ev[PA_DW_MAX_QD];
+	int got;
+
+	do
+		got = io_getevents(w->ctx, 1, PA_DW_MAX_QD, ev, NULL);
+	while (got == -EINTR);
+	if (got < 0 && !w->w.err)
+		w->w.err = got;
+	for (int i = 0; i < got; i++)
+		complete(w, &ev[i]);
+	return got >= 0;
+}
+
+/* io_submit() what is queued.  Requests it did not take stay queued while
+ * others are in flight (-EAGAIN: resources, they free up); any other
+ * failure stops the writer, the requests it did not take are never sent. */
+static void submit(struct writer *w)
+{
+	int ret = io_submit(w->ctx, w->nqueued, w->queued), taken = PA_MAX(ret, 0);
+
+#ifdef PA_TEST_HOOKS
+	if (submit_hook)
+		ret = submit_hook(ret);
+#endif
+	w->nqueued -= (unsigned int)taken;
+	memmove(w->queued, w->queued + taken, w->nqueued * sizeof(*w->queued));
+	if (ret >= 0 || ret == -EINTR || (ret == -EAGAIN && w->w.inflight > w->nqueued))
+		return;
+	if (!w->w.err)
+		w->w.err = ret;
+}
+
+/*
+ * Until every write the kernel took has completed, so undo never races a
+ * write still landing (io_destroy() would also wait for them); after an
+ * error nothing is sent again.
+ */
+static int run(struct writer *w)
+{
+	for (;;) {
+		pa_dw_fill(&w->w);
+		if (w->nqueued)
+			submit(w);
+		if (w->w.err && w->nqueued) {	/* never sent */
+			pa_dw_unsent(&w->w, w->nqueued);
+			w->nqueued = 0;
+		}
+		if (!w->w.inflight)
+			return w->w.err;
+		if (w->w.inflight > w->nqueued && !reap(w))
+			return w->w.err;
+	}
+}
+
+static int writer_init(struct writer *w, struct pa_call *c, const struct pa_range *r, size_t n)
+{
+	int ret = pa_dw_init(&w->w, c, PREALLOC_METHOD_AIO, r, n);
+
+	if (ret)
+		return ret;
+	w->w.send = send_write;
+	ret = io_setup((int)w->w.qd, &w->ctx);
+	if (ret < 0) {
+		pa_dw_free(&w->w);
+		/* Refused (seccomp, no CONFIG_AIO) or fs.aio-max-nr reached:
+		 * nothing was written, let the caller fall back. */
+		pa_log(c->target.ctx, LOG_NOTICE, "Linux AIO refused: io_setup: %s\n",
+		       strerror(-ret));
+		return -EOPNOTSUPP;
+	}
+	return 0;
+}
+
+int pa_zero_aio(struct pa_call *c, const struct pa_range *r, size_t n)
+{
+	struct writer w = { 0 };
+	int ret;
+
+	if (!n)
+		return 0;
+	ret = writer_init(&w, c, r, n);
+	if (ret)
+		return ret;
+	ret = run(&w);
+	io_destroy(w.ctx);
+	pa_dw_free(&w.w);
+	return ret;
+}
+
+static struct pa_refusal setup_refusal;
+
+/* A one-request context, set up and destroyed: what seccomp says. */
+static int setup_probe(void)
+{
+	io_context_t ctx = 0;
+	int ret = io_setup(1, &ctx);
+
+	if (!ret)
+		io_destroy(ctx);
+	return ret;
+}
+
+int pa_aio_usable(struct prealloc_ctx *ctx, char *why, size_t len)
+{
+	char buf[160];
+	int err;
+
+	if (!pa_refusal_get(&setup_refusal, &err)) {
+		err = pa_refusal_learn(&setup_refusal, setup_probe());
+		if (err)
+			pa_log(ctx, LOG_NOTICE, "aio refused in this process: %s\n",
+			       pa_refusal_describe("io_setup", "Linux AIO", err, buf, sizeof(buf)));
+	}
+	if (!err)
+		return 0;
+	if (why && len)
+		pa_refusal_describe("io_setup", "Linux AIO", err, why, len);
+	return -EOPNOTSUPP;
+}
+
+#else
+
+int pa_zero_aio(struct pa_call *c, const struct pa_range *r, size_t n)
+{
+	(void)c;
+	(void)r;
+	(void)n;
+	return -EOPNOTSUPP;
+}
+
+int pa_aio_usable(struct prealloc_ctx *ctx, char *why, size_t len)
+{
+	(void)ctx;
+	if (why && len)
+		snprintf(why, len, "built without libaio");
+	return -EOPNOTSUPP;
+}
+
+#ifdef PA_TEST_HOOKS
+void pa_aio_set_event_hook(int (*hook)(int res))
+{
+	(void)hook;
+}
+
+void pa_aio_set_submit_hook(int (*hook)(int ret))
+{
+	(void)hook;
+}
+#endif
+#endif
