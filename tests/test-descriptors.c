@@ -34,8 +34,8 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "src/engine.h"	/* pa_uring_set_cqe_hook() of test builds */
 #include "prealloc.h"
+#include "src/exec/method_uring.h"	/* pa_uring_set_cqe_hook() of test builds */
 #include "tcheck.h"
 #include "tfs.h"
 

@@ -20,9 +20,9 @@
 #include <sys/stat.h>
 #include <cmocka.h>
 
-#include "probes/caps.h"
-#include "src/engine.h"
 #include "prealloc.h"
+#include "probes/caps.h"
+#include "src/call/context.h"
 #include "tcheck.h"
 #include "tfs.h"
 

@@ -6,9 +6,14 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "src/engine.h"
 #include "src/base/internal.h"
+#include "src/call/call.h"
 #include "src/call/rangelock.h"
+#include "src/call/target.h"
+#include "src/exec/blockdev.h"
+#include "src/exec/regular_file.h"
+#include "src/exec/zero.h"
+#include "src/file/reopen.h"
 
 #define PREALLOC_FLAGS_ALL (PREALLOC_KEEP_SIZE | PREALLOC_ZERO_DATA | \
 			    PREALLOC_NO_SYNC | PREALLOC_FORCE | PREALLOC_BACKGROUND)

@@ -14,8 +14,9 @@
 #include <unistd.h>
 #include <sys/eventfd.h>
 
-#include "src/engine.h"
 #include "src/base/internal.h"
+#include "src/call/call.h"
+#include "src/file/reopen.h"
 
 struct prealloc_async {
 	pthread_t thread;

@@ -6,9 +6,8 @@
 #include <sys/sysmacros.h>
 #include <sys/utsname.h>
 
-#include "src/call/context.h"
-#include "src/engine.h"
 #include "src/base/internal.h"
+#include "src/call/context.h"
 
 static struct prealloc_ctx default_ctx = {
 	.refs = 1,

@@ -8,12 +8,13 @@
 #ifndef PREALLOC_CONTEXT_H
 #define PREALLOC_CONTEXT_H
 
+#include <stddef.h>
 #include <stdint.h>
 
-#include "probes/caps.h"
-#include "src/call/log.h"
 #include "prealloc.h"
+#include "probes/caps.h"
 #include "src/base/sysfs_root.h"
+#include "src/call/log.h"
 #include "src/exec/wz_cache.h"
 
 struct prealloc_ctx {
@@ -33,5 +34,14 @@ const char *pa_ctx_sysfs(struct prealloc_ctx *ctx);
 /* Log through @ctx's hook (NULL: the default context's). */
 #define pa_log(ctx, priority, ...) \
 	pa_log_emit(&pa_ctx(ctx)->log, (priority), __FILE__, __LINE__, __func__, __VA_ARGS__)
+
+/* What the kernel answered to FALLOC_FL_WRITE_ZEROES on (dev, fs_type) in
+ * @ctx (NULL: the default context): PA_YES it worked, PA_NO it refused for
+ * the filesystem or device, PA_UNKNOWN not asked yet; and remember an
+ * answer, so later calls need not ask (over src/exec/wz_cache.c). */
+int pa_wz_answer(struct prealloc_ctx *ctx, uint64_t dev, uint64_t fs_type);
+void pa_wz_remember(struct prealloc_ctx *ctx, uint64_t dev, uint64_t fs_type, int answer);
+/* uname(2)'s release, the kernel the answers come from. */
+void pa_kernel_release(char *buf, size_t len);
 
 #endif

@@ -34,9 +34,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "src/base/util.h"
 #include "src/call/ofdlock.h"
 #include "src/file/reopen.h"
-#include "src/base/util.h"
 
 #define BACKOFF_MIN_NS (1 * 1000 * 1000)
 #define BACKOFF_MAX_NS (50 * 1000 * 1000)	/* as the in-process lock polls */

@@ -7,13 +7,14 @@
  * mount, /proc/self/mountinfo that mount's upperdir.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/vfs.h>
 
-#include "src/engine.h"
 #include "src/base/internal.h"
+#include "src/call/overlay.h"
 
 /* The mount id of @fd, or -1. */
 static long mount_id(int fd)

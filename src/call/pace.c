@@ -27,12 +27,12 @@
 #include <string.h>
 #include <linux/ioprio.h>
 
-#include "src/call/context.h"
-#include "src/call/devstat.h"
 #include "src/base/internal.h"
-#include "src/call/pace.h"
 #include "src/base/sysfs_read.h"
 #include "src/base/sysfs_root.h"
+#include "src/call/context.h"
+#include "src/call/devstat.h"
+#include "src/call/pace.h"
 
 #define MIB		(1ull << 20)
 #define NS		1000000000ull

@@ -19,14 +19,17 @@
 
 #include "probes/blkid.h"
 #include "probes/chain.h"
-#include "src/call/context.h"
-#include "src/engine.h"
 #include "probes/facts.h"
-#include "src/base/internal.h"
-#include "src/exec/method.h"
-#include "src/plan/probe_plan.h"
 #include "probes/registry.h"
+#include "src/base/internal.h"
+#include "src/call/call.h"
+#include "src/call/context.h"
+#include "src/call/target.h"
+#include "src/exec/method.h"
+#include "src/file/reopen.h"
 #include "src/file/statx.h"
+#include "src/plan/probe_plan.h"
+#include "src/plan/steps.h"
 
 /* Facts per list: a device has about 70 (queue, NVMe, SCSI). */
 #define FACTS_MAX 128

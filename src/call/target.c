@@ -10,9 +10,10 @@
 #include <sys/vfs.h>
 #include <unistd.h>
 
-#include "src/call/context.h"
-#include "src/engine.h"
 #include "src/base/internal.h"
+#include "src/call/context.h"
+#include "src/call/overlay.h"
+#include "src/call/target.h"
 #include "src/exec/method.h"
 
 #define ZFS_SUPER_MAGIC		0x2fc12fc1

@@ -30,9 +30,14 @@
 #include <linux/fs.h>
 
 #include "probes/blkid.h"
-#include "src/engine.h"
 #include "src/base/internal.h"
+#include "src/call/call.h"
+#include "src/exec/blockdev.h"
+#include "src/exec/exec.h"
 #include "src/exec/method.h"
+#include "src/file/direct.h"
+#include "src/file/reopen.h"
+#include "src/plan/steps.h"
 
 /* Bytes per BLKZEROOUT or fallocate call: the unit of progress and cancel. */
 #define CHUNK_MIN	(64ull << 20)

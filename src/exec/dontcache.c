@@ -15,10 +15,10 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include "src/base/internal.h"
+#include "src/call/call.h"
 #include "src/call/context.h"
 #include "src/exec/dontcache.h"
-#include "src/engine.h"
-#include "src/base/internal.h"
 
 /* At most two windows of the call's pages are cached at any time. */
 #define WINDOW (8ull << 20)

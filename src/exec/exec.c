@@ -13,10 +13,13 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "src/engine.h"
 #include "src/base/internal.h"
-#include "src/exec/method.h"
 #include "src/base/mutant.h"
+#include "src/call/call.h"
+#include "src/exec/exec.h"
+#include "src/exec/method.h"
+#include "src/exec/zero.h"
+#include "src/plan/steps.h"
 
 bool pa_refused(int err)
 {

@@ -4,9 +4,13 @@
  * it is and how it runs; its code is in its own file (src/exec/zero.c for the
  * simple ones, src/exec/method_uring.c, src/exec/method_aio.c).
  */
-#include "src/engine.h"
 #include "src/base/internal.h"
+#include "src/call/call.h"
+#include "src/call/progress.h"
 #include "src/exec/method.h"
+#include "src/exec/method_aio.h"
+#include "src/exec/method_uring.h"
+#include "src/exec/zero.h"
 
 static bool always(const struct pa_plan_input *in)
 {

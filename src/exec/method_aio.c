@@ -12,10 +12,11 @@
 #include <string.h>
 
 #include "config.h"
+#include "src/base/internal.h"
+#include "src/call/call.h"
 #include "src/call/context.h"
 #include "src/exec/direct_writer.h"
-#include "src/engine.h"
-#include "src/base/internal.h"
+#include "src/exec/method_aio.h"
 #include "src/exec/refusal.h"
 
 #if HAVE_LIBAIO

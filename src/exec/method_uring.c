@@ -12,12 +12,13 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "src/base/internal.h"
+#include "src/base/sysfs_read.h"
+#include "src/call/call.h"
 #include "src/call/context.h"
 #include "src/exec/direct_writer.h"
-#include "src/engine.h"
-#include "src/base/internal.h"
+#include "src/exec/method_uring.h"
 #include "src/exec/refusal.h"
-#include "src/base/sysfs_read.h"
 
 struct writer {
 	struct pa_dw w;			/* first: the send callback's cast */

@@ -8,13 +8,18 @@
 #include <fcntl.h>
 #include <sys/stat.h>
 
-#include "src/engine.h"
-#include "src/file/extents.h"
 #include "src/base/internal.h"
-#include "src/exec/method.h"
+#include "src/call/call.h"
 #include "src/call/report.h"
+#include "src/call/target.h"
+#include "src/exec/exec.h"
+#include "src/exec/method.h"
+#include "src/exec/regular_file.h"
+#include "src/file/direct.h"
+#include "src/file/extents.h"
 #include "src/file/space.h"
 #include "src/file/undo.h"
+#include "src/plan/steps.h"
 
 #define WZ_CHUNK (1ull << 30)	/* progress and cancelling granularity */
 

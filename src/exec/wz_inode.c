@@ -14,7 +14,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "src/engine.h"
+#include "src/call/target.h"
+#include "src/exec/wz_inode.h"
 #include "src/file/extents.h"
 
 /* Any extent of the file shared with another (FIEMAP's flag): xfs gives

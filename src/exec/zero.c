@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Progress accounting and the simple zeroing methods. */
+/* The simple zeroing methods, and what a method's refusal says. */
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
@@ -10,34 +10,21 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
-#include "src/call/context.h"
-#include "src/exec/dontcache.h"
-#include "src/engine.h"
 #include "src/base/internal.h"
+#include "src/call/call.h"
+#include "src/call/context.h"
+#include "src/call/progress.h"
+#include "src/call/target.h"
+#include "src/exec/dontcache.h"
+#include "src/exec/wz_inode.h"
+#include "src/exec/zero.h"
+#include "src/file/direct.h"
 
 #define ZBUF	(64u << 10)
 #define ZIOV	16		/* 1 MiB per pwritev() */
 #define ZALIGN	4096u		/* good for direct I/O too */
 
 static const uint8_t zeros[ZBUF] __attribute__((aligned(ZALIGN)));
-
-void pa_count(struct pa_call *c, unsigned int method, uint64_t bytes)
-{
-	c->rep.bytes_by_method[method] += bytes;
-	if (method != PREALLOC_METHOD_ALLOCATE)
-		c->rep.bytes_zeroed += bytes;
-	else
-		c->rep.bytes_reserved += bytes;
-	c->done += bytes;
-}
-
-int pa_advance(struct pa_call *c, unsigned int method, uint64_t bytes)
-{
-	pa_count(c, method, bytes);
-	if (c->opts.progress && c->opts.progress(c->done, c->total, c->opts.progress_data))
-		return -ECANCELED;
-	return 0;
-}
 
 /*
  * Who refused FALLOC_FL_WRITE_ZEROES: the file, when its inode explains it

@@ -6,8 +6,8 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#include "src/file/extents.h"
 #include "src/base/internal.h"
+#include "src/file/extents.h"
 
 static int grow(void **v, size_t *cap, size_t elem)
 {

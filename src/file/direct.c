@@ -11,9 +11,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "src/call/context.h"
-#include "src/engine.h"
 #include "src/base/internal.h"
+#include "src/call/call.h"
+#include "src/call/context.h"
+#include "src/file/direct.h"
+#include "src/file/reopen.h"
 #include "src/file/statx.h"
 
 /*

@@ -10,8 +10,8 @@
 #include <linux/fs.h>
 #include <sys/ioctl.h>
 
-#include "src/file/extents.h"
 #include "src/base/internal.h"
+#include "src/file/extents.h"
 #include "src/file/reopen.h"
 
 #define FIEMAP_BATCH 256

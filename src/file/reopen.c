@@ -13,9 +13,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "src/file/reopen.h"
 #include "src/base/sysfs_read.h"
 #include "src/base/sysfs_root.h"
+#include "src/file/reopen.h"
 
 int pa_dup(int fd)
 {

@@ -12,11 +12,11 @@
 #include <sys/statfs.h>
 #include <unistd.h>
 
-#include "src/call/context.h"
 #include "src/base/internal.h"
-#include "src/file/space.h"
 #include "src/base/sysfs_read.h"
 #include "src/base/sysfs_root.h"
+#include "src/call/context.h"
+#include "src/file/space.h"
 
 /*
  * Bytes ext4 keeps from everyone, root included (reserved_clusters, about 2%

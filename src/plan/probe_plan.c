@@ -10,10 +10,14 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "src/engine.h"
 #include "src/base/internal.h"
+#include "src/call/target.h"
 #include "src/exec/method.h"
+#include "src/exec/regular_file.h"
+#include "src/file/direct.h"
+#include "src/file/reopen.h"
 #include "src/plan/probe_plan.h"
+#include "src/plan/steps.h"
 
 /* The plan's first method that its preparation would not refuse. */
 static int first_method(const struct pa_target *t, int fd, const struct pa_plan *plan,

@@ -3,7 +3,8 @@
 #ifndef PREALLOC_PROBE_PLAN_H
 #define PREALLOC_PROBE_PLAN_H
 
-#include "src/engine.h"
+#include "src/call/target.h"
+#include "src/plan/steps.h"
 
 /*
  * The steps prealloc_file_ex() would run first for [off, off + len) of
