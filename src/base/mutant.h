@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Durability mutants for the power-loss test (tests/vm/crash.c): each one
- * removes one durability step, so the test can show it would notice.  Only
+ * removes one durability measure, so the test can show it would notice.  Only
  * the test archive built with -DPA_MUTANTS has them; everywhere else
- * pa_mutant() is the constant false and the guarded steps always run.
+ * pa_mutant() is the constant false and the guarded code always runs.
  */
 #ifndef PA_MUTANT_H
 #define PA_MUTANT_H

@@ -224,7 +224,7 @@ PA_EXPORT int prealloc_file_ex(int fd, uint64_t offset, uint64_t len,
 	c.fd = pa_dup(fd);
 	if (c.fd < 0)
 		return c.fd;
-	pa_step(&c, PREALLOC_STEP_TARGET, 0);
+	pa_phase(&c, PREALLOC_STEP_TARGET, 0);
 	ret = open_locked(&c, offset, len);
 	if (!ret)
 		open_wfd(&c, fl);
@@ -234,7 +234,7 @@ PA_EXPORT int prealloc_file_ex(int fd, uint64_t offset, uint64_t len,
 		ret = S_ISBLK(c.target.st.st_mode) ? pa_blockdev_prealloc(&c, offset, len) :
 					     pa_file_prealloc(&c, offset, len);
 	if (!ret)
-		pa_step(&c, PREALLOC_STEP_NONE, 0);
+		pa_phase(&c, PREALLOC_STEP_NONE, 0);
 	call_end(&c, report, t0);
 	return ret;
 }

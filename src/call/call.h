@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * One prealloc_file_ex() call: what it holds for its whole duration, its
- * options and the step it is in (src/call/api.c).  The contract of src/call/.
+ * options and the phase it is in (src/call/api.c).  The contract of src/call/.
  */
 #ifndef PREALLOC_CALL_H
 #define PREALLOC_CALL_H
@@ -58,11 +58,15 @@ int pa_check_call(int fd, uint64_t off, uint64_t len, const struct prealloc_opti
  * 0, -EINVAL or -E2BIG (src/call/api.c). */
 int pa_get_options(const struct prealloc_options *opts, struct prealloc_options *o);
 
-/* Enter @step of the call, running @method (0 for none): what the report
- * names as failed_step/failed_method if the call fails before the next one. */
-static inline void pa_step(struct pa_call *c, uint32_t step, uint32_t method)
+/*
+ * Enter @phase of the call (an &enum prealloc_step: the public API names a
+ * call's phases so), running @method (0 for none): what the report names as
+ * failed_step/failed_method if the call fails before the next one.  Inside
+ * the library a "step" is only ever a step of the plan (src/plan/steps.h).
+ */
+static inline void pa_phase(struct pa_call *c, uint32_t phase, uint32_t method)
 {
-	c->rep.failed_step = step;
+	c->rep.failed_step = phase;
 	c->rep.failed_method = method;
 }
 

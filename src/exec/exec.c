@@ -26,7 +26,8 @@ bool pa_refused(int err)
 	return err == -EOPNOTSUPP;
 }
 
-static const uint32_t step_of[] = {
+/* The call's phase while a plan step of each action runs. */
+static const uint32_t phase_of[] = {
 	[PREALLOC_ACTION_RESERVE] = PREALLOC_STEP_RESERVE,
 	[PREALLOC_ACTION_ZERO] = PREALLOC_STEP_ZERO,
 	[PREALLOC_ACTION_WRITE_EDGES] = PREALLOC_STEP_ZERO,
@@ -109,7 +110,7 @@ static int run_steps(struct pa_call *c, struct pa_exec *x)
 		size_t first = k;
 		int ret;
 
-		pa_step(c, step_of[s->action], s->method);
+		pa_phase(c, phase_of[s->action], s->method);
 		x->started = true;	/* the target may change from here on */
 		ret = run_step(c, x, &k);
 		if (ret) {
@@ -135,7 +136,7 @@ static int run_method(struct pa_call *c, struct pa_exec *x, unsigned int m, bool
 {
 	int ret;
 
-	pa_step(c, PREALLOC_STEP_ZERO, m);
+	pa_phase(c, PREALLOC_STEP_ZERO, m);
 	*ran = false;
 	ret = m != x->prepared ? prepare(c, x, m) : 0;
 	if (!ret)

@@ -30,7 +30,7 @@ int pa_undo_record(struct pa_undo *u, int fd, uint64_t off, uint64_t end,
 /*
  * Undo on @fd: @segs is the range's classification taken before the call;
  * its holes and unallocated EOF segments are the blocks the call may have
- * allocated.  Every step is tried whatever failed before it; with @sync the
+ * allocated.  Every part of it is tried whatever failed before it; with @sync the
  * result is made durable.  0, or the first error met: then the file may not
  * be as it was.
  */

@@ -50,7 +50,7 @@ struct pa_hand_out {
 	struct pa_fill fill;
 };
 
-/* I/O from a step that holds the lock. */
+/* I/O from a round of work that holds the lock. */
 typedef int (*pa_pool_io_fn)(struct prealloc_pool *p, void *arg);
 
 /* lock.c */
