@@ -12,20 +12,15 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "prealloc.h"
 #include "src/base/sysfs_root.h"
-
-enum pa_tristate {
-	PA_UNKNOWN = -1,
-	PA_NO = 0,
-	PA_YES = 1,
-};
 
 struct pa_device;	/* one device of the chain; see probes/chain.h */
 
 struct pa_caps {
 	dev_t dev;			/* st_dev of a file, st_rdev of a block device */
 	/* Can every device of the chain zero by unmapping (FALLOC_FL_WRITE_ZEROES)? */
-	int write_zeroes_unmap;		/* enum pa_tristate */
+	int write_zeroes_unmap;		/* enum prealloc_answer */
 	char evidence[192];		/* which attribute or field decided it */
 	bool kernel_write_zeroes;	/* queue/write_zeroes_unmap_max_hw_bytes exists (6.17+) */
 	uint32_t logical_block_size;	/* of the top device; 512 if unknown */
@@ -70,7 +65,7 @@ const char *pa_caps_cache_root(const struct pa_caps_cache *cache);
 
 /*
  * Return the record for @dev (cached), taking a reference.  Never fails for
- * lack of privilege: what cannot be read is PA_UNKNOWN.  -ENOENT when @dev is
+ * lack of privilege: what cannot be read is PREALLOC_UNKNOWN.  -ENOENT when @dev is
  * not a block device known to sysfs (tmpfs, NFS, ...): the caller plans
  * without device facts.
  */

@@ -42,7 +42,7 @@ void pa_wz_remember(struct prealloc_ctx *ctx, uint64_t dev, uint64_t fs_type, in
 	pa_log(ctx, LOG_DEBUG,
 	       "write-zeroes %s on device %u:%u (filesystem 0x%llx, Linux %s): "
 	       "not asked there again until prealloc_ctx_flush()\n",
-	       answer == PA_YES ? "works" : "refused", major((dev_t)dev), minor((dev_t)dev),
+	       answer == PREALLOC_YES ? "works" : "refused", major((dev_t)dev), minor((dev_t)dev),
 	       (unsigned long long)fs_type, kernel);
 }
 

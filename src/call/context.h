@@ -36,8 +36,8 @@ const char *pa_ctx_sysfs(struct prealloc_ctx *ctx);
 	pa_log_emit(&pa_ctx(ctx)->log, (priority), __FILE__, __LINE__, __func__, __VA_ARGS__)
 
 /* What the kernel answered to FALLOC_FL_WRITE_ZEROES on (dev, fs_type) in
- * @ctx (NULL: the default context): PA_YES it worked, PA_NO it refused for
- * the filesystem or device, PA_UNKNOWN not asked yet; and remember an
+ * @ctx (NULL: the default context): PREALLOC_YES it worked, PREALLOC_NO it refused for
+ * the filesystem or device, PREALLOC_UNKNOWN not asked yet; and remember an
  * answer, so later calls need not ask (over src/exec/wz_cache.c). */
 int pa_wz_answer(struct prealloc_ctx *ctx, uint64_t dev, uint64_t fs_type);
 void pa_wz_remember(struct prealloc_ctx *ctx, uint64_t dev, uint64_t fs_type, int answer);

@@ -240,7 +240,7 @@ static void device_verdict(struct prealloc_probe *p)
 		p->decided_by = p->why;
 	} else if (!pa_plan_write_zeroes(in, &why)) {
 		/* The device's own fact when it is the device (or kernel) that says no. */
-		if (!in->kernel_write_zeroes || in->write_zeroes_unmap == PA_NO) {
+		if (!in->kernel_write_zeroes || in->write_zeroes_unmap == PREALLOC_NO) {
 			p->decided_by = c->evidence;
 		} else if (in->write_zeroes_refused) {
 			snprintf(p->why, sizeof(p->why), "%s (Linux %s)", why, p->kernel);
@@ -250,7 +250,7 @@ static void device_verdict(struct prealloc_probe *p)
 		}
 	} else if (!file && !in->write_zeroes_works) {
 		/* A block device's answer is its queue attribute. */
-		p->offloaded = in->write_zeroes_unmap == PA_YES ? PREALLOC_YES : PREALLOC_UNKNOWN;
+		p->offloaded = in->write_zeroes_unmap == PREALLOC_YES ? PREALLOC_YES : PREALLOC_UNKNOWN;
 		p->decided_by = c->evidence;
 	} else {
 		bool works = in->write_zeroes_works;
@@ -283,7 +283,7 @@ static void decide_offload(struct prealloc_probe *p)
 
 static void answer_fact(struct facts *f, const char *name, int answer)
 {
-	if (answer == PREALLOC_UNKNOWN || answer == PA_UNKNOWN)
+	if (answer == PREALLOC_UNKNOWN)
 		null(f, NULL, name);
 	else
 		num(f, NULL, name, PREALLOC_FACT_BOOL, answer == PREALLOC_YES);
@@ -382,7 +382,7 @@ static void target_facts(struct prealloc_probe *p, int fd, uint64_t off, uint64_
 	str(f, NULL, "sysfs_root", pa_caps_cache_root(&pa_ctx(p->ctx)->caps));
 	answer_fact(f, "zeroing_offloaded", p->offloaded);
 	str(f, NULL, "decided_by", p->decided_by);
-	answer_fact(f, "write_zeroes_unmap", c ? c->write_zeroes_unmap : PA_UNKNOWN);
+	answer_fact(f, "write_zeroes_unmap", c ? c->write_zeroes_unmap : PREALLOC_UNKNOWN);
 	str(f, NULL, "evidence", c ? c->evidence : "no block device under this file");
 	num(f, NULL, "kernel_write_zeroes", PREALLOC_FACT_BOOL, c && c->kernel_write_zeroes);
 	num(f, NULL, "write_zeroes_refused", PREALLOC_FACT_BOOL, p->t.in.write_zeroes_refused);

@@ -111,7 +111,7 @@ int pa_target_open(struct prealloc_ctx *ctx, int fd, uint64_t off, uint64_t len,
 		return ret;
 	in->flags = flags;
 	in->forced = method;
-	in->write_zeroes_unmap = PA_UNKNOWN;
+	in->write_zeroes_unmap = PREALLOC_UNKNOWN;
 	if (S_ISBLK(t->st.st_mode)) {
 		in->target = PA_TARGET_BLOCKDEV;
 		in->zeroout = true;
@@ -152,8 +152,8 @@ int pa_target_open(struct prealloc_ctx *ctx, int fd, uint64_t off, uint64_t len,
 	if (!t->fs_block)
 		t->fs_block = 512;
 	ret = pa_wz_answer(ctx, t->dev, t->fs_type);
-	in->write_zeroes_refused = ret == PA_NO;
-	in->write_zeroes_works = ret == PA_YES;
+	in->write_zeroes_refused = ret == PREALLOC_NO;
+	in->write_zeroes_works = ret == PREALLOC_YES;
 	in->unusable = pa_methods_unusable(ctx);
 	return 0;
 }

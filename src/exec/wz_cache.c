@@ -24,7 +24,7 @@ static int find_locked(const struct pa_wz_cache *wz, uint64_t dev, uint64_t fs_t
 
 int pa_wz_cache_get(struct pa_wz_cache *wz, uint64_t dev, uint64_t fs_type)
 {
-	int i, answer = PA_UNKNOWN;
+	int i, answer = PREALLOC_UNKNOWN;
 
 	pthread_mutex_lock(&wz->lock);
 	i = find_locked(wz, dev, fs_type);
@@ -45,7 +45,7 @@ bool pa_wz_cache_set(struct pa_wz_cache *wz, uint64_t dev, uint64_t fs_type, int
 		i = (int)(wz->next++ % PA_WZ_SLOTS);
 		wz->slot[i].dev = dev;
 		wz->slot[i].fs_type = fs_type;
-		wz->slot[i].answer = PA_UNKNOWN;
+		wz->slot[i].answer = PREALLOC_UNKNOWN;
 	}
 	changed = wz->slot[i].answer != answer;
 	wz->slot[i].answer = answer;

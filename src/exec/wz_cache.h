@@ -17,16 +17,16 @@ struct pa_wz_cache {
 	pthread_mutex_t lock;
 	struct {
 		uint64_t dev, fs_type;
-		int answer;		/* enum pa_tristate: PA_YES worked, PA_NO refused */
+		int answer;		/* enum prealloc_answer: PREALLOC_YES worked, PREALLOC_NO refused */
 	} slot[PA_WZ_SLOTS];
 	unsigned int next;
 };
 
 #define PA_WZ_CACHE_INIT { .lock = PTHREAD_MUTEX_INITIALIZER }
 
-/* What (dev, fs_type) answered: PA_YES, PA_NO, or PA_UNKNOWN (not asked). */
+/* What (dev, fs_type) answered: PREALLOC_YES, PREALLOC_NO, or PREALLOC_UNKNOWN (not asked). */
 int pa_wz_cache_get(struct pa_wz_cache *wz, uint64_t dev, uint64_t fs_type);
-/* Remember @answer (PA_YES or PA_NO) for (dev, fs_type); false if it was
+/* Remember @answer (PREALLOC_YES or PREALLOC_NO) for (dev, fs_type); false if it was
  * already the one remembered. */
 bool pa_wz_cache_set(struct pa_wz_cache *wz, uint64_t dev, uint64_t fs_type, int answer);
 void pa_wz_cache_flush(struct pa_wz_cache *wz);

@@ -39,10 +39,10 @@ static const char *wz_refused_by(const struct pa_call *c)
 
 	if (inode)
 		return inode;
-	if (file && pa_wz_answer(t->ctx, t->dev, t->fs_type) == PA_YES)
+	if (file && pa_wz_answer(t->ctx, t->dev, t->fs_type) == PREALLOC_YES)
 		return "this file (its filesystem took the flag before)";
-	pa_wz_remember(t->ctx, t->dev, t->fs_type, PA_NO);
-	if (t->in.write_zeroes_unmap == PA_UNKNOWN)
+	pa_wz_remember(t->ctx, t->dev, t->fs_type, PREALLOC_NO);
+	if (t->in.write_zeroes_unmap == PREALLOC_UNKNOWN)
 		return "the filesystem or the device (sysfs does not say which)";
 	return file ? "the filesystem on this kernel" : "the device";
 }
@@ -220,6 +220,6 @@ int pa_zero_write_zeroes(struct pa_call *c, uint64_t start, uint64_t len, uint64
 	int ret = zero_chunks(c, PREALLOC_METHOD_WRITE_ZEROES, start, len, chunk, write_zeroes_op);
 
 	if (c->rep.bytes_by_method[PREALLOC_METHOD_WRITE_ZEROES])
-		pa_wz_remember(c->target.ctx, c->target.dev, c->target.fs_type, PA_YES);
+		pa_wz_remember(c->target.ctx, c->target.dev, c->target.fs_type, PREALLOC_YES);
 	return ret;
 }

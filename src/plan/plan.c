@@ -38,9 +38,9 @@ bool pa_plan_write_zeroes(const struct pa_plan_input *in, const char **why)
 		*why = "no block device facts under the target: FALLOC_FL_WRITE_ZEROES not tried";
 	else if (!in->kernel_write_zeroes)
 		*why = "this kernel has no FALLOC_FL_WRITE_ZEROES (6.17 added it)";
-	else if (in->write_zeroes_unmap == PA_NO)
+	else if (in->write_zeroes_unmap == PREALLOC_NO)
 		*why = "the device cannot zero by unmapping";
-	else if (in->write_zeroes_refused && in->write_zeroes_unmap == PA_UNKNOWN)
+	else if (in->write_zeroes_refused && in->write_zeroes_unmap == PREALLOC_UNKNOWN)
 		*why = "asked the kernel: refused here (the device's answer is not in sysfs, "
 		       "so the filesystem or the device)";
 	else if (in->write_zeroes_refused)

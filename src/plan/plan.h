@@ -26,7 +26,7 @@ struct pa_plan_input {
 	bool mem_backed;		/* tmpfs/ramfs/hugetlbfs: no device below */
 	bool no_write;			/* hugetlbfs: no write(), fallocate() zeroes pages */
 	bool device_facts;		/* a block device's capabilities record was found */
-	int write_zeroes_unmap;		/* enum pa_tristate from the capabilities record */
+	int write_zeroes_unmap;		/* enum prealloc_answer from the capabilities record */
 	bool kernel_write_zeroes;	/* the kernel knows the flag (6.17+) */
 	/* The kernel's answer for this filesystem instance (or block device)
 	 * in this context; neither: not asked yet. */
