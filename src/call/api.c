@@ -44,9 +44,11 @@ int pa_copy_sized_in(void *dst, size_t ksize, const void *src, uint32_t user_siz
 	return 0;
 }
 
-int pa_options_copy(const struct prealloc_options *opts, struct prealloc_options *o)
+int pa_options_load(const struct prealloc_options *opts, uint32_t extra_flags,
+		    struct prealloc_options *o)
 {
 	int ret = 0;
+	bool bg;
 
 	if (opts)
 		ret = pa_copy_sized_in(o, sizeof(*o), opts, opts->size,
@@ -57,36 +59,21 @@ int pa_options_copy(const struct prealloc_options *opts, struct prealloc_options
 		return ret;
 	if ((o->flags & ~PREALLOC_FLAGS_ALL) || o->method >= PA_METHOD_COUNT)
 		return -EINVAL;
-	return 0;
-}
-
-static void fill_defaults(struct prealloc_options *o)
-{
+	o->size = sizeof(*o);
+	o->flags |= extra_flags;
 	/* Background: small requests, few in flight, so others wait less. */
-	bool bg = o->flags & PREALLOC_BACKGROUND;
-
+	bg = o->flags & PREALLOC_BACKGROUND;
 	if (!o->queue_depth)
 		o->queue_depth = bg ? PA_BG_QUEUE_DEPTH : PA_DEFAULT_QUEUE_DEPTH;
 	if (!o->request_bytes)
 		o->request_bytes = bg ? PA_BG_REQUEST : PA_DEFAULT_REQUEST;
+	return 0;
 }
 
-int pa_get_options(const struct prealloc_options *opts, struct prealloc_options *o)
+int pa_check_write(int fd, uint64_t off, uint64_t len)
 {
-	int ret = pa_options_copy(opts, o);
+	int ret = pa_check_range(off, len);
 
-	if (!ret)
-		fill_defaults(o);
-	return ret;
-}
-
-int pa_check_call(int fd, uint64_t off, uint64_t len, const struct prealloc_options *opts,
-		  struct prealloc_options *o)
-{
-	int ret = pa_options_copy(opts, o);
-
-	if (!ret)
-		ret = pa_check_range(off, len);
 	return ret ? ret : pa_check_writable(fd);
 }
 
@@ -216,10 +203,11 @@ PA_EXPORT int prealloc_file_ex(int fd, uint64_t offset, uint64_t len,
 		return -EINVAL;
 	if (report && report->size > PA_STRUCT_SIZE_MAX)
 		return -E2BIG;
-	fl = pa_check_call(fd, offset, len, opts, &c.opts);
+	fl = pa_options_load(opts, 0, &c.opts);
+	if (!fl)
+		fl = pa_check_write(fd, offset, len);
 	if (fl < 0)
 		return fl;
-	fill_defaults(&c.opts);
 	/* Our own descriptor for the caller's file, for the whole call. */
 	c.fd = pa_dup(fd);
 	if (c.fd < 0)

@@ -79,7 +79,9 @@ PA_EXPORT int prealloc_async_start(int fd, uint64_t offset, uint64_t len,
 	h->fd = h->efd = -1;
 	/* Arguments and write access are checked here, the rest by the
 	 * engine on the thread. */
-	ret = pa_check_call(fd, offset, len, opts, &h->opts);
+	ret = pa_options_load(opts, PREALLOC_BACKGROUND, &h->opts);
+	if (!ret)
+		ret = pa_check_write(fd, offset, len);
 	if (ret < 0) {
 		h->opts.ctx = NULL;	/* not referenced yet */
 		goto fail;
@@ -99,8 +101,6 @@ PA_EXPORT int prealloc_async_start(int fd, uint64_t offset, uint64_t len,
 	h->len = len;
 	h->user_progress = h->opts.progress;
 	h->user_data = h->opts.progress_data;
-	h->opts.size = sizeof(h->opts);
-	h->opts.flags |= PREALLOC_BACKGROUND;
 	h->opts.progress = progress;
 	h->opts.progress_data = h;
 	ret = pa_thread_start(&h->thread, worker, h);

@@ -44,19 +44,20 @@ struct pa_call {
 	struct pa_ofd_lock olock;	/* the same bytes against other processes */
 };
 
-/* Copy and check the caller's size-prefixed options (unknown flags, method);
- * zero fields are left zero.  0, -EINVAL or -E2BIG (src/call/api.c). */
-int pa_options_copy(const struct prealloc_options *opts, struct prealloc_options *o);
+/*
+ * The one options loader (src/call/api.c): copy the caller's size-prefixed
+ * @opts (NULL: all defaults) into @o, check them (unknown flags, method),
+ * add @extra_flags (the async call's PREALLOC_BACKGROUND) and fill in the
+ * defaults, background ones for a background call.  @o's size is then
+ * sizeof(*@o).  0, -EINVAL or -E2BIG.
+ */
+int pa_options_load(const struct prealloc_options *opts, uint32_t extra_flags,
+		    struct prealloc_options *o);
 
-/* The checks of a call that writes [off, off + len) of @fd, in this order:
- * options (copied into @o, no defaults), range, write access.  @fd's
- * status flags, or -errno (-EINVAL, -E2BIG, -EFBIG, -EBADF; src/call/api.c). */
-int pa_check_call(int fd, uint64_t off, uint64_t len, const struct prealloc_options *opts,
-		  struct prealloc_options *o);
-
-/* Copy and check the caller's options (size-prefixed), defaults filled in:
- * 0, -EINVAL or -E2BIG (src/call/api.c). */
-int pa_get_options(const struct prealloc_options *opts, struct prealloc_options *o);
+/* The checks of a call that writes [off, off + len) of @fd, after its
+ * options: range, then write access.  @fd's status flags, or -errno
+ * (-EINVAL, -EFBIG, -EBADF; src/call/api.c). */
+int pa_check_write(int fd, uint64_t off, uint64_t len);
 
 /*
  * Enter @phase of the call (an &enum prealloc_step: the public API names a

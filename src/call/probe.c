@@ -441,7 +441,7 @@ PA_EXPORT int prealloc_probe_new(int fd, uint64_t offset, uint64_t len,
 
 	if (!ret_probe)
 		return -EINVAL;
-	r = pa_get_options(opts, &o);
+	r = pa_options_load(opts, 0, &o);
 	if (!r && len)
 		r = pa_check_range(offset, len);
 	if (r)
