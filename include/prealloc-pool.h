@@ -5,14 +5,15 @@
  * so that a database switching to a new WAL segment renames one into place
  * instead of zeroing one while commits wait; its life cycle is told in
  * libprealloc(7).  Built on the calls of <prealloc.h>, which includes this
- * header; it may also be included alone.
+ * header; included alone it declares the pool's calls only (a program that
+ * also calls prealloc_ctx_new() or prealloc_file_ex() includes <prealloc.h>).
  */
 #ifndef LIBPREALLOC_POOL_H
 #define LIBPREALLOC_POOL_H
 
 #include <stdint.h>
 
-#include <prealloc.h>
+#include <prealloc-common.h>
 
 #ifdef __cplusplus
 extern "C" {

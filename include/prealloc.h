@@ -21,25 +21,14 @@
 #ifndef LIBPREALLOC_H
 #define LIBPREALLOC_H
 
-#if defined(__SIZEOF_POINTER__) && (__SIZEOF_POINTER__ != 8 || __SIZEOF_LONG__ != 8)
-#error "libprealloc: the ABI is LP64-only"
-#endif
-
 #include <stdarg.h>
 #include <stdint.h>
 
-/* Marks functions whose result must be looked at: ignoring it is a bug. */
-#if defined(__GNUC__) || defined(__clang__)
-#define PREALLOC_WUR __attribute__((warn_unused_result))
-#else
-#define PREALLOC_WUR
-#endif
+#include <prealloc-common.h>
 
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-#include <prealloc-version.h>
 
 /**
  * enum prealloc_flags - behaviour flags for prealloc_file()
@@ -943,7 +932,9 @@ int prealloc_probe_device_lookup(const struct prealloc_probe *probe,
 }
 #endif
 
-/* The ready-segment pool, built on the calls above. */
+/* The ready-segment pool, built on the calls above: <prealloc.h> declares
+ * the whole library.  (The dependency is one-way: the pool's header needs
+ * only <prealloc-common.h>.) */
 #include <prealloc-pool.h>
 
 #endif /* LIBPREALLOC_H */
