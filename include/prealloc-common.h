@@ -14,7 +14,15 @@
 
 #include <prealloc-version.h>
 
-/* Marks functions whose result must be looked at: ignoring it is a bug. */
+/*
+ * Marks functions whose result must be looked at: ignoring it is a bug.  It
+ * is on every call whose result is the answer or says whether the outputs
+ * were set: constructors, I/O calls, lookups and getters (names too).  Not
+ * on the lifetime calls (ref, unref, free, close) nor on the requests whose
+ * failure leaves the caller's course unchanged (prealloc_async_cancel(),
+ * prealloc_ctx_flush(), prealloc_pool_prepare(): the take of the name does
+ * the work then) or the setters of the log hook.
+ */
 #if defined(__GNUC__) || defined(__clang__)
 #define PREALLOC_WUR __attribute__((warn_unused_result))
 #else

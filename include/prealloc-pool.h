@@ -364,7 +364,7 @@ PREALLOC_WUR int prealloc_pool_wait_ready(struct prealloc_pool *pool, uint32_t c
  * Returns: 0, or -EINVAL (NULL argument, @stats->size below 16), -ECHILD.
  * Since: 0.2
  */
-int prealloc_pool_get_stats(struct prealloc_pool *pool, struct prealloc_pool_stats *stats);
+PREALLOC_WUR int prealloc_pool_get_stats(struct prealloc_pool *pool, struct prealloc_pool_stats *stats);
 
 /**
  * prealloc_pool_close() - stop the worker and free the handle
