@@ -35,7 +35,8 @@ _Static_assert(PA_METHOD_COUNT <= PREALLOC_METHOD_SLOTS, "report has a slot per 
 int pa_thread_start(pthread_t *t, void *(*fn)(void *), void *arg);
 
 /* Copy a size-prefixed input struct (see &prealloc_options.size): 0, -EINVAL
- * (user_size below min_size) or -E2BIG (unknown non-zero bytes). */
+ * (user_size below min_size) or -E2BIG (unknown non-zero bytes)
+ * (src/base/sized_in.c). */
 int pa_copy_sized_in(void *dst, size_t ksize, const void *src, uint32_t user_size,
 		     size_t min_size);
 
