@@ -75,10 +75,4 @@ void pa_caps_put(const struct pa_caps *caps);
 /* Drop cached records (all when dev == 0), e.g. after a remount. */
 void pa_caps_cache_invalidate(struct pa_caps_cache *cache, dev_t dev);
 
-#ifdef PA_TEST_HOOKS
-/* Test builds: the same on the default context's cache (src/call/context.c). */
-int pa_caps_get(dev_t dev, const struct pa_caps **ret);
-void pa_caps_invalidate(dev_t dev);
-#endif
-
 #endif

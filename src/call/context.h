@@ -41,6 +41,13 @@ const char *pa_ctx_sysfs(struct prealloc_ctx *ctx);
  * answer, so later calls need not ask (over src/exec/wz_cache.c). */
 int pa_wz_answer(struct prealloc_ctx *ctx, uint64_t dev, uint64_t fs_type);
 void pa_wz_remember(struct prealloc_ctx *ctx, uint64_t dev, uint64_t fs_type, int answer);
+#ifdef PA_TEST_HOOKS
+/* Test builds: pa_caps_cache_get() and pa_caps_cache_invalidate() on the
+ * default context's cache. */
+int pa_caps_get(dev_t dev, const struct pa_caps **ret);
+void pa_caps_invalidate(dev_t dev);
+#endif
+
 /* uname(2)'s release, the kernel the answers come from. */
 void pa_kernel_release(char *buf, size_t len);
 

@@ -23,6 +23,7 @@
 #include "fake-io.h"
 #include "src/plan/plan.h"
 #include "probes/registry.h"
+#include "src/call/context.h"
 #include "tfs.h"
 
 static char tmpdir[] = "/tmp/probe-chain-XXXXXX";
