@@ -28,7 +28,7 @@
 #include "src/exec/method.h"
 #include "src/file/reopen.h"
 #include "src/file/statx.h"
-#include "src/plan/probe_plan.h"
+#include "src/call/probe_plan.h"
 #include "src/plan/steps.h"
 
 /* Facts per list: a device has about 70 (queue, NVMe, SCSI). */

@@ -2,7 +2,7 @@
 /*
  * The zeroing methods as one table, indexed by enum prealloc_method: the
  * planner (src/plan/plan.c), the step builder (src/plan/steps.c), the probe
- * (src/plan/probe_plan.c) and the executor (src/exec/exec.c) read a method's row and
+ * (src/call/probe_plan.c) and the executor (src/exec/exec.c) read a method's row and
  * never its name, so a new method is its own file and one row of
  * src/exec/method.c.
  */

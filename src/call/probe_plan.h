@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* The steps a call would run, for the probe (src/plan/probe_plan.c). */
+/* The steps a call would run, for the probe (src/call/probe_plan.c). */
 #ifndef PREALLOC_PROBE_PLAN_H
 #define PREALLOC_PROBE_PLAN_H
 

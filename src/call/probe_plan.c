@@ -16,7 +16,7 @@
 #include "src/exec/regular_file.h"
 #include "src/file/direct.h"
 #include "src/file/reopen.h"
-#include "src/plan/probe_plan.h"
+#include "src/call/probe_plan.h"
 #include "src/plan/steps.h"
 
 /* The plan's first method that its preparation would not refuse. */
