@@ -11,12 +11,12 @@
 #include <unistd.h>
 
 #include "src/base/internal.h"
+#include "src/call/probe_plan.h"
 #include "src/call/target.h"
+#include "src/exec/direct.h"
 #include "src/exec/method.h"
 #include "src/exec/regular_file.h"
-#include "src/file/direct.h"
 #include "src/file/reopen.h"
-#include "src/call/probe_plan.h"
 #include "src/plan/steps.h"
 
 /* The plan's first method that its preparation would not refuse. */

@@ -33,9 +33,9 @@
 #include "src/base/internal.h"
 #include "src/call/call.h"
 #include "src/exec/blockdev.h"
+#include "src/exec/direct.h"
 #include "src/exec/exec.h"
 #include "src/exec/method.h"
-#include "src/file/direct.h"
 #include "src/file/reopen.h"
 #include "src/plan/steps.h"
 

@@ -11,8 +11,8 @@
 #include "src/base/internal.h"
 #include "src/call/call.h"
 #include "src/call/progress.h"
+#include "src/exec/direct.h"
 #include "src/exec/direct_writer.h"
-#include "src/file/direct.h"
 #include "src/plan/steps.h"
 
 static bool next_piece(struct pa_dw *w, struct pa_range *piece)

@@ -15,10 +15,10 @@
 #include "src/call/context.h"
 #include "src/call/progress.h"
 #include "src/call/target.h"
+#include "src/exec/direct.h"
 #include "src/exec/dontcache.h"
 #include "src/exec/wz_inode.h"
 #include "src/exec/zero.h"
-#include "src/file/direct.h"
 
 #define ZBUF	(64u << 10)
 #define ZIOV	16		/* 1 MiB per pwritev() */

@@ -14,7 +14,7 @@
 #include "src/base/internal.h"
 #include "src/call/call.h"
 #include "src/call/context.h"
-#include "src/file/direct.h"
+#include "src/exec/direct.h"
 #include "src/file/reopen.h"
 #include "src/file/statx.h"
 

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* The call's O_DIRECT descriptor and its alignment (src/file/direct.c). */
+/* The call's O_DIRECT descriptor and its alignment (src/exec/direct.c). */
 #ifndef PREALLOC_DIRECT_H
 #define PREALLOC_DIRECT_H
 
