@@ -136,7 +136,8 @@ int cmd_pool(int argc, char **argv)
 		return cli_exit_code(-ret);
 	}
 	ret = prealloc_pool_wait_ready(p, c.target, -1);
-	prealloc_pool_get_stats(p, &s);
+	if (prealloc_pool_get_stats(p, &s))
+		s.ready = 0;
 	prealloc_pool_close(p);
 	if (ret == -ENOSPC)
 		cli_fail(dir, 0, "out of space: %u of %u segments ready (the pool leaves "

@@ -265,8 +265,10 @@ static void print_text(const char *path, const struct prealloc_probe *p)
 
 	const char *kind = NULL, *fs = NULL;
 
-	prealloc_probe_lookup(p, "kind", NULL, &kind);
-	prealloc_probe_lookup(p, "filesystem", NULL, &fs);
+	if (prealloc_probe_lookup(p, "kind", NULL, &kind) < 0)
+		kind = NULL;
+	if (prealloc_probe_lookup(p, "filesystem", NULL, &fs) < 0)
+		fs = NULL;
 	printf("%s: %s%s%s\n", path, kind ? kind : "?", fs ? " on " : "", fs ? fs : "");
 	printf("zeroing offloaded: %s (%s)\n", off >= 0 && off < 3 ? answers[off] : "?", why);
 	m = prealloc_probe_plan(p, 0);
@@ -276,7 +278,8 @@ static void print_text(const char *path, const struct prealloc_probe *p)
 		printf("plan: %s", prealloc_method_name(m));
 		for (unsigned int i = 1; (m = prealloc_probe_plan(p, i)) >= 0; i++)
 			printf(", else %s", prealloc_method_name(m));
-		prealloc_probe_lookup(p, "plan.reserve", &reserve, NULL);
+		if (prealloc_probe_lookup(p, "plan.reserve", &reserve, NULL) < 0)
+			reserve = 0;
 		printf("%s\n  because %s\n", reserve ? " (after reserving with fallocate)" : "",
 		       prealloc_probe_plan_reason(p));
 	} else {

@@ -3,7 +3,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "scsi.h"
+#include "probes/scsi.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

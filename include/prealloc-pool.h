@@ -5,14 +5,15 @@
  * so that a database switching to a new WAL segment renames one into place
  * instead of zeroing one while commits wait; its life cycle is told in
  * libprealloc(7).  Built on the calls of <prealloc.h>, which includes this
- * header; it may also be included alone.
+ * header; included alone it declares the pool's calls only (a program that
+ * also calls prealloc_ctx_new() or prealloc_file_ex() includes <prealloc.h>).
  */
 #ifndef LIBPREALLOC_POOL_H
 #define LIBPREALLOC_POOL_H
 
 #include <stdint.h>
 
-#include <prealloc.h>
+#include <prealloc-common.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -363,7 +364,7 @@ PREALLOC_WUR int prealloc_pool_wait_ready(struct prealloc_pool *pool, uint32_t c
  * Returns: 0, or -EINVAL (NULL argument, @stats->size below 16), -ECHILD.
  * Since: 0.2
  */
-int prealloc_pool_get_stats(struct prealloc_pool *pool, struct prealloc_pool_stats *stats);
+PREALLOC_WUR int prealloc_pool_get_stats(struct prealloc_pool *pool, struct prealloc_pool_stats *stats);
 
 /**
  * prealloc_pool_close() - stop the worker and free the handle

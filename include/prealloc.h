@@ -21,25 +21,14 @@
 #ifndef LIBPREALLOC_H
 #define LIBPREALLOC_H
 
-#if defined(__SIZEOF_POINTER__) && (__SIZEOF_POINTER__ != 8 || __SIZEOF_LONG__ != 8)
-#error "libprealloc: the ABI is LP64-only"
-#endif
-
 #include <stdarg.h>
 #include <stdint.h>
 
-/* Marks functions whose result must be looked at: ignoring it is a bug. */
-#if defined(__GNUC__) || defined(__clang__)
-#define PREALLOC_WUR __attribute__((warn_unused_result))
-#else
-#define PREALLOC_WUR
-#endif
+#include <prealloc-common.h>
 
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-#include <prealloc-version.h>
 
 /**
  * enum prealloc_flags - behaviour flags for prealloc_file()
@@ -554,7 +543,7 @@ PREALLOC_WUR int prealloc_verify(int fd, uint64_t offset, uint64_t len,
  * "allocate" or "aio"; NULL for an unknown value.
  * Since: 0.2
  */
-const char *prealloc_method_name(enum prealloc_method method);
+PREALLOC_WUR const char *prealloc_method_name(enum prealloc_method method);
 
 /**
  * prealloc_method_from_name() - parse a method name
@@ -573,7 +562,7 @@ PREALLOC_WUR int prealloc_method_from_name(const char *name);
  * "space-check", "reserve", "zero" or "sync"; NULL for an unknown value.
  * Since: 0.2
  */
-const char *prealloc_step_name(enum prealloc_step step);
+PREALLOC_WUR const char *prealloc_step_name(enum prealloc_step step);
 
 /**
  * prealloc_background_name() - short name of a pacing mechanism, for messages
@@ -583,7 +572,7 @@ const char *prealloc_step_name(enum prealloc_step step);
  * for a value that is not a single bit.
  * Since: 0.3
  */
-const char *prealloc_background_name(enum prealloc_background bit);
+PREALLOC_WUR const char *prealloc_background_name(enum prealloc_background bit);
 
 /**
  * prealloc_action_name() - short name of a step's action, for messages
@@ -593,7 +582,7 @@ const char *prealloc_background_name(enum prealloc_background bit);
  * value.
  * Since: 0.3
  */
-const char *prealloc_action_name(enum prealloc_action action);
+PREALLOC_WUR const char *prealloc_action_name(enum prealloc_action action);
 
 /**
  * prealloc_version() - version of the library in use at run time
@@ -602,7 +591,7 @@ const char *prealloc_action_name(enum prealloc_action action);
  * than the header's %PREALLOC_VERSION_MAJOR and %PREALLOC_VERSION_MINOR.
  * Since: 0.2
  */
-const char *prealloc_version(void);
+PREALLOC_WUR const char *prealloc_version(void);
 
 /**
  * prealloc_ctx_new() - create a context
@@ -653,7 +642,9 @@ struct prealloc_ctx *prealloc_ctx_unref(struct prealloc_ctx *ctx);
  * created keep what they saw.  A watch descriptor closed behind the
  * library's back (closefrom()) is never polled or closed by it.
  *
- * Returns: 0.
+ * Returns: 0, or a negative errno like every call here, though none can
+ * happen: NULL names the default context, which is flushed like any other,
+ * and forgetting only frees and closes.  Callers may ignore the result.
  * Since: 0.2
  */
 int prealloc_ctx_flush(struct prealloc_ctx *ctx);
@@ -827,7 +818,7 @@ PREALLOC_WUR int prealloc_probe_plan(const struct prealloc_probe *probe, unsigne
  * forced method that cannot apply, or for a NULL @probe.
  * Since: 0.2
  */
-const char *prealloc_probe_plan_reason(const struct prealloc_probe *probe);
+PREALLOC_WUR const char *prealloc_probe_plan_reason(const struct prealloc_probe *probe);
 
 /**
  * prealloc_probe_step() - a step of the plan for the request
@@ -853,9 +844,9 @@ const char *prealloc_probe_plan_reason(const struct prealloc_probe *probe);
  * cannot be reopened), -EINVAL (@probe NULL).
  * Since: 0.3
  */
-int prealloc_probe_step(const struct prealloc_probe *probe, unsigned int index,
-			uint32_t *ret_action, uint32_t *ret_method, uint64_t *ret_offset,
-			uint64_t *ret_length);
+PREALLOC_WUR int prealloc_probe_step(const struct prealloc_probe *probe, unsigned int index,
+				     uint32_t *ret_action, uint32_t *ret_method,
+				     uint64_t *ret_offset, uint64_t *ret_length);
 
 /**
  * prealloc_probe_fact() - a fact of the target, by position
@@ -891,8 +882,8 @@ PREALLOC_WUR int prealloc_probe_fact(const struct prealloc_probe *probe, unsigne
  * probe), -EINVAL (@probe or @name NULL).
  * Since: 0.2
  */
-int prealloc_probe_lookup(const struct prealloc_probe *probe, const char *name,
-			  uint64_t *ret_number, const char **ret_string);
+PREALLOC_WUR int prealloc_probe_lookup(const struct prealloc_probe *probe, const char *name,
+				       uint64_t *ret_number, const char **ret_string);
 
 /**
  * prealloc_probe_device_count() - number of devices in the chain
@@ -937,15 +928,17 @@ PREALLOC_WUR int prealloc_probe_device_fact(const struct prealloc_probe *probe,
  * device), -ENXIO (no such device), -EINVAL (@probe or @name NULL).
  * Since: 0.2
  */
-int prealloc_probe_device_lookup(const struct prealloc_probe *probe,
-				 unsigned int device, const char *name,
-				 uint64_t *ret_number, const char **ret_string);
+PREALLOC_WUR int prealloc_probe_device_lookup(const struct prealloc_probe *probe,
+					      unsigned int device, const char *name,
+					      uint64_t *ret_number, const char **ret_string);
 
 #ifdef __cplusplus
 }
 #endif
 
-/* The ready-segment pool, built on the calls above. */
+/* The ready-segment pool, built on the calls above: <prealloc.h> declares
+ * the whole library.  (The dependency is one-way: the pool's header needs
+ * only <prealloc-common.h>.) */
 #include <prealloc-pool.h>
 
 #endif /* LIBPREALLOC_H */

@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include "config.h"
-#include "blkid.h"
+#include "probes/blkid.h"
 
 #if HAVE_BLKID
 #include <blkid/blkid.h>

@@ -4,7 +4,7 @@
  * per (sysfs root, device number).  The cache is dropped when the sysfs root
  * changes or the mount table changes (a remount or a new loop device behind a
  * mount point may change what lies under a device number).  Each context
- * (src/context.c) owns one cache.
+ * (src/call/context.c) owns one cache.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -16,8 +16,8 @@
 #include <unistd.h>
 #include <sys/stat.h>
 
-#include "caps.h"
-#include "chain.h"
+#include "probes/caps.h"
+#include "probes/chain.h"
 
 struct pa_caps_entry {
 	struct pa_caps caps;		/* first: what callers see */

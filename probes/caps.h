@@ -12,20 +12,15 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "sysfs_root.h"
-
-enum pa_tristate {
-	PA_UNKNOWN = -1,
-	PA_NO = 0,
-	PA_YES = 1,
-};
+#include "prealloc.h"
+#include "src/base/sysfs_root.h"
 
 struct pa_device;	/* one device of the chain; see probes/chain.h */
 
 struct pa_caps {
 	dev_t dev;			/* st_dev of a file, st_rdev of a block device */
 	/* Can every device of the chain zero by unmapping (FALLOC_FL_WRITE_ZEROES)? */
-	int write_zeroes_unmap;		/* enum pa_tristate */
+	int write_zeroes_unmap;		/* enum prealloc_answer */
 	char evidence[192];		/* which attribute or field decided it */
 	bool kernel_write_zeroes;	/* queue/write_zeroes_unmap_max_hw_bytes exists (6.17+) */
 	uint32_t logical_block_size;	/* of the top device; 512 if unknown */
@@ -40,7 +35,7 @@ struct pa_caps {
 struct pa_caps_entry;
 
 /*
- * A cache of records, owned by a context (src/context.c).  It is dropped when
+ * A cache of records, owned by a context (src/call/context.c).  It is dropped when
  * the sysfs root or the mount table changes; the mount table is watched
  * through a /proc/self/mountinfo descriptor whose identity is checked before
  * every use, so a descriptor number closed and reused behind our back (e.g.
@@ -70,7 +65,7 @@ const char *pa_caps_cache_root(const struct pa_caps_cache *cache);
 
 /*
  * Return the record for @dev (cached), taking a reference.  Never fails for
- * lack of privilege: what cannot be read is PA_UNKNOWN.  -ENOENT when @dev is
+ * lack of privilege: what cannot be read is PREALLOC_UNKNOWN.  -ENOENT when @dev is
  * not a block device known to sysfs (tmpfs, NFS, ...): the caller plans
  * without device facts.
  */
@@ -79,11 +74,5 @@ void pa_caps_put(const struct pa_caps *caps);
 
 /* Drop cached records (all when dev == 0), e.g. after a remount. */
 void pa_caps_cache_invalidate(struct pa_caps_cache *cache, dev_t dev);
-
-#ifdef PA_TEST_HOOKS
-/* Test builds: the same on the default context's cache (src/context.c). */
-int pa_caps_get(dev_t dev, const struct pa_caps **ret);
-void pa_caps_invalidate(dev_t dev);
-#endif
 
 #endif

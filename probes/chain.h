@@ -14,8 +14,9 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "nvme.h"
-#include "scsi.h"
+#include "prealloc.h"
+#include "probes/nvme.h"
+#include "probes/scsi.h"
 
 /* Value of a queue attribute the kernel does not have (e.g. before 6.17). */
 #define PA_Q_ABSENT UINT64_MAX
@@ -106,7 +107,7 @@ void pa_chain_probe_transports(const char *root, bool real_root,
 			       struct pa_device *devs, size_t n);
 
 /*
- * Can the whole chain zero by unmapping?  Returns enum pa_tristate, sets
+ * Can the whole chain zero by unmapping?  Returns enum prealloc_answer, sets
  * *@kernel_wz when the top device has the 6.17 unmap attributes, and writes
  * the attribute or field that decided it to @evidence.  Pure.
  */

@@ -7,10 +7,10 @@
 #include <unistd.h>
 #include <sys/stat.h>
 
-#include "device_io.h"
-#include "util.h"
+#include "probes/device_io.h"
+#include "src/base/util.h"
 
-bool pa_probe_step_ok(char *reason, size_t len, const char *what, int r)
+bool pa_probe_query_ok(char *reason, size_t len, const char *what, int r)
 {
 	if (r == 0)
 		return true;

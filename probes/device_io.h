@@ -2,7 +2,7 @@
 /*
  * What a transport prober (registry.h) uses to reach its device: the node,
  * opened and checked; the device I/O, which test builds may substitute;
- * and the record of a step that failed.  Apart from the registry so that
+ * and the record of a query that failed.  Apart from the registry so that
  * the probers depend on it and the registry on them, not both ways.
  */
 #ifndef PREALLOC_DEVICE_IO_H
@@ -12,16 +12,16 @@
 #include <stddef.h>
 #include <sys/types.h>
 
-#include "chain.h"
+#include "probes/chain.h"
 
 /*
- * The outcome of one probe step (fetch, then decode): true when @r is 0.
+ * The outcome of one device query (fetch, then decode): true when @r is 0.
  * Otherwise records why @what could not be learnt in @reason (@len bytes),
  * unless a reason is already there: the first failure usually explains the
  * rest.  @r: -errno, or a device status > 0.  -ENOSYS means "built without
  * the library for it", -ENOENT "not in sysfs and no device node to ask".
  */
-bool pa_probe_step_ok(char *reason, size_t len, const char *what, int r);
+bool pa_probe_query_ok(char *reason, size_t len, const char *what, int r);
 
 /*
  * Open the device node @devnode read-only for device commands, refusing

@@ -4,8 +4,8 @@
 #include <stdbool.h>
 #include <string.h>
 
-#include "facts.h"
 #include "prealloc.h"
+#include "probes/facts.h"
 
 static uint64_t read_uint(const void *p, size_t size)
 {

@@ -3,7 +3,7 @@
  * Facts as data (probes/facts.c): tables of (name, type, where in a struct),
  * grouped by the command that learnt them, so that the probe's emitter is
  * one loop and a new transport brings its facts with its prober (struct
- * pa_prober.facts, over struct pa_device) instead of code in src/probe.c.
+ * pa_prober.facts, over struct pa_device) instead of code in src/call/probe.c.
  */
 #ifndef PREALLOC_FACTS_H
 #define PREALLOC_FACTS_H

@@ -10,10 +10,10 @@
 #include <unistd.h>
 
 #include "config.h"
-#include "facts.h"
-#include "nvme.h"
-#include "registry.h"
-#include "util.h"
+#include "probes/facts.h"
+#include "probes/nvme.h"
+#include "probes/registry.h"
+#include "src/base/util.h"
 
 #if HAVE_LIBNVME
 #include <libnvme.h>
@@ -68,24 +68,24 @@ static void nvme_probe(const char *sysdir, struct pa_device *d, int fd)
 	(void)sysdir;
 	memset(ret, 0, sizeof(*ret));
 	if (!io) {
-		pa_probe_step_ok(why, wl, "Identify", fd);	/* why there is no node */
+		pa_probe_query_ok(why, wl, "Identify", fd);	/* why there is no node */
 		return;
 	}
 	r = io->identify(io->ctx, fd, PA_NVME_ID_NS, &ret->nsid, buf);
 	if (r == 0)
 		r = pa_nvme_decode_id_ns(buf, sizeof(buf), &ret->ns);
-	ret->have_ns = pa_probe_step_ok(why, wl, "Identify Namespace", r);
+	ret->have_ns = pa_probe_query_ok(why, wl, "Identify Namespace", r);
 	ret->unmap_zeroes = ret->have_ns && pa_nvme_unmap_zeroes(&ret->ns);
 
 	r = io->identify(io->ctx, fd, PA_NVME_ID_CTRL, NULL, buf);
 	if (r == 0)
 		r = pa_nvme_decode_id_ctrl(buf, sizeof(buf), &ret->ctrl);
-	ret->have_ctrl = pa_probe_step_ok(why, wl, "Identify Controller", r);
+	ret->have_ctrl = pa_probe_query_ok(why, wl, "Identify Controller", r);
 
 	r = io->identify(io->ctx, fd, PA_NVME_ID_NVM_CTRL, NULL, buf);
 	if (r == 0)
 		r = pa_nvme_decode_nvm_id_ctrl(buf, sizeof(buf), &ret->nvm);
-	ret->have_nvm = pa_probe_step_ok(why, wl, "NVM Identify Controller", r);
+	ret->have_nvm = pa_probe_query_ok(why, wl, "NVM Identify Controller", r);
 }
 
 static bool nvme_match(const char *sysdir, const char *name)

@@ -10,8 +10,8 @@
 #include <string.h>
 
 #include "config.h"
-#include "nvme.h"
-#include "util.h"
+#include "probes/nvme.h"
+#include "src/base/util.h"
 
 #if HAVE_LIBNVME
 #include <nvme/types.h>

@@ -5,9 +5,9 @@
 #include <stdio.h>
 #include <unistd.h>
 
-#include "registry.h"
-#include "sysfs_read.h"
-#include "util.h"
+#include "probes/registry.h"
+#include "src/base/sysfs_read.h"
+#include "src/base/util.h"
 
 /* Order matters only if two probers could match the same disk. */
 static const struct pa_prober *const probers[] = {

@@ -15,9 +15,9 @@
 #include <stddef.h>
 #include <sys/types.h>
 
-#include "chain.h"
-#include "device_io.h"
-#include "facts.h"
+#include "probes/chain.h"
+#include "probes/device_io.h"
+#include "probes/facts.h"
 
 struct pa_prober {
 	const char *name;		/* "nvme", "scsi" */

@@ -12,11 +12,11 @@
 #include <unistd.h>
 
 #include "config.h"
-#include "facts.h"
-#include "registry.h"
-#include "scsi.h"
-#include "sysfs_read.h"
-#include "util.h"
+#include "probes/facts.h"
+#include "probes/registry.h"
+#include "probes/scsi.h"
+#include "src/base/sysfs_read.h"
+#include "src/base/util.h"
 
 #if HAVE_SGUTILS
 #include <scsi/sg_lib.h>
@@ -122,15 +122,15 @@ static void scsi_probe(const char *sysdir, struct pa_device *d, int fd)
 
 	n = get_vpd(io, sysdir, fd, 0xb0, buf, ret);
 	n = n < 0 ? n : pa_scsi_decode_block_limits(buf, (size_t)n, &ret->bl);
-	ret->have_bl = pa_probe_step_ok(why, wl, "Block Limits VPD", n);
+	ret->have_bl = pa_probe_query_ok(why, wl, "Block Limits VPD", n);
 
 	n = get_vpd(io, sysdir, fd, 0xb2, buf, ret);
 	n = n < 0 ? n : pa_scsi_decode_lbp(buf, (size_t)n, &ret->lbp);
-	ret->have_lbp = pa_probe_step_ok(why, wl, "Logical Block Provisioning VPD", n);
+	ret->have_lbp = pa_probe_query_ok(why, wl, "Logical Block Provisioning VPD", n);
 
 	n = io ? io->rc16(io->ctx, fd, buf, 32) : fd;
 	n = n < 0 ? n : pa_scsi_decode_rc16(buf, (size_t)n, &ret->rc16);
-	ret->have_rc16 = pa_probe_step_ok(why, wl, "READ CAPACITY(16)", n);
+	ret->have_rc16 = pa_probe_query_ok(why, wl, "READ CAPACITY(16)", n);
 
 	if (ret->have_lbp)
 		ret->zeroing_mode = pa_scsi_zeroing_mode(&ret->lbp, ret->have_bl ? &ret->bl : NULL,

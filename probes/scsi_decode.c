@@ -9,8 +9,8 @@
 #include <string.h>
 
 #include "config.h"
-#include "scsi.h"
-#include "util.h"
+#include "probes/scsi.h"
+#include "src/base/util.h"
 
 #if HAVE_SGUTILS
 /* sg_unaligned.h's generic loads shift bytes into an int, undefined for a

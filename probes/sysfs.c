@@ -15,9 +15,9 @@
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 
-#include "chain.h"
-#include "registry.h"
-#include "sysfs_read.h"
+#include "probes/chain.h"
+#include "probes/registry.h"
+#include "src/base/sysfs_read.h"
 
 const char *const pa_queue_attr_names[PA_Q_NR] = {
 	[PA_Q_LOGICAL_BLOCK_SIZE] = "logical_block_size",

@@ -7,8 +7,8 @@
  */
 #include <stdio.h>
 
-#include "chain.h"
-#include "registry.h"
+#include "probes/chain.h"
+#include "probes/registry.h"
 
 /* A device whose queue is its own (partitions repeat their disk's). */
 static bool has_own_queue(const struct pa_device *d)
@@ -59,7 +59,7 @@ int pa_chain_verdict(const struct pa_device *devs, size_t n, bool *kernel_wz,
 		device_hint(devs, n, hint, sizeof(hint));
 		snprintf(evidence, len, "no write_zeroes_unmap attributes: kernel older than 6.17%s",
 			 hint);
-		return -1;	/* PA_UNKNOWN */
+		return PREALLOC_UNKNOWN;
 	}
 	/* Top device first: its value is what the kernel checks. */
 	for (size_t k = 0; k < 2; k++) {
@@ -72,7 +72,7 @@ int pa_chain_verdict(const struct pa_device *devs, size_t n, bool *kernel_wz,
 			loop_note(devs, n, i, hint, sizeof(hint));
 			snprintf(evidence, len, "%s: queue/%s = 0%s", d->name,
 				 pa_queue_attr_names[order[k]], hint);
-			return 0;	/* PA_NO */
+			return PREALLOC_NO;
 		}
 	}
 	for (size_t i = 0; i < n; i++) {
@@ -81,7 +81,7 @@ int pa_chain_verdict(const struct pa_device *devs, size_t n, bool *kernel_wz,
 		if (has_own_queue(d) && d->queue[PA_Q_WRITE_ZEROES_UNMAP_MAX_BYTES] == PA_Q_ABSENT) {
 			snprintf(evidence, len, "%s: queue/write_zeroes_unmap_max_bytes unreadable",
 				 d->name);
-			return -1;
+			return PREALLOC_UNKNOWN;
 		}
 	}
 	const struct pa_device *top = NULL;
@@ -93,10 +93,10 @@ int pa_chain_verdict(const struct pa_device *devs, size_t n, bool *kernel_wz,
 	}
 	if (!top) {
 		snprintf(evidence, len, "no device with a queue in the chain");
-		return -1;
+		return PREALLOC_UNKNOWN;
 	}
 	snprintf(evidence, len, "%s: queue/write_zeroes_unmap_max_bytes = %llu%s", top->name,
 		 (unsigned long long)top->queue[PA_Q_WRITE_ZEROES_UNMAP_MAX_BYTES],
 		 own > 1 ? ", and every device below allows it" : "");
-	return 1;	/* PA_YES */
+	return PREALLOC_YES;
 }

@@ -16,7 +16,7 @@
 #include "pg_compat.h"
 #include "storage/spin.h"
 
-#include <prealloc-pool.h>
+#include <prealloc.h>	/* the context and probe calls, and the pool */
 
 /* The pool's directory, inside pg_wal.  No WAL name to PostgreSQL's scans;
  * and named as a temporary files' directory (PG_TEMP_FILE_PREFIX), which

@@ -6,7 +6,7 @@
 #include <unistd.h>
 #include <sys/stat.h>
 
-#include "pool.h"
+#include "src/pool/pool.h"
 
 int pa_pool_check_caller(const struct prealloc_pool *p)
 {

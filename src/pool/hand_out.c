@@ -7,7 +7,7 @@
 #include <errno.h>
 #include <unistd.h>
 
-#include "pool.h"
+#include "src/pool/pool.h"
 
 /* A complete segment under its temporary name becomes ready (counted in
  * @counter with @f, when not NULL, at the same moment), or is removed.

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-/* The pool's lock: waking the worker, and the one way to do I/O from a step
- * that holds the lock. */
-#include "pool.h"
+/* The pool's lock: waking the worker, and the one way to do I/O from a round
+ * of work that holds the lock. */
+#include "src/pool/pool.h"
 
 /* New work for the worker: it is not idle any more until it says so. */
 void pa_pool_kick(struct prealloc_pool *p)
@@ -11,7 +11,7 @@ void pa_pool_kick(struct prealloc_pool *p)
 }
 
 /* Called and returning with the lock held: run @io without it (the disk
- * work of a step that decided under the lock), adding its time to *@ns when
+ * work of a round that decided under the lock), adding its time to *@ns when
  * @ns is not NULL. */
 int pa_pool_unlocked(struct prealloc_pool *p, pa_pool_io_fn io, void *arg, uint64_t *ns)
 {

@@ -10,7 +10,7 @@
 #include <unistd.h>
 #include <sys/stat.h>
 
-#include "pool.h"
+#include "src/pool/pool.h"
 
 /* The 0.2 name of the recycle flag stays an alias of the pool's own. */
 _Static_assert((unsigned int)PREALLOC_POOL_RECYCLE_ZERO == (unsigned int)PREALLOC_ZERO_DATA,

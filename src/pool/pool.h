@@ -16,8 +16,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "state.h"
-#include "store.h"
+#include "src/pool/state.h"
+#include "src/pool/store.h"
 
 struct pa_prepared;		/* prepare.c */
 
@@ -50,7 +50,7 @@ struct pa_hand_out {
 	struct pa_fill fill;
 };
 
-/* I/O from a step that holds the lock. */
+/* I/O from a round of work that holds the lock. */
 typedef int (*pa_pool_io_fn)(struct prealloc_pool *p, void *arg);
 
 /* lock.c */

@@ -13,8 +13,8 @@
 #include <unistd.h>
 #include <sys/stat.h>
 
-#include "pool.h"
-#include "reopen.h"
+#include "src/file/reopen.h"
+#include "src/pool/pool.h"
 
 enum pa_prep_state {
 	PA_PREP_QUEUED,		/* take removes it and takes in the caller */

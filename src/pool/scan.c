@@ -13,7 +13,7 @@
 #include <unistd.h>
 #include <sys/stat.h>
 
-#include "store.h"
+#include "src/pool/store.h"
 
 /* Copy-on-write, as the library's probe sees @fd (and so as fill() made it:
  * prealloc_file_ex() reserves rather than writes exactly then). */

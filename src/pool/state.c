@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
-#include "state.h"
+#include "src/base/internal.h"
+#include "src/pool/state.h"
 
 void pa_state_init(struct pa_state *s, uint32_t target)
 {

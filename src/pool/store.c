@@ -16,8 +16,8 @@
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 
-#include "mutant.h"
-#include "store.h"
+#include "src/base/mutant.h"
+#include "src/pool/store.h"
 
 /* The pool's directory, locked: one pool per directory, since a second one
  * would remove our temporaries.  *@ret_fs_bytes: the filesystem's size. */

@@ -12,8 +12,8 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 
-#include "internal.h"
-#include "state.h"
+#include "src/base/internal.h"
+#include "src/pool/state.h"
 
 #define PA_POOL_PREFIX ".prealloc-"
 #define PA_POOL_TMP_PREFIX PA_POOL_PREFIX "tmp-"

@@ -10,7 +10,7 @@
 #include <errno.h>
 #include <unistd.h>
 
-#include "pool.h"
+#include "src/pool/pool.h"
 
 #define PA_POOL_TICK_NS 1000000000ull
 
@@ -77,8 +77,8 @@ static void give_back_one(struct prealloc_pool *p)
 		p->s.st.last_error = ret;
 }
 
-/* One step of work, under lock; false when there is nothing to do. */
-static bool step(struct prealloc_pool *p)
+/* One round of work, under lock; false when there is nothing to do. */
+static bool work_round(struct prealloc_pool *p)
 {
 	struct pa_make_job j = { 0 };
 	struct pa_recycled r;
@@ -127,7 +127,7 @@ void *pa_pool_worker(void *arg)
 	while (!p->stop) {
 		uint64_t seen = p->kicks;
 
-		if (step(p))
+		if (work_round(p))
 			continue;
 		p->idle = true;
 		p->idle_after = seen;

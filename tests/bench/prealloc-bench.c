@@ -53,8 +53,8 @@
 #include <linux/fs.h>
 
 #include "prealloc.h"
-#include "caps.h"
-#include "context.h"
+#include "probes/caps.h"
+#include "src/call/context.h"
 #include "json.h"
 
 #define BLK		4096u
@@ -262,7 +262,7 @@ static int prep_pwritev_threads(int fd, uint64_t size, const char *path)
 	buf = mmap(NULL, PW_REQ, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (j.fd < 0 || buf == MAP_FAILED)
 		return -errno;
-	/* As the library's buffer (src/direct_writer.c): pages of its own. */
+	/* As the library's buffer (src/exec/direct_writer.c): pages of its own. */
 	madvise(buf, PW_REQ, MADV_HUGEPAGE);
 	memset(buf, 0, PW_REQ);
 	j.buf = buf;

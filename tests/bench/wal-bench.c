@@ -248,7 +248,8 @@ static int run(struct bench *b, FILE *raw)
 	if (b->pool) {
 		struct prealloc_pool_stats s = { .size = sizeof(s) };
 
-		prealloc_pool_get_stats(b->pool, &s);
+		if (prealloc_pool_get_stats(b->pool, &s))
+			s = (struct prealloc_pool_stats){ .size = sizeof(s) };
 		json_object(&j, "pool");
 		json_u64(&j, "hits", s.hits);
 		json_u64(&j, "misses", s.misses);

@@ -21,7 +21,8 @@ for f in "$root"/examples/*.c "$root"/examples/*.h "$root"/examples/rocksdb/*.cc
 		\"*) [ -f "${f%/*}/$name" ] && continue ;;
 		esac
 		# A system header must not be one of the library's own.
-		if [ -f "$root/src/$name" ] || [ -f "$root/probes/$name" ] ||
+		if [ -f "$root/$name" ] ||
+		   [ -n "$(find "$root/src" "$root/probes" -name "${name##*/}" -print -quit)" ] ||
 		   [ "$name" = config.h ] || case $inc in \"*) true ;; *) false ;; esac; then
 			echo "$f: internal header $inc" >&2
 			exit 1

@@ -24,7 +24,7 @@
 #include <sys/wait.h>
 #include <cmocka.h>
 
-#include "blkid.h"
+#include "probes/blkid.h"
 #include "config.h"
 #include "prealloc.h"
 #include "tfs.h"

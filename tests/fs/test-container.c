@@ -244,7 +244,7 @@ static const char *refusal_text(int err)
  * its errno): the method without it ("aio" where the library has it, with
  * the probe saying why; else the buffered writes, after a refusal).
  * Without /proc (@refusal ENOENT) no O_DIRECT descriptor can be opened
- * (src/reopen.c): buffered writes, and the probe's steps say so.
+ * (src/file/reopen.c): buffered writes, and the probe's steps say so.
  */
 static void check_method(const struct prealloc_report *r, const struct prealloc_probe *p,
 			 int refusal, uint32_t forced)

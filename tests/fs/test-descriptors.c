@@ -34,8 +34,8 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "engine.h"	/* pa_uring_set_cqe_hook() of test builds */
 #include "prealloc.h"
+#include "src/exec/method_uring.h"	/* pa_uring_set_cqe_hook() of test builds */
 #include "tassert.h"
 #include "tcheck.h"
 #include "tfs.h"

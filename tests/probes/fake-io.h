@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "fixture.h"
-#include "registry.h"
+#include "probes/registry.h"
 
 /* NVMe seam: fixture bytes named "nvme/<ctx>-<what>.bin", or an errno. */
 static inline int fake_identify(void *ctx, int fd, enum pa_nvme_identify what,

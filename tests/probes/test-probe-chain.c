@@ -17,12 +17,13 @@
 #include <sys/wait.h>
 #include <cmocka.h>
 
-#include "caps.h"
+#include "probes/caps.h"
 #include "config.h"
-#include "chain.h"
+#include "probes/chain.h"
 #include "fake-io.h"
-#include "plan.h"
-#include "registry.h"
+#include "src/plan/plan.h"
+#include "probes/registry.h"
+#include "src/call/context.h"
 #include "tfs.h"
 
 static char tmpdir[] = "/tmp/probe-chain-XXXXXX";
@@ -104,7 +105,7 @@ static void partition_to_disk(void **state)
 	assert_int_equal(d[1].queue[PA_Q_WRITE_ZEROES_UNMAP_MAX_HW_BYTES], 0);
 	/* The partition reports its disk's queue. */
 	assert_int_equal(d[0].queue[PA_Q_LOGICAL_BLOCK_SIZE], 512);
-	assert_int_equal(verdict(d, n, &kwz, ev), PA_NO);
+	assert_int_equal(verdict(d, n, &kwz, ev), PREALLOC_NO);
 	assert_true(kwz);
 	assert_string_equal(ev, "nvme0n1: queue/write_zeroes_unmap_max_hw_bytes = 0");
 	assert_int_equal(walk(root, 259, 77, d), -ENOENT);
@@ -124,7 +125,7 @@ static void old_kernel_unknown(void **state)
 	assert_true(n >= 1);
 	assert_true(d[0].queue[PA_Q_WRITE_ZEROES_UNMAP_MAX_HW_BYTES] == PA_Q_ABSENT);
 	assert_true(d[0].queue[PA_Q_WRITE_ZEROES_MAX_BYTES] == 524288);
-	assert_int_equal(verdict(d, n, &kwz, ev), PA_UNKNOWN);
+	assert_int_equal(verdict(d, n, &kwz, ev), PREALLOC_UNKNOWN);
 	assert_false(kwz);
 	assert_non_null(strstr(ev, "kernel older than 6.17"));
 	/* The transport's hint (struct pa_prober.hint) says what the device would do. */
@@ -132,7 +133,7 @@ static void old_kernel_unknown(void **state)
 	d[0].nvme.have_ns = true;
 	d[0].nvme.ns.dlfeat = 0x01;
 	d[0].nvme.unmap_zeroes = false;
-	assert_int_equal(verdict(d, n, &kwz, ev), PA_UNKNOWN);
+	assert_int_equal(verdict(d, n, &kwz, ev), PREALLOC_UNKNOWN);
 	assert_non_null(strstr(ev, "6.17; nvme0n1: DLFEAT 0x01 would not allow it"));
 }
 
@@ -162,7 +163,7 @@ static void nvme_loop_yes(void **state)
 		assert_false(d[0].nvme.have_ns);
 		assert_non_null(strstr(d[0].nvme.reason, "built without"));
 	}
-	assert_int_equal(verdict(d, n, &kwz, ev), PA_YES);
+	assert_int_equal(verdict(d, n, &kwz, ev), PREALLOC_YES);
 	assert_string_equal(ev, "nvme0n1: queue/write_zeroes_unmap_max_bytes = 1044480");
 
 	/* No seam and a captured tree: no ioctl, an unknown with its reason. */
@@ -192,7 +193,7 @@ static void scsi_sysfs_vpd(void **state)
 	assert_string_equal(d[0].scsi.source, "sysfs");
 	assert_int_equal(d[0].scsi.zeroing_mode, PA_SCSI_ZERO_WS16_UNMAP);
 	assert_string_equal(d[0].scsi.kernel_zeroing_mode, "writesame_16_unmap");
-	assert_int_equal(verdict(d, n, &kwz, ev), PA_YES);
+	assert_int_equal(verdict(d, n, &kwz, ev), PREALLOC_YES);
 
 	/* Without a seam: VPD from sysfs still, READ CAPACITY(16) unknown. */
 	pa_chain_probe_transports(root, false, d, (size_t)n);
@@ -233,7 +234,7 @@ static void dm_one_lower_cannot(void **state)
 
 	(void)state;
 	/* dm-0 claims it can; nvme0n1 below cannot: the stack cannot. */
-	check_dm("dm-mixed", t, lower, PA_NO, "nvme0n1: queue/write_zeroes_unmap_max_hw_bytes = 0");
+	check_dm("dm-mixed", t, lower, PREALLOC_NO, "nvme0n1: queue/write_zeroes_unmap_max_hw_bytes = 0");
 }
 
 static void dm_all_lower_can(void **state)
@@ -244,7 +245,7 @@ static void dm_all_lower_can(void **state)
 		"devices/virtual/nvme-subsystem/nvme-subsys0/nvme0n1", NULL };
 
 	(void)state;
-	check_dm("dm-yes", t, lower, PA_YES, "dm-0: queue/write_zeroes_unmap_max_bytes = 1044480, "
+	check_dm("dm-yes", t, lower, PREALLOC_YES, "dm-0: queue/write_zeroes_unmap_max_bytes = 1044480, "
 		 "and every device below allows it");
 }
 
@@ -264,7 +265,7 @@ static void loop_captured(void **state)
 	assert_string_equal(pa_role_name(d[0].role), "loop");
 	assert_true(d[0].backing_file[0] == '/');
 	assert_int_equal(d[0].loop_dio, 0);
-	assert_int_equal(verdict(d, n, &kwz, ev), PA_NO);
+	assert_int_equal(verdict(d, n, &kwz, ev), PREALLOC_NO);
 	assert_string_equal(ev, "loop0: queue/write_zeroes_unmap_max_hw_bytes = 0");
 	/* A partition of the loop device walks up to it. */
 	n = walk(root, 259, 0, d);
@@ -339,7 +340,7 @@ static void loop_backing_followed(void **state)
 	assert_int_equal(d[1].depth, 1);
 	assert_int_equal(d[1].queue[PA_Q_WRITE_ZEROES_UNMAP_MAX_BYTES], 1044480);
 	/* The device beneath could; the loop driver cannot, and it decides. */
-	assert_int_equal(verdict(d, n, &kwz, ev), PA_NO);
+	assert_int_equal(verdict(d, n, &kwz, ev), PREALLOC_NO);
 	assert_string_equal(ev, "loop0: queue/write_zeroes_unmap_max_hw_bytes = 0 "
 			    "(loop driver; backing file on under)");
 
@@ -354,7 +355,7 @@ static void loop_backing_followed(void **state)
 	pa_caps_invalidate(0);
 	assert_int_equal(pa_caps_get(makedev(7, 0), &c), 0);
 	assert_int_equal(c->ndevices, 2);
-	assert_int_equal(c->write_zeroes_unmap, PA_NO);
+	assert_int_equal(c->write_zeroes_unmap, PREALLOC_NO);
 	pa_caps_put(c);
 	unsetenv("PREALLOC_SYSFS_ROOT");
 
@@ -368,7 +369,7 @@ static void loop_backing_followed(void **state)
 	assert_int_equal(unlink(file), 0);
 	n = walk(root, 7, 0, d);
 	assert_int_equal(n, 1);
-	assert_int_equal(verdict(d, n, &kwz, ev), PA_NO);
+	assert_int_equal(verdict(d, n, &kwz, ev), PREALLOC_NO);
 	assert_string_equal(ev, "loop0: queue/write_zeroes_unmap_max_hw_bytes = 0");
 }
 
@@ -390,7 +391,7 @@ static void make_tree_script(void **state)
 	assert_int_equal(n, 2);
 	assert_string_equal(d[0].name, "nvme0n1p1");
 	assert_string_equal(d[1].name, "nvme0n1");
-	assert_int_equal(verdict(d, n, &kwz, ev), PA_YES);
+	assert_int_equal(verdict(d, n, &kwz, ev), PREALLOC_YES);
 }
 
 static void caps_cache_and_plan(void **state)
@@ -408,7 +409,7 @@ static void caps_cache_and_plan(void **state)
 
 	setenv("PREALLOC_SYSFS_ROOT", yes, 1);
 	assert_int_equal(pa_caps_get(makedev(259, 1), &a), 0);
-	assert_int_equal(a->write_zeroes_unmap, PA_YES);
+	assert_int_equal(a->write_zeroes_unmap, PREALLOC_YES);
 	assert_true(a->kernel_write_zeroes);
 	assert_int_equal(a->write_zeroes_max_bytes, 1044480);
 	assert_int_equal(a->ndevices, 1);
@@ -425,14 +426,14 @@ static void caps_cache_and_plan(void **state)
 	pa_caps_invalidate(makedev(259, 1));
 	assert_int_equal(pa_caps_get(makedev(259, 1), &b), 0);
 	assert_ptr_not_equal(a, b);
-	assert_int_equal(a->write_zeroes_unmap, PA_YES);
+	assert_int_equal(a->write_zeroes_unmap, PREALLOC_YES);
 	pa_caps_put(a);
 	pa_caps_put(b);
 
 	/* Another sysfs root: the cache follows it. */
 	setenv("PREALLOC_SYSFS_ROOT", no, 1);
 	assert_int_equal(pa_caps_get(makedev(259, 0), &c), 0);
-	assert_int_equal(c->write_zeroes_unmap, PA_NO);
+	assert_int_equal(c->write_zeroes_unmap, PREALLOC_NO);
 	assert_non_null(strstr(c->evidence, "write_zeroes_unmap_max_hw_bytes = 0"));
 	in.write_zeroes_unmap = c->write_zeroes_unmap;
 	assert_int_equal(pa_plan(&in, &plan), 0);
@@ -479,7 +480,7 @@ static void unprivileged(void **state)
 			_exit(13);
 		if (c->devices[0].nvme.have_ns || !strstr(c->devices[0].nvme.reason, "Permission denied"))
 			_exit(14);
-		if (c->write_zeroes_unmap != PA_YES)
+		if (c->write_zeroes_unmap != PREALLOC_YES)
 			_exit(15);
 		pa_caps_put(c);
 		_exit(0);

@@ -10,8 +10,8 @@
 
 #include "fixture.h"
 #include "config.h"
-#include "nvme.h"
-#include "scsi.h"
+#include "probes/nvme.h"
+#include "probes/scsi.h"
 
 static void *must_load(const char *name, size_t *len)
 {

@@ -26,7 +26,7 @@
 
 #include "config.h"
 #include "fake-io.h"
-#include "facts.h"
+#include "probes/facts.h"
 #include "prealloc.h"
 #include "tfs.h"
 

@@ -34,8 +34,8 @@
 #include <sys/wait.h>
 #include <cmocka.h>
 
-#include "engine.h"	/* the aio writer's hooks of test builds */
 #include "prealloc.h"
+#include "src/exec/method_aio.h"	/* the aio writer's hooks of test builds */
 #include "tcheck.h"
 #include "tfs.h"
 

@@ -40,8 +40,8 @@
 #include <sys/stat.h>
 #include <cmocka.h>
 
-#include "engine.h"	/* pa_uring_set_cqe_hook() of test builds */
 #include "prealloc.h"
+#include "src/exec/method_uring.h"	/* pa_uring_set_cqe_hook() of test builds */
 #include "tcheck.h"
 #include "tfs.h"
 

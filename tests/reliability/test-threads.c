@@ -23,9 +23,9 @@
 #include <sys/stat.h>
 #include <cmocka.h>
 
-#include "caps.h"
-#include "engine.h"
 #include "prealloc.h"
+#include "probes/caps.h"
+#include "src/call/context.h"
 #include "tcheck.h"
 #include "tfs.h"
 
@@ -228,7 +228,7 @@ static void *hammer_caches(void *arg)
 		/* Throw the records away under the other threads' feet. */
 		if (i % 37 == (unsigned int)j->id)
 			pa_caps_invalidate(i % 2 ? j->dev : 0);
-		pa_wz_remember(NULL, 1000 + (i + j->id) % 50, 42, i % 3 ? PA_NO : PA_YES);
+		pa_wz_remember(NULL, 1000 + (i + j->id) % 50, 42, i % 3 ? PREALLOC_NO : PREALLOC_YES);
 		(void)pa_wz_answer(NULL, 1000 + i % 50, 42);
 	}
 	return NULL;
@@ -263,7 +263,7 @@ static void test_caches(void **state)
 		unsigned int found = 0;
 
 		for (unsigned int d = 0; d < 50; d++)
-			found += pa_wz_answer(NULL, 1000 + d, 42) != PA_UNKNOWN;
+			found += pa_wz_answer(NULL, 1000 + d, 42) != PREALLOC_UNKNOWN;
 		assert_true(found > 0 && found <= 32);
 	}
 }

@@ -38,8 +38,8 @@
 #include <sys/wait.h>
 #include <cmocka.h>
 
-#include "engine.h"	/* pa_uring_set_submit_hook() of test builds */
 #include "prealloc.h"
+#include "src/exec/method_uring.h"	/* pa_uring_set_submit_hook() of test builds */
 #include "tcheck.h"
 #include "tfs.h"
 

@@ -6,7 +6,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "extents.h"
+#include "src/file/extents.h"
 
 #define K 1024ull
 #define D PA_SEG_DATA

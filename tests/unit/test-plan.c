@@ -13,9 +13,9 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "caps.h"
-#include "plan.h"
-#include "steps.h"
+#include "probes/caps.h"
+#include "src/plan/plan.h"
+#include "src/plan/steps.h"
 
 #define WZ PREALLOC_METHOD_WRITE_ZEROES
 #define ZO PREALLOC_METHOD_ZEROOUT
@@ -26,7 +26,7 @@
 /* A file over a block device with sysfs facts, whatever its filesystem:
  * which one takes FALLOC_FL_WRITE_ZEROES is the kernel's to say. */
 #define FILE_DEV .target = PA_TARGET_FILE, .device_facts = true
-#define UNMAP .kernel_write_zeroes = true, .write_zeroes_unmap = PA_YES
+#define UNMAP .kernel_write_zeroes = true, .write_zeroes_unmap = PREALLOC_YES
 
 struct row {
 	const char *name;
@@ -41,10 +41,10 @@ static const struct row rows[] = {
 	{ "the filesystem took the flag before", { FILE_DEV, UNMAP,
 	  .write_zeroes_works = true }, 0, { WZ, UR, AI, BU } },
 	{ "device cannot unmap-zero", { FILE_DEV, .kernel_write_zeroes = true,
-	  .write_zeroes_unmap = PA_NO }, 0, { UR, AI, BU } },
-	{ "old kernel", { FILE_DEV, .write_zeroes_unmap = PA_UNKNOWN }, 0, { UR, AI, BU } },
+	  .write_zeroes_unmap = PREALLOC_NO }, 0, { UR, AI, BU } },
+	{ "old kernel", { FILE_DEV, .write_zeroes_unmap = PREALLOC_UNKNOWN }, 0, { UR, AI, BU } },
 	{ "verdict unknown on a new kernel: try it", { FILE_DEV, .kernel_write_zeroes = true,
-	  .write_zeroes_unmap = PA_UNKNOWN }, 0, { WZ, UR, AI, BU } },
+	  .write_zeroes_unmap = PREALLOC_UNKNOWN }, 0, { WZ, UR, AI, BU } },
 	{ "the filesystem refused before", { FILE_DEV, UNMAP, .write_zeroes_refused = true },
 	  0, { UR, AI, BU } },
 	{ "keep-size past EOF", { FILE_DEV, UNMAP, .flags = PREALLOC_KEEP_SIZE },
@@ -52,7 +52,7 @@ static const struct row rows[] = {
 	{ "keep-size inside EOF", { FILE_DEV, UNMAP, .flags = PREALLOC_KEEP_SIZE,
 	  .range_in_eof = true }, 0, { WZ, UR, AI, BU } },
 	{ "no block device under the file (NFS, FUSE)", { .target = PA_TARGET_FILE,
-	  .kernel_write_zeroes = true, .write_zeroes_unmap = PA_UNKNOWN }, 0, { UR, AI, BU } },
+	  .kernel_write_zeroes = true, .write_zeroes_unmap = PREALLOC_UNKNOWN }, 0, { UR, AI, BU } },
 	{ "btrfs copy-on-write", { .target = PA_TARGET_FILE, .cow = true, UNMAP }, 0, { AL } },
 	{ "tmpfs, ramfs", { .target = PA_TARGET_FILE, .mem_backed = true }, 0, { BU } },
 	{ "ext4 inline data", { FILE_DEV, UNMAP, .inline_data = true }, 0, { BU } },
@@ -65,7 +65,7 @@ static const struct row rows[] = {
 	{ "bdev, unmap-zeroing", { .target = PA_TARGET_BLOCKDEV, .device_facts = true, UNMAP,
 	  .zeroout = true }, 0, { WZ, ZO, UR, AI } },
 	{ "bdev, no unmap-zeroing", { .target = PA_TARGET_BLOCKDEV, .device_facts = true,
-	  .kernel_write_zeroes = true, .write_zeroes_unmap = PA_NO, .zeroout = true }, 0,
+	  .kernel_write_zeroes = true, .write_zeroes_unmap = PREALLOC_NO, .zeroout = true }, 0,
 	  { ZO, UR, AI } },
 	{ "bdev, refused before", { .target = PA_TARGET_BLOCKDEV, .device_facts = true, UNMAP,
 	  .zeroout = true, .write_zeroes_refused = true }, 0, { ZO, UR, AI } },
@@ -113,7 +113,7 @@ static void table(void **state)
 static void reason_names_the_cause(void **state)
 {
 	struct pa_plan_input in = { FILE_DEV, .kernel_write_zeroes = true,
-				    .write_zeroes_unmap = PA_NO };
+				    .write_zeroes_unmap = PREALLOC_NO };
 	struct pa_plan p;
 
 	(void)state;
@@ -125,7 +125,7 @@ static void reason_names_the_cause(void **state)
 	in = (struct pa_plan_input){ FILE_DEV, UNMAP, .write_zeroes_refused = true };
 	assert_int_equal(pa_plan(&in, &p), 0);
 	assert_non_null(strstr(p.reason, "asked the kernel: refused: this filesystem"));
-	in.write_zeroes_unmap = PA_UNKNOWN;
+	in.write_zeroes_unmap = PREALLOC_UNKNOWN;
 	assert_int_equal(pa_plan(&in, &p), 0);
 	assert_non_null(strstr(p.reason, "the filesystem or the device"));
 	in = (struct pa_plan_input){ FILE_DEV, UNMAP, .flags = PREALLOC_KEEP_SIZE };

@@ -6,7 +6,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "report.h"
+#include "src/call/report.h"
 
 #define K 1024ull
 #define FILE .target = PA_TARGET_FILE

@@ -34,9 +34,10 @@
 #include <sys/wait.h>
 #include <cmocka.h>
 
-#include "caps.h"
-#include "chain.h"
-#include "sysfs_root.h"
+#include "probes/caps.h"
+#include "probes/chain.h"
+#include "src/base/sysfs_root.h"
+#include "src/call/context.h"
 #include "prealloc.h"
 #include "prealloc-pool.h"
 #include "stacks.h"
@@ -167,9 +168,9 @@ static void check_verdict(const char *devpath, const struct probed *p)
 	print_message("%s: verdict %d (%s)\n", devpath, v, ev);
 	assert_int_equal(kwz, kernel_has_flag(devpath));
 	if (kwz)
-		assert_int_equal(v, kernel_unmap_zeroes(devpath) ? PA_YES : PA_NO);
+		assert_int_equal(v, kernel_unmap_zeroes(devpath) ? PREALLOC_YES : PREALLOC_NO);
 	else
-		assert_int_equal(v, PA_UNKNOWN);
+		assert_int_equal(v, PREALLOC_UNKNOWN);
 }
 
 static const struct pa_nvme_info *nvme_of(const struct probed *p)
@@ -981,9 +982,9 @@ static int probe_unprivileged(void)
 		}
 		/* The verdict comes from world-readable sysfs: still the kernel's. */
 		if (kernel_has_flag(devpath))
-			bad += caps->write_zeroes_unmap != (kernel_unmap_zeroes(devpath) ? PA_YES : PA_NO);
+			bad += caps->write_zeroes_unmap != (kernel_unmap_zeroes(devpath) ? PREALLOC_YES : PREALLOC_NO);
 		else
-			bad += caps->write_zeroes_unmap != PA_UNKNOWN;
+			bad += caps->write_zeroes_unmap != PREALLOC_UNKNOWN;
 		pa_caps_put(caps);
 	}
 	return bad;
@@ -1385,7 +1386,7 @@ static void check_stack(const char *what, const char *top, struct probed *p, boo
 		check_ext4_path(top, true);
 	}
 	print_message("STACK %s | %s | verdict %s | kernel write_zeroes_unmap_max_bytes %llu | flag %s\n",
-		      what, top, v == PA_YES ? "yes" : v == PA_NO ? "no" : "unknown",
+		      what, top, v == PREALLOC_YES ? "yes" : v == PREALLOC_NO ? "no" : "unknown",
 		      (unsigned long long)queue_attr(top, "write_zeroes_unmap_max_bytes"),
 		      !io ? "-" : kernel_unmap_zeroes(top) ? "used" : "not used (fallback)");
 }

@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * What <prealloc.h> and <prealloc-pool.h> both need: the ABI check, the
+ * version macros, the attribute of results that must be looked at, and the
+ * opaque context.  Included by both, so neither includes the other's
+ * declarations to get these; not meant to be included on its own.
+ */
+#ifndef LIBPREALLOC_COMMON_H
+#define LIBPREALLOC_COMMON_H
+
+#if defined(__SIZEOF_POINTER__) && (__SIZEOF_POINTER__ != 8 || __SIZEOF_LONG__ != 8)
+#error "libprealloc: the ABI is LP64-only"
+#endif
+
+#include <prealloc-version.h>
+
+/*
+ * Marks functions whose result must be looked at: ignoring it is a bug.  It
+ * is on every call whose result is the answer or says whether the outputs
+ * were set: constructors, I/O calls, lookups and getters (names too).  Not
+ * on the lifetime calls (ref, unref, free, close) nor on the requests whose
+ * failure leaves the caller's course unchanged (prealloc_async_cancel(),
+ * prealloc_ctx_flush(), prealloc_pool_prepare(): the take of the name does
+ * the work then) or the setters of the log hook.
+ */
+#if defined(__GNUC__) || defined(__clang__)
+#define PREALLOC_WUR __attribute__((warn_unused_result))
+#else
+#define PREALLOC_WUR
+#endif
+
+/* A library context (prealloc_ctx_new() in <prealloc.h>). */
+struct prealloc_ctx;
+
+#endif /* LIBPREALLOC_COMMON_H */

@@ -1,0 +1,74 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * One prealloc_file_ex() call: what it holds for its whole duration, its
+ * options and the phase it is in (src/call/api.c).  The contract of src/call/.
+ */
+#ifndef PREALLOC_CALL_H
+#define PREALLOC_CALL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "prealloc.h"
+#include "src/call/ofdlock.h"
+#include "src/call/pace.h"
+#include "src/call/rangelock.h"
+#include "src/call/target.h"
+
+#define PA_DEFAULT_QUEUE_DEPTH	4
+#define PA_DEFAULT_REQUEST	(4u << 20)
+
+/*
+ * Every descriptor here is the call's own, held for its whole duration: a
+ * caller that closes or dup2()s over its descriptor number mid-call cannot
+ * redirect the work to another file.
+ */
+struct pa_call {
+	int fd;				/* our duplicate of the caller's descriptor */
+	int wfd;			/* buffered writes: fd, or fd reopened without
+					 * O_APPEND/O_DIRECT/O_SYNC when it has them */
+	int wfd_known;			/* the wfd whose status flags wfd_flags holds */
+	int wfd_flags;			/* fcntl(wfd, F_GETFL), or -errno */
+	int dfd;			/* our O_DIRECT descriptor, or -1 */
+	int dio_rwf;			/* RWF_* flags for writes through dfd */
+	bool dontcache_refused;		/* pwritev2() refused RWF_DONTCACHE (src/exec/dontcache.c) */
+	struct pa_target target;	/* filled before dispatch (src/call/api.c) */
+	uint32_t dio_align;		/* file offset and length alignment for O_DIRECT */
+	uint32_t dio_mem_align;		/* buffer alignment for O_DIRECT */
+	struct prealloc_options opts;	/* the caller's, completed with defaults */
+	struct prealloc_report rep;	/* full-size; copied out at the end */
+	uint64_t done;			/* progress */
+	uint64_t total;
+	struct pa_pace pace;		/* background mode and max_rate (src/call/pace.c) */
+	struct pa_range_lock lock;	/* the bytes of a file the call may touch */
+	struct pa_ofd_lock olock;	/* the same bytes against other processes */
+};
+
+/*
+ * The one options loader (src/call/api.c): copy the caller's size-prefixed
+ * @opts (NULL: all defaults) into @o, check them (unknown flags, method),
+ * add @extra_flags (the async call's PREALLOC_BACKGROUND) and fill in the
+ * defaults, background ones for a background call.  @o's size is then
+ * sizeof(*@o).  0, -EINVAL or -E2BIG.
+ */
+int pa_options_load(const struct prealloc_options *opts, uint32_t extra_flags,
+		    struct prealloc_options *o);
+
+/* The checks of a call that writes [off, off + len) of @fd, after its
+ * options: range, then write access.  @fd's status flags, or -errno
+ * (-EINVAL, -EFBIG, -EBADF; src/call/api.c). */
+int pa_check_write(int fd, uint64_t off, uint64_t len);
+
+/*
+ * Enter @phase of the call (an &enum prealloc_step: the public API names a
+ * call's phases so), running @method (0 for none): what the report names as
+ * failed_step/failed_method if the call fails before the next one.  Inside
+ * the library a "step" is only ever a step of the plan (src/plan/steps.h).
+ */
+static inline void pa_phase(struct pa_call *c, uint32_t phase, uint32_t method)
+{
+	c->rep.failed_step = phase;
+	c->rep.failed_method = method;
+}
+
+#endif

@@ -1,0 +1,67 @@
+/* SPDX-License-Identifier: MIT */
+/* Names of the public enums, for messages: a leaf every file may call. */
+#include <string.h>
+
+#include "src/base/internal.h"
+#include "src/exec/method.h"
+
+PA_EXPORT const char *prealloc_method_name(enum prealloc_method method)
+{
+	const struct pa_method *m = pa_method((unsigned int)method);
+
+	if (method == PREALLOC_METHOD_AUTO)
+		return "auto";
+	return m ? m->name : NULL;
+}
+
+PA_EXPORT int prealloc_method_from_name(const char *name)
+{
+	if (!name)
+		return -EINVAL;
+	for (int i = 0; i < PA_METHOD_COUNT; i++)
+		if (prealloc_method_name(i) && strcmp(name, prealloc_method_name(i)) == 0)
+			return i;
+	return -EINVAL;
+}
+
+static const char *const step_names[] = {
+	[PREALLOC_STEP_NONE] = "none",
+	[PREALLOC_STEP_TARGET] = "target",
+	[PREALLOC_STEP_REQUEST] = "request",
+	[PREALLOC_STEP_CLAIM] = "claim",
+	[PREALLOC_STEP_SIGNATURES] = "signatures",
+	[PREALLOC_STEP_CLASSIFY] = "classify",
+	[PREALLOC_STEP_SPACE_CHECK] = "space-check",
+	[PREALLOC_STEP_RESERVE] = "reserve",
+	[PREALLOC_STEP_ZERO] = "zero",
+	[PREALLOC_STEP_SYNC] = "sync",
+};
+
+PA_EXPORT const char *prealloc_step_name(enum prealloc_step step)
+{
+	return (unsigned int)step < PA_ARRAY_SIZE(step_names) ? step_names[step] : NULL;
+}
+
+static const char *const background_names[] = { "paced", "idle-ioprio", "adapted" };
+
+PA_EXPORT const char *prealloc_background_name(enum prealloc_background bit)
+{
+	unsigned int b = (unsigned int)bit;
+
+	if (!b || (b & (b - 1)))
+		return NULL;
+	b = (unsigned int)__builtin_ctz(b);
+	return b < PA_ARRAY_SIZE(background_names) ? background_names[b] : NULL;
+}
+
+static const char *const action_names[] = {
+	[PREALLOC_ACTION_RESERVE] = "reserve",
+	[PREALLOC_ACTION_ZERO] = "zero",
+	[PREALLOC_ACTION_WRITE_EDGES] = "write-edges",
+	[PREALLOC_ACTION_SYNC] = "sync",
+};
+
+PA_EXPORT const char *prealloc_action_name(enum prealloc_action action)
+{
+	return (unsigned int)action < PA_ARRAY_SIZE(action_names) ? action_names[action] : NULL;
+}

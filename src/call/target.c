@@ -1,0 +1,166 @@
+/* SPDX-License-Identifier: MIT */
+/* What the target is: file type, filesystem, device capabilities. */
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/fs.h>
+#include <linux/magic.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/vfs.h>
+#include <unistd.h>
+
+#include "src/base/internal.h"
+#include "src/call/context.h"
+#include "src/call/overlay.h"
+#include "src/call/target.h"
+#include "src/exec/method.h"
+
+#define ZFS_SUPER_MAGIC		0x2fc12fc1
+#define BCACHEFS_SUPER_MAGIC	0xca451a4e
+
+static const struct {
+	uint64_t magic;
+	const char *name;
+} fs_names[] = {
+	{ EXT4_SUPER_MAGIC, "ext4" },	/* also ext2/ext3 through the ext4 driver */
+	{ XFS_SUPER_MAGIC, "xfs" },
+	{ BTRFS_SUPER_MAGIC, "btrfs" },
+	{ TMPFS_MAGIC, "tmpfs" },
+	{ RAMFS_MAGIC, "ramfs" },
+	{ HUGETLBFS_MAGIC, "hugetlbfs" },
+	{ F2FS_SUPER_MAGIC, "f2fs" },
+	{ NFS_SUPER_MAGIC, "nfs" },
+	{ FUSE_SUPER_MAGIC, "fuse" },
+	{ OVERLAYFS_SUPER_MAGIC, "overlay" },
+	{ ZFS_SUPER_MAGIC, "zfs" },
+	{ BCACHEFS_SUPER_MAGIC, "bcachefs" },
+};
+
+const char *pa_fs_name(uint64_t fs_type)
+{
+	for (size_t i = 0; i < PA_ARRAY_SIZE(fs_names); i++)
+		if (fs_names[i].magic == fs_type)
+			return fs_names[i].name;
+	return NULL;
+}
+
+/* Copy-on-write: overwrites of this file never go in place. */
+static bool is_cow(int fd, uint64_t fs_type)
+{
+	int attr = 0;
+
+	if (fs_type == ZFS_SUPER_MAGIC || fs_type == BCACHEFS_SUPER_MAGIC)
+		return true;
+	if (fs_type != BTRFS_SUPER_MAGIC)
+		return false;
+	/* Unknown attributes: assume copy-on-write, the btrfs default. */
+	return ioctl(fd, FS_IOC_GETFLAGS, &attr) < 0 || !(attr & FS_NOCOW_FL);
+}
+
+/* What the ext2/3/4 inode flags tell the planner: inline data (the inode
+ * holds the bytes), or no extents (ext2/ext3 and indirect-block ext4
+ * files have no fallocate(), so nothing can be held beyond EOF). */
+static void ext_flags(int fd, uint64_t fs_type, struct pa_plan_input *in)
+{
+	int attr = 0;
+
+	if (fs_type != EXT4_SUPER_MAGIC || ioctl(fd, FS_IOC_GETFLAGS, &attr) < 0)
+		return;
+	in->inline_data = attr & FS_INLINE_DATA_FL;
+	in->no_fallocate = !(attr & (FS_INLINE_DATA_FL | FS_EXTENT_FL));
+}
+
+/* xfs keeps the blocks beyond EOF of a file that fallocate() marked
+ * preallocated; in any other file they may be its speculative
+ * preallocation, which it trims at the next close. */
+static bool eof_blocks_kept(int fd, uint64_t fs_type)
+{
+	struct fsxattr fa;
+
+	if (fs_type != XFS_SUPER_MAGIC)
+		return true;
+	return ioctl(fd, FS_IOC_FSGETXATTR, &fa) == 0 && (fa.fsx_xflags & FS_XFLAG_PREALLOC);
+}
+
+/* Mirror vfs_fallocate()'s errors for what it cannot work on. */
+static int check_type(mode_t mode)
+{
+	if (S_ISREG(mode) || S_ISBLK(mode))
+		return 0;
+	if (S_ISDIR(mode))
+		return -EISDIR;
+	if (S_ISFIFO(mode))
+		return -ESPIPE;
+	return -ENODEV;
+}
+
+int pa_target_open(struct prealloc_ctx *ctx, int fd, uint64_t off, uint64_t len,
+		   uint32_t flags, uint32_t method, struct pa_target *t)
+{
+	struct pa_plan_input *in = &t->in;
+	const struct statfs *sfs = &t->sfs;
+	int ret;
+
+	memset(t, 0, sizeof(*t));
+	t->ctx = ctx;
+	if (fstat(fd, &t->st) < 0)
+		return -errno;
+	ret = check_type(t->st.st_mode);
+	if (ret)
+		return ret;
+	in->flags = flags;
+	in->forced = method;
+	in->write_zeroes_unmap = PREALLOC_UNKNOWN;
+	if (S_ISBLK(t->st.st_mode)) {
+		in->target = PA_TARGET_BLOCKDEV;
+		in->zeroout = true;
+	} else {
+		if (PA_RETRY_EINTR(fstatfs(fd, &t->sfs)) < 0)
+			return -errno;
+		t->fs_type = (uint64_t)sfs->f_type;
+		t->fs_block = sfs->f_bsize > 0 ? (uint64_t)sfs->f_bsize : 4096;
+		in->target = PA_TARGET_FILE;
+		/* Overlayfs writes to its upper layer: judge that one.  When it
+		 * cannot be reached (another mount namespace), write as usual
+		 * but do not claim the result is written in place. */
+		if (t->fs_type == OVERLAYFS_SUPER_MAGIC) {
+			uint64_t upper = pa_overlay_upper_fs(fd);
+
+			in->cow = upper && is_cow(fd, upper);
+			in->cow_unknown = !upper;
+		} else {
+			in->cow = is_cow(fd, t->fs_type);
+		}
+		in->mem_backed = t->fs_type == TMPFS_MAGIC || t->fs_type == RAMFS_MAGIC ||
+				 t->fs_type == HUGETLBFS_MAGIC;
+		in->no_write = t->fs_type == HUGETLBFS_MAGIC;
+		ext_flags(fd, t->fs_type, in);
+		in->range_in_eof = off + len <= (uint64_t)t->st.st_size;
+		/* Asked only where it matters: keep-size past EOF. */
+		in->eof_blocks_kept = in->range_in_eof || !(flags & PREALLOC_KEEP_SIZE) ||
+				      eof_blocks_kept(fd, t->fs_type);
+	}
+	t->dev = S_ISBLK(t->st.st_mode) ? t->st.st_rdev : t->st.st_dev;
+	if (pa_caps_cache_get(&pa_ctx(ctx)->caps, t->dev, &t->caps) == 0) {
+		in->device_facts = true;
+		in->write_zeroes_unmap = t->caps->write_zeroes_unmap;
+		in->kernel_write_zeroes = t->caps->kernel_write_zeroes;
+		if (S_ISBLK(t->st.st_mode))
+			t->fs_block = t->caps->logical_block_size;
+	}
+	if (!t->fs_block)
+		t->fs_block = 512;
+	ret = pa_wz_answer(ctx, t->dev, t->fs_type);
+	in->write_zeroes_refused = ret == PREALLOC_NO;
+	in->write_zeroes_works = ret == PREALLOC_YES;
+	in->unusable = pa_methods_unusable(ctx);
+	return 0;
+}
+
+void pa_target_close(struct pa_target *t)
+{
+	if (t->caps)
+		pa_caps_put(t->caps);
+	t->caps = NULL;
+}

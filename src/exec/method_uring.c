@@ -1,0 +1,209 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The uring method: large O_DIRECT zero writes through io_uring from the
+ * zero buffer of src/exec/direct_writer.c, registered once so the kernel does
+ * not pin it per request.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <liburing.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "src/base/internal.h"
+#include "src/base/sysfs_read.h"
+#include "src/call/call.h"
+#include "src/call/context.h"
+#include "src/exec/direct_writer.h"
+#include "src/exec/method_uring.h"
+#include "src/exec/refusal.h"
+
+struct writer {
+	struct pa_dw w;			/* first: the send callback's cast */
+	struct io_uring ring;
+	bool fixed;			/* buffer registered */
+};
+
+static void send_write(struct pa_dw *dw, unsigned int s)
+{
+	struct writer *w = (struct writer *)dw;
+	struct io_uring_sqe *sqe = io_uring_get_sqe(&w->ring);
+	const struct pa_range *p = &dw->slot[s];
+	struct pa_call *c = dw->c;
+
+	if (w->fixed)
+		io_uring_prep_write_fixed(sqe, c->dfd, dw->buf, (unsigned int)p->len, p->start, 0);
+	else
+		io_uring_prep_write(sqe, c->dfd, dw->buf, (unsigned int)p->len, p->start);
+	/* Only when needed: the prep helpers clear it, and the SQ ring is
+	 * mapped by liburing's own syscalls, which ThreadSanitizer cannot
+	 * see, so a store here into a ring reused at the same address by
+	 * another thread looks like a race. */
+	if (c->dio_rwf)
+		sqe->rw_flags = c->dio_rwf;
+	if (c->pace.idle_prio)
+		sqe->ioprio = pa_pace_ioprio(&c->pace);
+	io_uring_sqe_set_data64(sqe, s);
+}
+
+#ifdef PA_TEST_HOOKS
+static int (*cqe_hook)(int res);
+static int (*submit_hook)(int ret);
+
+void pa_uring_set_cqe_hook(int (*hook)(int res))
+{
+	cqe_hook = hook;
+}
+
+void pa_uring_set_submit_hook(int (*hook)(int ret))
+{
+	submit_hook = hook;
+}
+#endif
+
+static void complete(struct writer *w, struct io_uring_cqe *cqe)
+{
+	int res = cqe->res;
+
+#ifdef PA_TEST_HOOKS
+	if (cqe_hook)
+		res = cqe_hook(res);
+#endif
+	pa_dw_complete(&w->w, (unsigned int)io_uring_cqe_get_data64(cqe), res);
+	io_uring_cqe_seen(&w->ring, cqe);
+}
+
+/*
+ * After a failed submit: wait for every write the kernel took before
+ * returning, so undo never races a write still landing.  SQEs it did not
+ * take are never submitted (w->err stops sending and resubmission) and go
+ * with the ring.
+ */
+static int drain(struct writer *w)
+{
+	unsigned int queued = PA_MIN(io_uring_sq_ready(&w->ring), w->w.inflight);
+	struct io_uring_cqe *cqe;
+
+	pa_dw_unsent(&w->w, queued);
+	while (w->w.inflight) {
+		int ret = io_uring_wait_cqe(&w->ring, &cqe);
+
+		if (ret == -EINTR || ret == -EAGAIN)
+			continue;
+		if (ret < 0)
+			break;	/* the ring itself is broken: nothing more to learn */
+		complete(w, cqe);
+	}
+	return w->w.err;
+}
+
+static int run(struct writer *w)
+{
+	struct io_uring_cqe *cqe;
+	int ret;
+
+	for (;;) {
+		pa_dw_fill(&w->w);
+		if (!w->w.inflight)
+			return w->w.err;
+		ret = io_uring_submit_and_wait(&w->ring, 1);
+#ifdef PA_TEST_HOOKS
+		if (submit_hook)
+			ret = submit_hook(ret);
+#endif
+		if (ret < 0 && ret != -EINTR && ret != -EAGAIN && ret != -EBUSY) {
+			if (!w->w.err)
+				w->w.err = ret;
+			return drain(w);
+		}
+		while (io_uring_peek_cqe(&w->ring, &cqe) == 0)
+			complete(w, cqe);
+	}
+}
+
+static int writer_init(struct writer *w, struct pa_call *c, const struct pa_range *r, size_t n)
+{
+	struct iovec iov;
+	int ret = pa_dw_init(&w->w, c, PREALLOC_METHOD_URING, r, n);
+
+	if (ret)
+		return ret;
+	w->w.send = send_write;
+	ret = io_uring_queue_init(w->w.qd, &w->ring, 0);
+	if (ret < 0) {
+		pa_dw_free(&w->w);
+		/* io_uring disabled (sysctl, seccomp) or its rings not granted
+		 * (-ENOMEM: RLIMIT_MEMLOCK of an unprivileged caller): nothing
+		 * was written, let the caller fall back. */
+		pa_log(c->target.ctx, LOG_NOTICE, "io_uring refused: io_uring_queue_init: %s\n",
+		       strerror(-ret));
+		return -EOPNOTSUPP;
+	}
+	iov = (struct iovec){ .iov_base = w->w.buf, .iov_len = w->w.req };
+	/* Registration can fail on RLIMIT_MEMLOCK; unregistered writes work too. */
+	w->fixed = io_uring_register_buffers(&w->ring, &iov, 1) == 0;
+	return 0;
+}
+
+int pa_zero_uring(struct pa_call *c, const struct pa_range *r, size_t n)
+{
+	struct writer w = { 0 };
+	int ret;
+
+	if (!n)
+		return 0;
+	ret = writer_init(&w, c, r, n);
+	if (ret)
+		return ret;
+	ret = run(&w);
+	io_uring_queue_exit(&w.ring);
+	pa_dw_free(&w.w);
+	return ret;
+}
+
+static struct pa_refusal setup_refusal;
+
+/* A one-entry ring, set up and closed: what seccomp or the sysctl say. */
+static int setup_probe(void)
+{
+	struct io_uring_params p = { 0 };
+	int fd = (int)syscall(__NR_io_uring_setup, 1, &p);
+
+	if (fd < 0)
+		return -errno;
+	close(fd);
+	return 0;
+}
+
+/* The refusal and, when the host turned io_uring off, the sysctl's say. */
+static void describe(int err, char *buf, size_t len)
+{
+	char v[8];
+	size_t used;
+
+	pa_refusal_describe("io_uring_setup", "io_uring", err, buf, len);
+	used = strlen(buf);
+	if (pa_sysfs_read_str("/proc/sys/kernel", "io_uring_disabled", v, sizeof(v)) == 0 &&
+	    (!strcmp(v, "1") || !strcmp(v, "2")))
+		snprintf(buf + used, len - used, "; kernel.io_uring_disabled = %s", v);
+}
+
+int pa_uring_usable(struct prealloc_ctx *ctx, char *why, size_t len)
+{
+	char buf[160];
+	int err;
+
+	if (!pa_refusal_get(&setup_refusal, &err)) {
+		err = pa_refusal_learn(&setup_refusal, setup_probe());
+		if (err)
+			pa_log(ctx, LOG_NOTICE, "uring refused in this process: %s\n",
+			       (describe(err, buf, sizeof(buf)), buf));
+	}
+	if (!err)
+		return 0;
+	if (why && len)
+		describe(err, why, len);
+	return -EOPNOTSUPP;
+}

@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: MIT */
+/* Refusals learnt once per process (src/exec/refusal.h). */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "src/exec/refusal.h"
+
+#define KNOWN 1ull
+
+bool pa_refusal_get(const struct pa_refusal *r, int *err)
+{
+	uint64_t w = __atomic_load_n(&r->word, __ATOMIC_ACQUIRE);
+
+	if (!(w & KNOWN) || (uint32_t)(w >> 32) != (uint32_t)getpid())
+		return false;
+	*err = -(int)((w >> 1) & 0xffff);
+	return true;
+}
+
+int pa_refusal_learn(struct pa_refusal *r, int err)
+{
+	uint64_t w;
+
+	if (err == -ENOMEM || err == -EAGAIN || err == -EMFILE || err == -ENFILE)
+		return 0;
+	w = (uint64_t)(uint32_t)getpid() << 32 | (uint64_t)((-err) & 0xffff) << 1 | KNOWN;
+	__atomic_store_n(&r->word, w, __ATOMIC_RELEASE);
+	return err;
+}
+
+char *pa_refusal_describe(const char *call, const char *what, int err, char *buf, size_t len)
+{
+	const char *name = strerrorname_np(-err);
+
+	if (err == -EPERM)
+		snprintf(buf, len, "%s refused: EPERM (a seccomp profile?)", call);
+	else if (err == -ENOSYS)
+		snprintf(buf, len, "%s refused: ENOSYS (no %s in this kernel, "
+			 "or a seccomp profile)", call, what);
+	else
+		snprintf(buf, len, "%s refused: %s", call, name ? name : "unknown error");
+	return buf;
+}

@@ -1,0 +1,95 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Reopening the caller's file with status flags of our own (O_DIRECT on,
+ * O_APPEND/O_SYNC off) without touching the caller's open file description,
+ * whose flags other threads rely on.  Linux offers only /proc/self/fd for
+ * this, which may be missing (a mount namespace without /proc) or refused
+ * (a file created 0444 by a caller who still holds it O_RDWR): every user
+ * of this helper has a slower way to go on without it.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "src/base/sysfs_read.h"
+#include "src/base/sysfs_root.h"
+#include "src/file/reopen.h"
+
+int pa_dup(int fd)
+{
+	int own = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+
+	return own < 0 ? -errno : own;
+}
+
+int pa_check_writable(int fd)
+{
+	int fl = fcntl(fd, F_GETFL);
+
+	if (fl < 0)
+		return -errno;
+	if ((fl & O_PATH) == O_PATH || (fl & O_ACCMODE) == O_RDONLY)
+		return -EBADF;
+	return fl;
+}
+
+bool pa_same_file(int fd, const struct stat *st)
+{
+	struct stat now;
+
+	if (fstat(fd, &now) < 0)
+		return false;
+	/* Any node of the same block device is the same device. */
+	if (S_ISBLK(st->st_mode))
+		return S_ISBLK(now.st_mode) && now.st_rdev == st->st_rdev;
+	return now.st_dev == st->st_dev && now.st_ino == st->st_ino;
+}
+
+/*
+ * Without /proc a block device can still be opened by name: sysfs gives
+ * its kernel name, devtmpfs the node (identity is checked by the caller).
+ * The node is this machine's, so is the sysfs asked: a context's captured
+ * tree describes another machine's devices.
+ */
+static int open_blockdev(const struct stat *st, int flags)
+{
+	char dir[64], name[64], node[80];
+	int fd;
+
+	if (pa_sysfs_dev_link(PA_SYSFS_MACHINE, st->st_rdev, dir, sizeof(dir)) < 0 ||
+	    pa_sysfs_uevent(dir, "DEVNAME", name, sizeof(name)) < 0 ||
+	    snprintf(node, sizeof(node), "/dev/%s", name) >= (int)sizeof(node))
+		return -ENOENT;
+	fd = open(node, flags | O_CLOEXEC | O_NOCTTY);
+	return fd < 0 ? -errno : fd;
+}
+
+int pa_reopen(int fd, const struct stat *st, int flags)
+{
+	struct stat own;
+	char path[32];
+	int nfd;
+
+	if (!st) {
+		if (fstat(fd, &own) < 0)
+			return -errno;
+		st = &own;
+	}
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	nfd = open(path, flags | O_CLOEXEC | O_NOCTTY);
+	if (nfd < 0 && errno == ENOENT && S_ISBLK(st->st_mode))
+		nfd = open_blockdev(st, flags);
+	else if (nfd < 0)
+		nfd = -errno;
+	if (nfd < 0)
+		return nfd;
+	/* /proc mounted from another namespace, not procfs at all, or a
+	 * device node that is another device. */
+	if (!pa_same_file(nfd, st)) {
+		close(nfd);
+		return -ESTALE;
+	}
+	return nfd;
+}

@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: MIT */
+/* The one way the library reopens a caller's descriptor (src/file/reopen.c). */
+#ifndef PREALLOC_REOPEN_H
+#define PREALLOC_REOPEN_H
+
+#include <stdbool.h>
+#include <sys/stat.h>
+
+/* Is @fd the file @st describes (same st_dev and st_ino)? */
+bool pa_same_file(int fd, const struct stat *st);
+
+/* The file @fd refers to, opened anew with @flags (O_CLOEXEC added) through
+ * /proc/self/fd and checked to be the file @st describes, or @fd's own file
+ * when @st is NULL (src/file/reopen.c).
+ * The new descriptor, or -errno: -ENOENT (no /proc), -EACCES (the file's
+ * mode forbids it), -ESTALE (not the same file), ... */
+int pa_reopen(int fd, const struct stat *st, int flags);
+
+/* A close-on-exec duplicate of @fd numbered 3 or above (never a standard
+ * stream number a closefrom()ed process may reuse), or -errno. */
+int pa_dup(int fd);
+
+/* @fd's status flags if it is open for writing; -EBADF if not (O_PATH,
+ * read-only), or -errno. */
+int pa_check_writable(int fd);
+
+#endif

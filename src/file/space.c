@@ -1,0 +1,92 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Will the blocks a call must allocate fit?  Asked of the statfs taken when
+ * the target was opened (src/call/target.c), before anything is changed, so a
+ * request that cannot fit fails with ENOSPC having done nothing (on xfs,
+ * whose count lags behind deletes, the allocator has the last word and the
+ * call is undone).
+ */
+#include <errno.h>
+#include <limits.h>
+#include <linux/magic.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/statfs.h>
+#include <unistd.h>
+
+#include "src/base/internal.h"
+#include "src/base/sysfs_read.h"
+#include "src/base/sysfs_root.h"
+#include "src/call/context.h"
+#include "src/file/space.h"
+
+/*
+ * Bytes ext4 keeps from everyone, root included (reserved_clusters, about 2%
+ * of the volume up to 4096 clusters), which statfs counts as free.
+ */
+static uint64_t ext4_reserved_bytes(const char *root, dev_t dev, uint64_t bsize)
+{
+	char path[PATH_MAX], link[256], *name;
+	uint64_t n;
+	ssize_t len;
+
+	if (pa_sysfs_dev_link(root, dev, path, sizeof(path)) < 0)
+		return 0;
+	len = readlink(path, link, sizeof(link) - 1);
+	if (len <= 0)
+		return 0;
+	link[len] = 0;
+	name = strrchr(link, '/');
+	snprintf(path, sizeof(path), "%s/fs/ext4/%.40s", root, name ? name + 1 : link);
+	return pa_sysfs_read_u64(path, "reserved_clusters", &n) == 0 ? n * bsize : 0;
+}
+
+int pa_space_check(struct prealloc_ctx *ctx, const struct statfs *sfs, dev_t dev,
+		   const struct pa_seglist *segs, uint64_t *ret_avail)
+{
+	uint64_t need = 0, nfresh = 0, avail, spare, bs;
+
+	*ret_avail = UINT64_MAX;
+	for (size_t i = 0; i < segs->n; i++) {
+		if (pa_seg_fresh(&segs->v[i])) {
+			need += segs->v[i].blk_end - segs->v[i].blk_start;
+			nfresh++;
+		}
+	}
+	if (!need) {
+		*ret_avail = 0;		/* nothing fresh: reserve piece by piece */
+		return 0;
+	}
+	/* No fixed capacity (tmpfs size=0, ramfs, memfd): it answers itself. */
+	if (sfs->f_blocks == 0)
+		return 0;
+	/* Block counts are in fragment units (FUSE may report them apart). */
+	bs = (uint64_t)(sfs->f_frsize ? sfs->f_frsize : sfs->f_bsize);
+	/* Root may use the blocks ext4 reserves for it, not its own reserve. */
+	avail = (uint64_t)(geteuid() == 0 ? sfs->f_bfree : sfs->f_bavail) * bs;
+	if (sfs->f_type == EXT4_SUPER_MAGIC && geteuid() == 0) {
+		spare = ext4_reserved_bytes(pa_ctx_sysfs(ctx), dev, bs);
+		avail = avail > spare ? avail - spare : 0;
+		/* Extent tree: a leaf of 340 extents of at most 32767 blocks. */
+		need += ((need / bs) / 32767 + nfresh) / 340 * bs + 2 * bs;
+	}
+	*ret_avail = avail;
+	if (need <= avail)
+		return 0;
+	/* xfs frees a deleted file's blocks in the background and statfs
+	 * does not wait for that: right after an unlink (a database dropping
+	 * an old segment to make room for the next) it counts them as used.
+	 * Its allocator waits for them before it says ENOSPC, so there the
+	 * call goes on, reserving piece by piece, and what does not fit is
+	 * undone. */
+	if (sfs->f_type == XFS_SUPER_MAGIC) {
+		pa_log(ctx, LOG_INFO, "free-space check: %llu bytes needed, %llu counted free; "
+		       "xfs may still be freeing deleted files: its allocator decides\n",
+		       (unsigned long long)need, (unsigned long long)avail);
+		return 0;
+	}
+	pa_log(ctx, LOG_NOTICE, "free-space check: %llu bytes needed, %llu available: "
+	       "ENOSPC before anything was changed\n", (unsigned long long)need,
+	       (unsigned long long)avail);
+	return -ENOSPC;
+}

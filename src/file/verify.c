@@ -1,0 +1,80 @@
+/* SPDX-License-Identifier: MIT */
+/* prealloc_verify(): a census of extent states, the proof of the result. */
+#include <errno.h>
+#include <linux/magic.h>
+#include <stddef.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/vfs.h>
+
+#include "src/base/internal.h"
+#include "src/file/extents.h"
+
+static void count(const struct pa_extlist *ext, uint64_t off, uint64_t end,
+		  struct prealloc_census *c)
+{
+	uint64_t pos = off;
+
+	for (size_t i = 0; i < ext->n && pos < end; i++) {
+		uint64_t s = PA_MAX(ext->v[i].start, pos);
+		uint64_t e = PA_MIN(ext->v[i].start + ext->v[i].len, end);
+
+		if (e <= s)
+			continue;
+		c->hole_bytes += s - pos;
+		if (ext->v[i].flags & PA_EXT_UNWRITTEN)
+			c->unwritten_bytes += e - s;
+		else
+			c->written_bytes += e - s;
+		if (ext->v[i].flags & PA_EXT_SHARED)
+			c->shared_bytes += e - s;
+		pos = e;
+	}
+	c->hole_bytes += end - pos;
+}
+
+/*
+ * Without FIEMAP, data from SEEK_DATA may be unwritten extents: unknown.
+ * In memory (tmpfs, ramfs) data is written; tmpfs shows pages allocated but
+ * never written as holes, and prealloc_file() writes its pages for that.
+ */
+static void seek_census(struct prealloc_census *c, bool mem)
+{
+	if (!mem) {
+		c->unknown_bytes = c->written_bytes;
+		c->written_bytes = 0;
+	}
+}
+
+PA_EXPORT int prealloc_verify(int fd, uint64_t offset, uint64_t len,
+			      struct prealloc_census *census)
+{
+	struct prealloc_census c = { 0 };
+	struct pa_extlist ext = { 0 };
+	struct statfs sfs;
+	struct stat st;
+	bool fiemap, mem;
+	int ret;
+
+	if (!census || census->size < offsetof(struct prealloc_census, written_bytes))
+		return -EINVAL;
+	ret = pa_check_range(offset, len);
+	if (ret)
+		return ret;
+	if (fstat(fd, &st) < 0 || fstatfs(fd, &sfs) < 0)
+		return -errno;
+	if (!S_ISREG(st.st_mode))
+		return S_ISDIR(st.st_mode) ? -EISDIR : -EINVAL;
+	mem = sfs.f_type == TMPFS_MAGIC || sfs.f_type == RAMFS_MAGIC;
+	ret = pa_extents_read(fd, offset, offset + len, &ext, &fiemap);
+	if (ret == 0) {
+		count(&ext, offset, offset + len, &c);
+		if (!fiemap)
+			seek_census(&c, mem);
+		c.fiemap = fiemap;
+		c.size = census->size;
+		memcpy(census, &c, PA_MIN((size_t)census->size, sizeof(c)));
+	}
+	pa_extlist_free(&ext);
+	return ret;
+}

@@ -1,0 +1,114 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The planner.  Everything it may know arrives in struct pa_plan_input, so
+ * the choice is a pure function with a table test, and `prealloc probe` can
+ * print the same reason the engine acted on.  What each method does to
+ * each piece of the range (reserving first, edges) is src/plan/steps.c's.
+ */
+#include <errno.h>
+#include <stddef.h>
+
+#include "probes/caps.h"
+#include "src/exec/method.h"
+#include "src/plan/plan.h"
+
+static void add(struct pa_plan *p, unsigned int m)
+{
+	if (p->n < PA_PLAN_MAX)
+		p->methods[p->n++] = (uint8_t)m;
+}
+
+static int plan_forced(const struct pa_plan_input *in, struct pa_plan *p)
+{
+	uint32_t where = in->target == PA_TARGET_BLOCKDEV ? PA_M_BDEV : PA_M_FILE;
+
+	if (!pa_method_is(in->forced, where) ||
+	    (in->inline_data && in->forced != PREALLOC_METHOD_BUFFERED))
+		return -EOPNOTSUPP;
+	add(p, in->forced);
+	p->reason = "method forced by the caller";
+	return 0;
+}
+
+bool pa_plan_write_zeroes(const struct pa_plan_input *in, const char **why)
+{
+	bool file = in->target == PA_TARGET_FILE;
+
+	if (!in->device_facts)
+		*why = "no block device facts under the target: FALLOC_FL_WRITE_ZEROES not tried";
+	else if (!in->kernel_write_zeroes)
+		*why = "this kernel has no FALLOC_FL_WRITE_ZEROES (6.17 added it)";
+	else if (in->write_zeroes_unmap == PREALLOC_NO)
+		*why = "the device cannot zero by unmapping";
+	else if (in->write_zeroes_refused && in->write_zeroes_unmap == PREALLOC_UNKNOWN)
+		*why = "asked the kernel: refused here (the device's answer is not in sysfs, "
+		       "so the filesystem or the device)";
+	else if (in->write_zeroes_refused)
+		*why = file ? "asked the kernel: refused: this filesystem has no "
+			      "FALLOC_FL_WRITE_ZEROES on this kernel" :
+			      "asked the kernel: refused on this device";
+	else if (file && (in->flags & PREALLOC_KEEP_SIZE) && !in->range_in_eof)
+		*why = "keep-size beyond end of file cannot use FALLOC_FL_WRITE_ZEROES";
+	else
+		return true;
+	return false;
+}
+
+int pa_plan(const struct pa_plan_input *in, struct pa_plan *p)
+{
+	const char *why = NULL;
+	bool wz;
+
+	*p = (struct pa_plan){ 0 };
+	/* Keep-size promises the space beyond EOF reserved: never succeed
+	 * having reserved nothing. */
+	if (in->target == PA_TARGET_FILE && in->no_fallocate &&
+	    (in->flags & PREALLOC_KEEP_SIZE) && !in->range_in_eof) {
+		p->reason = "keep-size beyond end of file: this file cannot hold blocks beyond "
+			    "end of file (no fallocate(): ext2/ext3 or an ext4 file without extents)";
+		return -EOPNOTSUPP;
+	}
+	if (in->forced != PREALLOC_METHOD_AUTO)
+		return plan_forced(in, p);
+
+	if (in->target == PA_TARGET_FILE) {
+		if (in->cow) {
+			add(p, PREALLOC_METHOD_ALLOCATE);
+			p->reason = "copy-on-write file: overwrites never go in place, so space is reserved, not written";
+			return 0;
+		}
+		if (in->mem_backed && in->no_write) {
+			add(p, PREALLOC_METHOD_ALLOCATE);
+			p->reason = "hugetlbfs: pages come from fallocate() and are zeroed";
+			return 0;
+		}
+		if (in->inline_data) {
+			/* fallocate() on an inline file loses the next write
+			 * at umount (a kernel bug): never reach it. */
+			add(p, PREALLOC_METHOD_BUFFERED);
+			p->reason = "ext4 inline data: the inode holds the bytes, so buffered writes only";
+			return 0;
+		}
+		if (in->mem_backed) {
+			/* Written pages, so SEEK_DATA (and verify) see them:
+			 * tmpfs shows allocated, unwritten pages as holes. */
+			add(p, PREALLOC_METHOD_BUFFERED);
+			p->reason = "memory-backed filesystem: zero pages written through the page cache";
+			return 0;
+		}
+	}
+
+	for (size_t i = 0; i < pa_method_order_n; i++) {
+		const struct pa_method *m = pa_method(pa_method_order[i]);
+
+		if (m->applies && m->applies(in) && !(in->unusable & (1u << pa_method_order[i])))
+			add(p, pa_method_order[i]);
+	}
+	wz = pa_plan_write_zeroes(in, &why);
+	if (in->target == PA_TARGET_BLOCKDEV)
+		p->reason = wz ? "every device of the chain can zero by unmapping" :
+			    in->zeroout ? why : "no BLKZEROOUT: direct zero writes";
+	else
+		p->reason = wz ? "every device under the file can zero by unmapping" : why;
+	return 0;
+}

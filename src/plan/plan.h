@@ -1,0 +1,57 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The planner: a pure function from what is known about the target and the
+ * request to an ordered list of methods.  No I/O; tested with a table.
+ */
+#ifndef PREALLOC_PLAN_H
+#define PREALLOC_PLAN_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "prealloc.h"
+
+enum pa_target_kind {
+	PA_TARGET_FILE,
+	PA_TARGET_BLOCKDEV,
+};
+
+struct pa_plan_input {
+	uint8_t target;			/* enum pa_target_kind */
+	bool cow;			/* copy-on-write file: overwrites never go in place */
+	bool cow_unknown;		/* overlayfs whose upper layer cannot be judged */
+	bool inline_data;		/* ext4 inline data: buffered writes, never fallocate() */
+	bool eof_blocks_kept;		/* allocated blocks beyond EOF stay (false: xfs may trim them) */
+	bool no_fallocate;		/* ext2/3 file: nothing can be reserved beyond EOF */
+	bool mem_backed;		/* tmpfs/ramfs/hugetlbfs: no device below */
+	bool no_write;			/* hugetlbfs: no write(), fallocate() zeroes pages */
+	bool device_facts;		/* a block device's capabilities record was found */
+	int write_zeroes_unmap;		/* enum prealloc_answer from the capabilities record */
+	bool kernel_write_zeroes;	/* the kernel knows the flag (6.17+) */
+	/* The kernel's answer for this filesystem instance (or block device)
+	 * in this context; neither: not asked yet. */
+	bool write_zeroes_refused;
+	bool write_zeroes_works;
+	bool zeroout;			/* block device with BLKZEROOUT */
+	uint32_t flags;			/* enum prealloc_flags */
+	uint32_t forced;		/* enum prealloc_method; AUTO = choose */
+	bool range_in_eof;		/* offset + len <= current size */
+	uint32_t unusable;		/* 1 << method: refused to this process (no io_uring) */
+};
+
+#define PA_PLAN_MAX 6
+
+struct pa_plan {
+	uint8_t methods[PA_PLAN_MAX];	/* try in order; the next on EOPNOTSUPP */
+	uint8_t n;
+	const char *reason;		/* one sentence for `prealloc probe` */
+};
+
+/* May FALLOC_FL_WRITE_ZEROES be tried for @in, and if not, why not (*@why)? */
+bool pa_plan_write_zeroes(const struct pa_plan_input *in, const char **why);
+
+/* Returns 0, or -EOPNOTSUPP when a forced method cannot apply to this
+ * target or the request cannot be met here at all (*@out->reason says). */
+int pa_plan(const struct pa_plan_input *in, struct pa_plan *out);
+
+#endif
