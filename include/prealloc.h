@@ -377,9 +377,8 @@ struct prealloc_census {
  * (bad arguments, unknown flags, a block-device request as above, a
  * write-only O_DIRECT @fd with unaligned edges where the file cannot be
  * reopened), -EFBIG (@offset + @len too large), -ENOSPC (does not fit;
- * checked before anything is written, except on xfs, whose free count lags
- * behind deleted files: there the allocator decides and the call is
- * undone), -EBUSY (block device mounted or held
+ * checked before anything is written; on xfs, whose free count lags behind
+ * files just deleted, counted again for up to 63 ms), -EBUSY (block device mounted or held
  * with O_EXCL by anyone, the caller included), -EEXIST (block device carries
  * a filesystem, RAID or partition-table signature and %PREALLOC_FORCE is not
  * set), -ECANCELED (progress callback asked to stop), -EDEADLK (called from

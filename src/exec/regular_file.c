@@ -6,7 +6,10 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <time.h>
+#include <linux/magic.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 
 #include "src/base/internal.h"
 #include "src/call/call.h"
@@ -43,11 +46,35 @@ int pa_file_classify(int fd, struct pa_work *w, struct pa_seglist *segs, bool *r
 	return ret;
 }
 
+/*
+ * xfs frees a deleted file's blocks in the background, and statfs only
+ * starts that work: right after an unlink (a database dropping an old
+ * segment to make room for the next) the blocks count as used.  Before an
+ * ENOSPC, count again a few times, 1 to 32 ms apart (63 ms at most).
+ */
+#define XFS_RECOUNTS 6
+
+static int space_check(const struct pa_target *t, int fd, struct pa_work *w, uint64_t *avail)
+{
+	struct statfs sfs = t->sfs;
+	int ret = pa_space_check(t->ctx, &sfs, t->st.st_dev, w->segs, avail);
+
+	for (int i = 0; ret == -ENOSPC && sfs.f_type == XFS_SUPER_MAGIC && i < XFS_RECOUNTS; i++) {
+		struct timespec ts = { 0, 1000000L << i };
+
+		nanosleep(&ts, NULL);
+		if (fstatfs(fd, &sfs) < 0)
+			break;
+		ret = pa_space_check(t->ctx, &sfs, t->st.st_dev, w->segs, avail);
+	}
+	return ret;
+}
+
 /* Fail fast with ENOSPC before changing anything (src/file/space.c). */
-int pa_file_space(const struct pa_target *t, struct pa_work *w)
+int pa_file_space(const struct pa_target *t, int fd, struct pa_work *w)
 {
 	uint64_t avail;
-	int ret = pa_space_check(t->ctx, &t->sfs, t->st.st_dev, w->segs, &avail);
+	int ret = space_check(t, fd, w, &avail);
 
 	/* Allocated space is not reserved again (xfs would count it, and
 	 * fail near full): reserve piece by piece (src/plan/steps.c) when the
@@ -112,7 +139,7 @@ static int run(struct file_job *j, const struct pa_plan *plan)
 
 	if (!ret) {
 		pa_phase(c, PREALLOC_STEP_SPACE_CHECK, 0);
-		ret = pa_file_space(&c->target, &j->x.w);
+		ret = pa_file_space(&c->target, c->fd, &j->x.w);
 	}
 	if (ret)
 		return ret;

@@ -20,6 +20,6 @@ int pa_file_prealloc(struct pa_call *c, uint64_t off, uint64_t len);
  * space and choose piecewise reservation. */
 int pa_file_check_attrs(int fd);
 int pa_file_classify(int fd, struct pa_work *w, struct pa_seglist *segs, bool *ret_fiemap);
-int pa_file_space(const struct pa_target *t, struct pa_work *w);
+int pa_file_space(const struct pa_target *t, int fd, struct pa_work *w);
 
 #endif

@@ -2,9 +2,7 @@
 /*
  * Will the blocks a call must allocate fit?  Asked of the statfs taken when
  * the target was opened (src/call/target.c), before anything is changed, so a
- * request that cannot fit fails with ENOSPC having done nothing (on xfs,
- * whose count lags behind deletes, the allocator has the last word and the
- * call is undone).
+ * request that cannot fit fails with ENOSPC having done nothing.
  */
 #include <errno.h>
 #include <limits.h>
@@ -73,18 +71,6 @@ int pa_space_check(struct prealloc_ctx *ctx, const struct statfs *sfs, dev_t dev
 	*ret_avail = avail;
 	if (need <= avail)
 		return 0;
-	/* xfs frees a deleted file's blocks in the background and statfs
-	 * does not wait for that: right after an unlink (a database dropping
-	 * an old segment to make room for the next) it counts them as used.
-	 * Its allocator waits for them before it says ENOSPC, so there the
-	 * call goes on, reserving piece by piece, and what does not fit is
-	 * undone. */
-	if (sfs->f_type == XFS_SUPER_MAGIC) {
-		pa_log(ctx, LOG_INFO, "free-space check: %llu bytes needed, %llu counted free; "
-		       "xfs may still be freeing deleted files: its allocator decides\n",
-		       (unsigned long long)need, (unsigned long long)avail);
-		return 0;
-	}
 	pa_log(ctx, LOG_NOTICE, "free-space check: %llu bytes needed, %llu available: "
 	       "ENOSPC before anything was changed\n", (unsigned long long)need,
 	       (unsigned long long)avail);
