@@ -35,3 +35,11 @@ def iqr(samples, m, ref, key):
         return None
     q = statistics.quantiles(v, n=4, method='inclusive')
     return [q[0], q[2]]
+
+
+def median_iqr(v):
+    """'median [q1, q3]' of @v, for the tables of per-round ratios."""
+    if len(v) < 2:
+        return '%.2f' % v[0] if v else '-'
+    q = statistics.quantiles(v, n=4, method='inclusive')
+    return '%.2f [%.2f, %.2f]' % (statistics.median(v), q[0], q[2])
