@@ -57,6 +57,15 @@ def direct_table(rows):
     return table(hdr, out)
 
 
+def verdict(fstype, who, name, v, q, lim, ge):
+    """A target's line: median @v (per-run IQR @q) against @lim, at least
+    (@ge) or at most."""
+    ok = v is not None and (v >= lim if ge else v <= lim)
+    return '- %s, %s: %s: %s%s %s' % (
+        fstype, who, name, f(v, '%.2f'), ' (per-run IQR %.2f-%.2f)' % tuple(q) if q else '',
+        'PASS' if ok else 'MISS')
+
+
 def direct_targets(fs):
     """Issue 33: without io_uring, aio >= 0.95x uring and >= 1.0x dd, system
     CPU per GiB <= 1.5x uring's."""
@@ -67,11 +76,8 @@ def direct_targets(fs):
     for name, key, lim, ge in (('throughput >= 0.95x uring', 'x_uring', 0.95, True),
                                ('throughput >= 1.0x dd', 'x_dd', 1.0, True),
                                ('system CPU/GiB <= 1.5x uring', 'sys_x_uring', 1.5, False)):
-        v, q = a.get(key), a.get(key + '_iqr')
-        ok = v is not None and (v >= lim if ge else v <= lim)
-        out.append('- %s, aio: %s: %s%s %s' % (
-            fs['fstype'], name, f(v, '%.2f'),
-            ' (per-run IQR %.2f-%.2f)' % tuple(q) if q else '', 'PASS' if ok else 'MISS'))
+        out.append(verdict(fs['fstype'], 'aio', name, a.get(key), a.get(key + '_iqr'),
+                           lim, ge))
     return out
 
 
@@ -104,14 +110,8 @@ def targets(fs):
     for key, l in fs.get('frag', {}).get('layouts', {}).items():
         checks.append(('fragmented %s: time <= 1.1x best forced method' % key,
                        {'x': l['x_best_median'], 'x_iqr': l['x_best_iqr']}, 'x', 1.1, False))
-    out = []
-    for name, row, key, lim, ge in checks:
-        v, q = row.get(key), row.get(key + '_iqr')
-        ok = v is not None and (v >= lim if ge else v <= lim)
-        out.append('- %s, prealloc auto: %s: %s%s %s' % (
-            fs['fstype'], name, f(v, '%.2f'),
-            ' (per-run IQR %.2f-%.2f)' % tuple(q) if q else '', 'PASS' if ok else 'MISS'))
-    return out
+    return [verdict(fs['fstype'], 'prealloc auto', name, row.get(key), row.get(key + '_iqr'),
+                    lim, ge) for name, row, key, lim, ge in checks]
 
 
 def scale_table(scale):
