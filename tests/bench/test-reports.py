@@ -77,6 +77,14 @@ class Reports(unittest.TestCase):
         md = self.run_bench_report('2026-11-27-cache.json')
         self.assert_in_results(md.split('### Page cache after a call')[1])
 
+    def test_background(self):
+        md = self.run_bench_report('2026-11-27-bg.json')
+        for row in ('| ext4 | mq-deadline | background-aio | 1.32 (1.10-1.72) |',
+                    '| xfs | bfq | background (uring) | 1.18 (1.05-1.37) |'):
+            self.assertIn(row, self.results)
+        self.assertIn('| background-aio | 1.32 | 1.10-1.72 |', md)
+        self.assertIn('| background | 1.18 | 1.05-1.37 |', md)
+
     def test_etcd(self):
         out = io.StringIO()
         with redirect_stdout(out):
