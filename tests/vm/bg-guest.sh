@@ -3,9 +3,11 @@
 #
 # Background mode beside a foreground, inside the 6.18 guest (the shape of
 # the FALLOC_FL_WRITE_ZEROES cover letter's experiment).
-# Run by vm.sh as the guest's /bin/vm-test (busybox sh), see README.md:
+# Run by vm.sh as the guest's /bin/vm-test (busybox sh), through the host's
+# report (tests/bench/run-vm-bench.py), see README.md:
 #
-#   tests/vm/vm.sh run --kernel 6.18 --devices sdebug,nloop --mem 2048 \
+#   tests/bench/run-vm-bench.py -- \
+#     tests/vm/vm.sh run --kernel 6.18 --devices sdebug,nloop --mem 2048 \
 #       --sdebug "dev_size_mb=512 lbpu=1 lbpws=1 lbprz=1 ndelay=10000" \
 #       --timeout 3600 \
 #       --extra /usr/bin/fio,/usr/bin/dd,$PWD/build/examples/prealloc \
