@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
-"""Benchmark libprealloc against what databases do today.  (preallocbench/cli.py; --help)"""
+"""Benchmark libprealloc against what databases do today
+(preallocbench/cli.py; --help)."""
 from preallocbench.cli import main
 
 main()
