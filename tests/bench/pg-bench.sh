@@ -41,6 +41,9 @@ fi
 mkdir -p "$OUT"
 P=5432 DIRECT=1
 
+# The benchmarks' Python package (tests/bench/preallocbench): MODULE ARGS...
+bench_py() { PYTHONPATH="$ROOT/tests/bench" python3 -m "preallocbench.$1" "${@:2}"; }
+
 # Wait events of the active client backends in N samples ~10 ms apart, as
 # a JSON object of counts ("CPU": running, no wait event).
 wait_sampler_setup() {
@@ -130,20 +133,7 @@ one_run() {	# FS ARM WORKLOAD RUN
 	wk1=$(worker_jiffies)
 	wait $sampler
 	waits=$(cat "$WORK/waits")
-	res=$(python3 - "$LOGS" "$WORK/pgbench.out" <<'PY'
-import glob, re, sys, json
-lat = []
-for f in glob.glob(sys.argv[1] + '/pgbench_log.*'):
-    for line in open(f):
-        lat.append(int(line.split()[2]))
-lat.sort()
-out = open(sys.argv[2]).read()
-tps = float(re.search(r'tps = ([0-9.]+)', out).group(1))
-pct = lambda p: lat[min(len(lat) - 1, int(p * len(lat)))] / 1000.0 if lat else 0
-print(json.dumps({'tps': tps, 'p50': pct(.5), 'p99': pct(.99), 'p999': pct(.999),
-                  'max': lat[-1] / 1000.0 if lat else 0}))
-PY
-)
+	res=$(bench_py pgbench run "$LOGS" "$WORK/pgbench.out")
 	echo "{\"fs\": \"$fs\", \"arm\": \"$arm\", \"workload\": \"$wl\", \"run\": $run," \
 	     "\"init_s\": $(awk "BEGIN { print $t1 - $t0 }"), \"waits\": $waits," \
 	     "\"cpu_busy\": $(awk "BEGIN { print ($((cpu1[0] - cpu0[0]))) / ($((cpu1[1] - cpu0[1])) + 1e-9) }")," \
@@ -165,64 +155,6 @@ for fs in $FS; do
 	done
 done
 
-# Medians per (fs, workload, arm); ratios are medians of per-round ratios
-# (the arms of a round ran back to back) to stock with the same recycling,
-# and, for the arms without recycling, to the hand-made ceiling.
-python3 - "$OUT/pg-bench.jsonl" > "$OUT/pg-bench.md" <<'PY'
-import json, sys, statistics as st
-rows = [json.loads(l) for l in open(sys.argv[1])]
-groups = {}
-for r in rows:
-    groups.setdefault((r['fs'], r['workload'], r['arm']), {})[r['run']] = r
-med = lambda g, f: st.median(f(r) for r in g.values())
-def q(xs):
-    if len(xs) < 2:
-        return f"{xs[0]:.2f}" if xs else "-"
-    a, _, c = st.quantiles(xs, n=4, method='inclusive')
-    return f"{st.median(xs):.2f} [{a:.2f}, {c:.2f}]"
-def ratio(g, b, f):
-    if b is None:
-        return "-"
-    return q([f(g[k]) / f(b[k]) for k in g if k in b and f(b[k])])
-def walinit(r):
-    w = r.get('waits')
-    if w is None:
-        return r['walinit_samples']
-    return w.get('IO:WALInitWrite', 0) + w.get('IO:WALInitSync', 0)
-tps = lambda r: r['r']['tps']
-mx = lambda r: r['r']['max']
-init = lambda r: r['init_s']
-print('| fs | workload | arm | runs | init s | init / stock | tps | tps / stock [IQR] | tps / ceiling [IQR] | p50 ms | p99 ms | p99.9 ms | max ms | max / stock | WALInit samples |')
-print('|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|')
-for (fs, wl, arm), g in sorted(groups.items()):
-    recycles = arm in ('stock', 'prealloc')
-    b = groups.get((fs, wl, 'stock' if recycles else 'stock-norecycle'))
-    c = None if recycles else groups.get((fs, wl, 'ceiling'))
-    print(f"| {fs} | {wl} | {arm} | {len(g)} | {med(g, init):.1f} | {ratio(g, b, init)} | "
-          f"{med(g, tps):.0f} | {ratio(g, b, tps)} | {ratio(g, c, tps)} | "
-          f"{med(g, lambda r: r['r']['p50']):.2f} | {med(g, lambda r: r['r']['p99']):.2f} | "
-          f"{med(g, lambda r: r['r']['p999']):.2f} | {med(g, mx):.1f} | {ratio(g, b, mx)} | "
-          f"{med(g, walinit):.0f} |")
-
-# Where the time goes: the client backends' samples by wait event (share of
-# all samples, summed over the runs), the machine's CPU and the worker's.
-prof = {k: g for k, g in groups.items() if all('waits' in r for r in g.values())}
-if prof:
-    cols = ['CPU', 'LWLock:WALWrite', 'IO:WALSync', 'IO:WALWrite', 'IO:WALInit*', 'other']
-    def col(ev):
-        if ev in cols:
-            return ev
-        return 'IO:WALInit*' if ev.startswith('IO:WALInit') else 'other'
-    print()
-    print('| fs | workload | arm | ' + ' | '.join(cols) + ' | CPU busy | worker CPU s |')
-    print('|---|---|---|' + '---|' * len(cols) + '---|---|')
-    for (fs, wl, arm), g in sorted(prof.items()):
-        n = {c: 0 for c in cols}
-        for r in g.values():
-            for ev, k in r['waits'].items():
-                n[col(ev)] += k
-        tot = sum(n.values()) or 1
-        print(f"| {fs} | {wl} | {arm} | " + ' | '.join(f"{100 * n[c] / tot:.0f}%" for c in cols) +
-              f" | {100 * med(g, lambda r: r['cpu_busy']):.0f}% | {med(g, lambda r: r['worker_cpu_s']):.1f} |")
-PY
+# Medians and per-round ratios (preallocbench/pgbench.py).
+bench_py pgbench report "$OUT/pg-bench.jsonl" > "$OUT/pg-bench.md"
 cat "$OUT/pg-bench.md"

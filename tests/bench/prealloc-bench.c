@@ -55,7 +55,7 @@
 #include "prealloc.h"
 #include "probes/caps.h"
 #include "src/call/context.h"
-#include "json.h"
+#include "record.h"
 
 #define BLK		4096u
 #define PG_BLCKSZ	8192u
@@ -140,19 +140,19 @@ static void *filled_buffer(size_t len, int fill)
 }
 
 /* Report throughput and CPU of [a, b] over @bytes as JSON members. */
-static void json_cost(struct json *j, uint64_t bytes, const struct cpu_mark *a,
+static void put_cost(struct json_object *j, uint64_t bytes, const struct cpu_mark *a,
 		      const struct cpu_mark *b)
 {
 	double sec = (double)(b->wall_ns - a->wall_ns) / 1e9;
 	double cpu = (double)(b->user_us - a->user_us + b->sys_us - a->sys_us) / 1e6;
 	double gib = (double)bytes / (double)(1u << 30);
 
-	json_u64(j, "bytes", bytes);
-	json_double(j, "seconds", sec);
-	json_double(j, "cpu_user", (double)(b->user_us - a->user_us) / 1e6);
-	json_double(j, "cpu_sys", (double)(b->sys_us - a->sys_us) / 1e6);
-	json_double(j, "mib_s", sec > 0 ? (double)bytes / (1 << 20) / sec : 0);
-	json_double(j, "cpu_s_per_gib", gib > 0 ? cpu / gib : 0);
+	record_u64(j, "bytes", bytes);
+	record_double(j, "seconds", sec);
+	record_double(j, "cpu_user", (double)(b->user_us - a->user_us) / 1e6);
+	record_double(j, "cpu_sys", (double)(b->sys_us - a->sys_us) / 1e6);
+	record_double(j, "mib_s", sec > 0 ? (double)bytes / (1 << 20) / sec : 0);
+	record_double(j, "cpu_s_per_gib", gib > 0 ? cpu / gib : 0);
 }
 
 /* ---- contenders for "prep" ---------------------------------------------- */
@@ -335,39 +335,39 @@ static int64_t written_bytes(int fd, uint64_t size, uint64_t *ret_extents)
 	return written;
 }
 
-static void json_census(struct json *j, int fd, uint64_t size)
+static void put_census(struct json_object *j, int fd, uint64_t size)
 {
 	uint64_t extents;
 	int64_t w = written_bytes(fd, size, &extents);
 
 	if (w < 0) {
-		json_null(j, "written_pct");
+		record_str(j, "written_pct", NULL);
 		return;
 	}
-	json_double(j, "written_pct", 100.0 * (double)w / (double)size);
-	json_u64(j, "extents", extents);
+	record_double(j, "written_pct", 100.0 * (double)w / (double)size);
+	record_u64(j, "extents", extents);
 }
 
-static void json_report(struct json *j, const struct prep_args *a)
+static void put_report(struct json_object *j, const struct prep_args *a)
 {
 	if (!a->lib)
 		return;
-	json_str(j, "used", prealloc_method_name(a->rep.method));
-	json_bool(j, "written", a->rep.written);
-	json_u64(j, "lib_elapsed_ns", a->rep.elapsed_ns);
+	record_str(j, "used", prealloc_method_name(a->rep.method));
+	record_bool(j, "written", a->rep.written);
+	record_u64(j, "lib_elapsed_ns", a->rep.elapsed_ns);
 }
 
 /* The members every preparation reports after its own: outcome, cost,
  * the library's report, the census; then the line ends. */
-static void json_outcome(struct json *j, int ret, uint64_t size, const struct cpu_mark *t0,
+static void put_outcome(struct json_object *j, int ret, uint64_t size, const struct cpu_mark *t0,
 			 const struct cpu_mark *t1, const struct prep_args *a, int fd)
 {
-	json_i64(j, "error", -ret);
-	json_str(j, "error_str", ret ? strerror(-ret) : NULL);
-	json_cost(j, size, t0, t1);
-	json_report(j, a);
-	json_census(j, fd, size);
-	json_end(j);
+	record_i64(j, "error", -ret);
+	record_str(j, "error_str", ret ? strerror(-ret) : NULL);
+	put_cost(j, size, t0, t1);
+	put_report(j, a);
+	put_census(j, fd, size);
+	record_print(j);
 }
 
 static int cmd_prep(int argc, char **argv)
@@ -381,7 +381,7 @@ static int cmd_prep(int argc, char **argv)
 	struct cpu_mark t0, t1;
 	const char *method, *path;
 	uint64_t size, v;
-	struct json j;
+	struct json_object *j;
 	int c, fd, ret;
 
 	while ((c = getopt_long(argc, argv, "", lopts, NULL)) != -1) {
@@ -406,12 +406,12 @@ static int cmd_prep(int argc, char **argv)
 	ret = prep_dispatch(method, fd, size, &a, path);
 	mark_self(&t1);
 
-	json_begin(&j, stdout);
-	json_str(&j, "op", "prep");
-	json_str(&j, "method", method);
-	json_u64(&j, "qd", a.qd);
-	json_u64(&j, "req", a.req);
-	json_outcome(&j, ret, size, &t0, &t1, &a, fd);
+	j = json_object_new_object();
+	record_str(j, "op", "prep");
+	record_str(j, "method", method);
+	record_u64(j, "qd", a.qd);
+	record_u64(j, "req", a.req);
+	put_outcome(j, ret, size, &t0, &t1, &a, fd);
 	close(fd);
 	return ret ? 1 : 0;
 }
@@ -445,7 +445,7 @@ static int cmd_frag(int argc, char **argv)
 	struct prep_args a = { 0 };
 	struct cpu_mark t0, t1;
 	const char *path;
-	struct json j;
+	struct json_object *j;
 	int c, fd, m, ret;
 
 	while ((c = getopt_long(argc, argv, "", lopts, NULL)) != -1) {
@@ -472,12 +472,12 @@ static int cmd_frag(int argc, char **argv)
 		ret = prep_library(fd, size, m, &a);
 	mark_self(&t1);
 
-	json_begin(&j, stdout);
-	json_str(&j, "op", "frag");
-	json_str(&j, "method", argv[optind]);
-	json_u64(&j, "data", data);
-	json_u64(&j, "every", every);
-	json_outcome(&j, ret, size, &t0, &t1, &a, fd);
+	j = json_object_new_object();
+	record_str(j, "op", "frag");
+	record_str(j, "method", argv[optind]);
+	record_u64(j, "data", data);
+	record_u64(j, "every", every);
+	put_outcome(j, ret, size, &t0, &t1, &a, fd);
 	close(fd);
 	unlink(path);
 	return ret ? 1 : 0;
@@ -568,15 +568,16 @@ static void ow_batch(struct ow_file *f, bool seq, uint64_t *buf, uint64_t n)
 	f->ns += now_ns() - t0;
 }
 
-static void json_ow_file(struct json *j, const struct ow_file *f)
+static void put_ow_file(struct json_object *files, const struct ow_file *f)
 {
-	json_object(j, NULL);
-	json_str(j, "path", f->path);
-	json_i64(j, "error", f->err);
-	json_u64(j, "ops", f->done);
-	json_double(j, "seconds", (double)f->ns / 1e9);
-	json_double(j, "iops", f->ns ? (double)f->done * 1e9 / (double)f->ns : 0);
-	json_object_end(j);
+	struct json_object *j = json_object_new_object();
+
+	json_object_array_add(files, j);
+	record_str(j, "path", f->path);
+	record_i64(j, "error", f->err);
+	record_u64(j, "ops", f->done);
+	record_double(j, "seconds", (double)f->ns / 1e9);
+	record_double(j, "iops", f->ns ? (double)f->done * 1e9 / (double)f->ns : 0);
 }
 
 static int ow_run(struct ow_file *files, size_t nf, const struct ow_args *a)
@@ -611,8 +612,8 @@ static int cmd_overwrite(int argc, char **argv)
 	};
 	struct ow_args a = { .ops = 2000, .rounds = 10, .seed = 0x9e3779b97f4a7c15ull };
 	struct ow_file *files;
+	struct json_object *j, *arr;
 	size_t nf, k;
-	struct json j;
 	int c, ret = 0;
 
 	while ((c = getopt_long(argc, argv, "", lopts, NULL)) != -1) {
@@ -641,20 +642,19 @@ static int cmd_overwrite(int argc, char **argv)
 	if (!ret)
 		ret = ow_run(files, nf, &a);
 
-	json_begin(&j, stdout);
-	json_str(&j, "op", "overwrite");
-	json_str(&j, "mode", a.seq ? "seq" : "rand");
-	json_i64(&j, "error", -ret);
-	json_u64(&j, "rounds", a.rounds);
-	json_array(&j, "files");
+	j = json_object_new_object();
+	record_str(j, "op", "overwrite");
+	record_str(j, "mode", a.seq ? "seq" : "rand");
+	record_i64(j, "error", -ret);
+	record_u64(j, "rounds", a.rounds);
+	json_object_object_add(j, "files", arr = json_object_new_array());
 	for (k = 0; k < nf; k++) {
-		json_ow_file(&j, &files[k]);
+		put_ow_file(arr, &files[k]);
 		free(files[k].perm);
 		if (files[k].fd >= 0)
 			close(files[k].fd);
 	}
-	json_array_end(&j);
-	json_end(&j);
+	record_print(j);
 	free(files);
 	return ret ? 1 : 0;
 }
@@ -695,7 +695,7 @@ static int cmd_probe(int argc, char **argv)
 	unsigned long rounds = 20, iters = 1000, i;
 	uint64_t *first, *cached, cold;
 	struct stat st;
-	struct json j;
+	struct json_object *j;
 	int c, err = 0;
 
 	while ((c = getopt(argc, argv, "r:i:")) != -1) {
@@ -721,13 +721,13 @@ static int cmd_probe(int argc, char **argv)
 	for (i = 0; i < iters; i++)
 		cached[i] = time_probe(st.st_dev, &err);
 
-	json_begin(&j, stdout);
-	json_str(&j, "op", "probe");
-	json_i64(&j, "error", -err);
-	json_double(&j, "cold_us", (double)cold / 1e3);
-	json_double(&j, "first_us", (double)median(first, rounds) / 1e3);
-	json_double(&j, "cached_us", (double)median(cached, iters) / 1e3);
-	json_end(&j);
+	j = json_object_new_object();
+	record_str(j, "op", "probe");
+	record_i64(j, "error", -err);
+	record_double(j, "cold_us", (double)cold / 1e3);
+	record_double(j, "first_us", (double)median(first, rounds) / 1e3);
+	record_double(j, "cached_us", (double)median(cached, iters) / 1e3);
+	record_print(j);
 	free(first);
 	free(cached);
 	return err ? 1 : 0;
@@ -736,7 +736,7 @@ static int cmd_probe(int argc, char **argv)
 static int cmd_census(int argc, char **argv)
 {
 	struct stat st;
-	struct json j;
+	struct json_object *j;
 	int fd;
 
 	if (argc != 2)
@@ -744,11 +744,11 @@ static int cmd_census(int argc, char **argv)
 	fd = open(argv[1], O_RDONLY | O_CLOEXEC);
 	if (fd < 0 || fstat(fd, &st))
 		return fail(argv[1]);
-	json_begin(&j, stdout);
-	json_str(&j, "op", "census");
-	json_u64(&j, "bytes", (uint64_t)st.st_size);
-	json_census(&j, fd, (uint64_t)st.st_size);
-	json_end(&j);
+	j = json_object_new_object();
+	record_str(j, "op", "census");
+	record_u64(j, "bytes", (uint64_t)st.st_size);
+	put_census(j, fd, (uint64_t)st.st_size);
+	record_print(j);
 	close(fd);
 	return 0;
 }
@@ -760,7 +760,7 @@ static int cmd_exec(int argc, char **argv)
 	struct cpu_mark t0 = { 0 }, t1;
 	struct rusage ru;
 	uint64_t bytes = 0;
-	struct json j;
+	struct json_object *j;
 	int status;
 	pid_t pid;
 
@@ -781,12 +781,12 @@ static int cmd_exec(int argc, char **argv)
 	t1.wall_ns = now_ns();
 	mark_rusage(&t1, &ru);
 
-	json_begin(&j, stdout);
-	json_str(&j, "op", "exec");
-	json_str(&j, "method", argv[4]);
-	json_i64(&j, "error", WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
-	json_cost(&j, bytes, &t0, &t1);
-	json_end(&j);
+	j = json_object_new_object();
+	record_str(j, "op", "exec");
+	record_str(j, "method", argv[4]);
+	record_i64(j, "error", WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
+	put_cost(j, bytes, &t0, &t1);
+	record_print(j);
 	return status ? 1 : 0;
 }
 

@@ -44,8 +44,8 @@
 #include <sys/stat.h>
 #include <sys/uio.h>
 
-#include "json.h"
 #include "prealloc.h"
+#include "record.h"
 
 struct bench {
 	const char *mode;
@@ -152,17 +152,18 @@ static int cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-static void json_pct(struct json *j, const char *key, uint64_t *v, size_t n)
+static void put_pct(struct json_object *parent, const char *key, uint64_t *v, size_t n)
 {
+	struct json_object *j = json_object_new_object();
+
 	qsort(v, n, sizeof(*v), cmp_u64);
+	json_object_object_add(parent, key, j);
 #define PCT(p) (n ? (double)v[(size_t)((double)(n - 1) * (p))] / 1e3 : 0.0)
-	json_object(j, key);
-	json_u64(j, "n", n);
-	json_double(j, "p50_us", PCT(0.5));
-	json_double(j, "p99_us", PCT(0.99));
-	json_double(j, "p999_us", PCT(0.999));
-	json_double(j, "max_us", n ? (double)v[n - 1] / 1e3 : 0.0);
-	json_object_end(j);
+	record_u64(j, "n", n);
+	record_double(j, "p50_us", PCT(0.5));
+	record_double(j, "p99_us", PCT(0.99));
+	record_double(j, "p999_us", PCT(0.999));
+	record_double(j, "max_us", n ? (double)v[n - 1] / 1e3 : 0.0);
 #undef PCT
 }
 
@@ -174,7 +175,7 @@ static int run(struct bench *b, FILE *raw)
 	uint64_t t_start, t_end;
 	void *rec = aligned_alloc(4096, b->rec);
 	int fd = -1, ret = 0;
-	struct json j;
+	struct json_object *j, *p;
 	char name[32];
 
 	if (!all || !st || !sw || !rec)
@@ -236,31 +237,30 @@ static int run(struct bench *b, FILE *raw)
 	t_end = now_ns();
 	if (fd >= 0)
 		close(fd);
-	json_begin(&j, stdout);
-	json_str(&j, "mode", b->mode);
-	json_i64(&j, "error", -ret);
-	json_u64(&j, "commits", total);
-	json_double(&j, "seconds", (double)(t_end - t_start) / 1e9);
-	json_double(&j, "steady_cps", steady_ns ? (double)nst * 1e9 / (double)steady_ns : 0.0);
-	json_pct(&j, "all", all, ret ? 0 : total);
-	json_pct(&j, "steady", st, nst);
-	json_pct(&j, "switch", sw, nsw);
+	j = json_object_new_object();
+	record_str(j, "mode", b->mode);
+	record_i64(j, "error", -ret);
+	record_u64(j, "commits", total);
+	record_double(j, "seconds", (double)(t_end - t_start) / 1e9);
+	record_double(j, "steady_cps", steady_ns ? (double)nst * 1e9 / (double)steady_ns : 0.0);
+	put_pct(j, "all", all, ret ? 0 : total);
+	put_pct(j, "steady", st, nst);
+	put_pct(j, "switch", sw, nsw);
 	if (b->pool) {
 		struct prealloc_pool_stats s = { .size = sizeof(s) };
 
 		if (prealloc_pool_get_stats(b->pool, &s))
 			s = (struct prealloc_pool_stats){ .size = sizeof(s) };
-		json_object(&j, "pool");
-		json_u64(&j, "hits", s.hits);
-		json_u64(&j, "misses", s.misses);
-		json_u64(&j, "created", s.created);
-		json_u64(&j, "prepared", s.prepared);
-		json_double(&j, "foreground_wait_ms", (double)s.foreground_wait_ns / 1e6);
-		json_double(&j, "worker_ms_per_segment",
-			    s.created ? (double)s.worker_ns / 1e6 / (double)s.created : 0.0);
-		json_object_end(&j);
+		json_object_object_add(j, "pool", p = json_object_new_object());
+		record_u64(p, "hits", s.hits);
+		record_u64(p, "misses", s.misses);
+		record_u64(p, "created", s.created);
+		record_u64(p, "prepared", s.prepared);
+		record_double(p, "foreground_wait_ms", (double)s.foreground_wait_ns / 1e6);
+		record_double(p, "worker_ms_per_segment",
+			      s.created ? (double)s.worker_ns / 1e6 / (double)s.created : 0.0);
 	}
-	json_end(&j);
+	record_print(j);
 	free(all);
 	free(st);
 	free(sw);

@@ -3,9 +3,11 @@
 #
 # Background mode beside a foreground, inside the 6.18 guest (the shape of
 # the FALLOC_FL_WRITE_ZEROES cover letter's experiment).
-# Run by vm.sh as the guest's /bin/vm-test (busybox sh), see README.md:
+# Run by vm.sh as the guest's /bin/vm-test (busybox sh), through the host's
+# report (tests/bench/run-vm-bench.py), see README.md:
 #
-#   tests/vm/vm.sh run --kernel 6.18 --devices sdebug,nloop --mem 2048 \
+#   tests/bench/run-vm-bench.py -- \
+#     tests/vm/vm.sh run --kernel 6.18 --devices sdebug,nloop --mem 2048 \
 #       --sdebug "dev_size_mb=512 lbpu=1 lbpws=1 lbprz=1 ndelay=10000" \
 #       --timeout 3600 \
 #       --extra /usr/bin/fio,/usr/bin/dd,$PWD/build/examples/prealloc \
@@ -35,9 +37,14 @@
 # the caches dropped.  Absolute numbers in an emulated guest mean little; the
 # ratios to the same round's undisturbed trial are the result.
 #
-# Output: BGRAW lines (one per trial), BGBENCH lines (the summary).  Exit 0
-# when every trial ran (whatever the numbers), 77 outside the guest or
-# without fio, 1 when the harness failed (mkfs, mount, fio).
+# Output, for the host (tests/bench/run-vm-bench.py) to read: BGBENCH lines
+# (what ran where, for a person), a BGCONFIG line, and per trial a BGTRIAL
+# line of key=value pairs, then BGFIO with fio's JSON report and BGREPORT
+# with each of prealloc's --json reports, each on one line as the tools
+# wrote them: the guest reads none of them, the host's Python does and
+# prints the BGRAW lines and the summary.  Exit 0 when every trial ran
+# (whatever the numbers), 77 outside the guest or without fio, 1 when the
+# harness failed (mkfs, mount, fio).
 
 set -u
 
@@ -113,60 +120,16 @@ MNT=/mnt/bg
 W=/tmp/bg
 FG=$MNT/fg
 CFILE=$MNT/contender
-RESULTS=$W/results
 mkdir -p $MNT $W
-: >$RESULTS
 HARNESS_FAILED=0
 
 now() { cut -d' ' -f1 /proc/uptime; }
 say() { echo "BGBENCH $*"; }
 fail() { echo "BGBENCH harness failure: $*"; HARNESS_FAILED=1; }
 
-# Flatten JSON (one document, any layout) into "path value" lines:
-# {"a":{"b":[1,{"c":"x"}]}} gives "a.b.0 1" and "a.b.1.c x".
-FLATTEN='
-function cur(   p) {
-	if (d == 0) return ""
-	p = path[d]
-	if (p != "") p = p "."
-	return kind[d] == "{" ? p key[d] : p idx[d]
-}
-{ s = s $0 "\n" }
-END {
-	i = index(s, "{"); if (i == 0) exit
-	n = length(s); d = 0
-	while (i <= n) {
-		c = substr(s, i, 1)
-		if (c == "{" || c == "[") {
-			p = cur(); d++; kind[d] = c; idx[d] = 0; path[d] = p; has[d] = 0; i++
-		} else if (c == "}" || c == "]") {
-			d--; i++; if (d == 0) exit
-		} else if (c == ",") {
-			if (kind[d] == "[") idx[d]++
-			has[d] = 0; i++
-		} else if (c == ":" || c == " " || c == "\n" || c == "\t" || c == "\r") {
-			i++
-		} else if (c == "\"") {
-			j = i + 1; t = ""
-			while (j <= n) {
-				c = substr(s, j, 1)
-				if (c == "\\") { t = t substr(s, j, 2); j += 2; continue }
-				if (c == "\"") break
-				t = t c; j++
-			}
-			i = j + 1
-			if (kind[d] == "{" && !has[d]) { key[d] = t; has[d] = 1 }
-			else print cur() " " t
-		} else {
-			j = i
-			while (j <= n && index(",}] \n\t\r", substr(s, j, 1)) == 0) j++
-			print cur() " " substr(s, i, j - i); i = j
-		}
-	}
-}'
-flatten() { awk "$FLATTEN" "$1"; }
-# KEY FLATFILE: the value at KEY, or "-".
-jget() { awk -v k="$1" '$1 == k { v = substr($0, length(k) + 2); found = 1; exit } END { print found ? v : "-" }' "$2"; }
+# A key=value pair's value, double-quoted for the host's shlex (quotes,
+# backslashes, dollars and backquotes dropped).
+q() { printf '"%s"' "$(printf %s "$1" | tr -d '"\\$`' | tr '\n' ' ')"; }
 
 rotate() {	# K WORD...: the words rotated left K times
 	k=$1; shift
@@ -206,7 +169,7 @@ start_contender() {	# NAME LENGTH
 	c_wrap=$!
 }
 
-stop_contender() {	# NAME: stop it, then set c_bytes c_secs c_method c_by c_state
+stop_contender() {	# NAME: stop it, then set c_bytes (dd) c_secs c_runs c_state c_err
 	c_t1=$(now)
 	touch $W/c.stop
 	n=0	# TERM for a minute (prealloc undoes its work), then KILL
@@ -224,6 +187,7 @@ stop_contender() {	# NAME: stop it, then set c_bytes c_secs c_method c_by c_stat
 	c_runs=$(cat $W/c.rc 2>/dev/null | wc -l)
 	c_state=stopped
 	[ -s $W/c.end ] && c_state=done
+	c_err=$(tail -n1 $W/c.err 2>/dev/null)
 	if [ "$1" = dd ]; then
 		[ -e $W/c.dd ] || : >$W/c.dd
 		[ "$c_state" = stopped ] && [ -e $CFILE ] && stat -c %s $CFILE >>$W/c.dd
@@ -232,27 +196,8 @@ stop_contender() {	# NAME: stop it, then set c_bytes c_secs c_method c_by c_stat
 		[ "$(tail -n1 $W/c.rc)" = 0 ] || [ "$c_state" = stopped ] ||
 			c_state="failed: $(tail -n1 $W/c.err)"
 	else
-		# One JSON report per run: sum the bytes, collect the methods.
-		c_bytes=0; c_method=""
-		: >$W/c.flat
-		while read -r line; do
-			echo "$line" >$W/c.one
-			flatten $W/c.one >$W/c.flat
-			b=$(jget bytes_zeroed $W/c.flat)
-			[ "$b" = - ] || c_bytes=$((c_bytes + b))
-			m=$(jget method $W/c.flat)
-			case " $c_method " in *" $m "*) ;; *) c_method="${c_method:+$c_method+}$m" ;; esac
-			err=$(jget error $W/c.flat)
-			[ "$err" = - ] || [ "$err" = "Operation canceled" ] || c_state="failed: $err"
-		done <$W/c.out
-		[ -n "$c_method" ] || c_method=none
-		# The last report's evidence: bytes per method, background bits.
-		c_by=$(awk '$1 ~ /^bytes_by_method\./ && $2 != 0 { sub(/^bytes_by_method\./, "", $1); printf "%s%s=%s", sep, $1, $2; sep = "," }' $W/c.flat)
-		c_bg=$(awk '$1 ~ /^background\./ { printf "%s%s", sep, $2; sep = "+" }' $W/c.flat)
-		c_method="$c_method${c_bg:+ bg=$c_bg}"
-		[ -s $W/c.out ] || c_state="failed: no report: $(tail -n1 $W/c.err 2>/dev/null)"
+		c_bytes=0 c_method=""	# the host adds up the reports (BGREPORT)
 	fi
-	[ $REPEAT = 1 ] && c_state="$c_state, $c_runs runs"
 	rm -f $CFILE
 }
 
@@ -286,26 +231,16 @@ trial() {	# DEVICE JOB ROUND CONTENDER LENGTH
 	fi
 	wait $fpid
 	frc=$?
-	c_bytes=0 c_secs=0 c_method=- c_by=- c_state=-
+	c_bytes=0 c_secs=0 c_method=- c_state=- c_err= runs=
 	[ "$c" = none ] || stop_contender "$c"
+	[ "$c" = none ] || [ $REPEAT = 0 ] || runs=" runs=$c_runs"
 	if [ $frc != 0 ] || [ ! -s $W/fio.json ]; then
 		fail "$dname $job round $round beside $c: fio exited $frc: $(tail -n3 $W/fio.err | tr '\n' ' ')"
 		return 1
 	fi
-	flatten $W/fio.json >$W/fio.flat
-	bw=$(jget jobs.0.write.bw_bytes $W/fio.flat)
-	iops=$(jget jobs.0.write.iops $W/fio.flat)
-	p99=$(jget jobs.0.write.clat_ns.percentile.99.000000 $W/fio.flat)
-	mean=$(jget jobs.0.write.lat_ns.mean $W/fio.flat)
-	sp99=$(jget jobs.0.sync.lat_ns.percentile.99.000000 $W/fio.flat)
-	[ "$job" = randw ] || sp99=-
-	cmibs=$(awk -v b="$c_bytes" -v s="$c_secs" 'BEGIN { printf "%.1f", (s > 0 ? b / 1048576 / s : 0) }')
-	# Tab-separated: dev job round contender bw iops p99 mean sp99 cbytes csecs cmibs state method
-	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$dname" "$job" "$round" \
-		"$c" "$bw" "$iops" "$p99" "$mean" "$sp99" "$c_bytes" "$c_secs" "$cmibs" "$c_state" \
-		"$c_method" >>$RESULTS
-	[ -n "$c_by" ] || c_by=-
-	echo "BGRAW dev=$dname job=$job round=$round contender=$c bw_MiBs=$(awk -v b="$bw" 'BEGIN { printf "%.2f", b / 1048576 }') iops=$iops p99_us=$(awk -v p="$p99" 'BEGIN { printf "%.0f", p / 1000 }') sync_p99_us=$sp99 contender_bytes=$c_bytes contender_s=$c_secs contender_MiBs=$cmibs state=\"$c_state\" method=\"$c_method\" bytes_by_method=$c_by"
+	echo "BGTRIAL dev=$dname job=$job round=$round contender=$c contender_bytes=$c_bytes contender_s=$c_secs method=$c_method state=$(q "$c_state") err=$(q "$c_err")$runs"
+	printf 'BGFIO '; tr -d '\n' <$W/fio.json; echo
+	[ "$c" = none ] || [ "$c" = dd ] || sed 's/^/BGREPORT /' $W/c.out
 }
 
 # ------------------------------------------------------------ devices
@@ -353,77 +288,12 @@ bench_device() {	# NAME FS
 	umount $MNT || fail "umount $dev"
 }
 
-# ------------------------------------------------------------ summary
-
-SUMMARY='
-function med(list,   n, a, i, j, x) {
-	n = split(list, a, " ")
-	for (i = 2; i <= n; i++) { x = a[i]; for (j = i - 1; j >= 1 && a[j] + 0 > x + 0; j--) a[j + 1] = a[j]; a[j + 1] = x }
-	lo = a[1]; hi = a[n]
-	if (n == 0) return "-"
-	return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
-}
-function rng(list, fmt,   m) { m = med(list); if (m == "-") return "-"; return sprintf(fmt " (" fmt "-" fmt ")", m, lo, hi) }
-function ratio(a, b) { return (a == "-" || b == "-" || b + 0 == 0) ? "" : a / b }
-BEGIN { FS = "\t" }
-{
-	k = $1 SUBSEP $2
-	if (!(k in seen)) { seen[k] = 1; order[++nk] = k }
-	bw[k, $4, $3] = $5; iops[k, $4, $3] = $6; p99[k, $4, $3] = $7; mean[k, $4, $3] = $8; sp[k, $4, $3] = $9
-	cm[k, $4, $3] = $12; cs[k, $4, $3] = $11; st[k, $4, $3] = $13; me[k, $4, $3] = $14
-	if ($3 > maxr) maxr = $3
-}
-END {
-	nc = split(contenders, cl, " ")
-	label["none"] = "undisturbed"; label["auto"] = "prealloc auto"
-	label["uring"] = "prealloc uring"; label["dd"] = "dd"
-	for (o = 1; o <= nk; o++) {
-		k = order[o]; split(k, kk, SUBSEP); dev = kk[1]; job = kk[2]
-		b = ""; io = ""; pp = ""; s = ""; n = 0
-		for (r = 1; r <= maxr; r++) if ((k, "none", r) in bw) {
-			b = b " " bw[k, "none", r] / 1048576; io = io " " iops[k, "none", r]
-			pp = pp " " p99[k, "none", r] / 1000; n++
-			if (sp[k, "none", r] != "-") s = s " " sp[k, "none", r] / 1000
-		}
-		jl = job == "randw" ? "random 4 KiB writes + fdatasync, QD1" : "sequential 1 MiB writes, libaio QD4"
-		print "BGBENCH"
-		print "BGBENCH " dev " / " jl " (" job "): " n " rounds of " T " s"
-		printf "BGBENCH   undisturbed: %s MiB/s, %s IOPS, write p99 %s us%s\n", rng(b, "%.2f"), rng(io, "%.0f"), rng(pp, "%.0f"), s == "" ? "" : ", fdatasync p99 " rng(s, "%.0f") " us"
-		printf "BGBENCH   %-15s %-8s %-20s %-20s %-20s %-21s %-9s %s\n", "beside", "MiB/s", "bw ratio", "p99 ratio", "sync p99 ratio", "contender MiB/s", "active s", "contender: finished before the foreground / method"
-		cover = ""
-		for (ci = 1; ci <= nc; ci++) {
-			c = cl[ci]
-			rb = ""; rp = ""; rs = ""; ab = ""; cmb = ""; cse = ""; sts = ""; mes = ""; nrun = 0; ndone = 0
-			for (r = 1; r <= maxr; r++) {
-				if (!((k, c, r) in bw)) continue
-				ab = ab " " bw[k, c, r] / 1048576
-				if (c == "none") continue
-				x = ratio(bw[k, c, r], bw[k, "none", r]); if (x != "") rb = rb " " x
-				x = ratio(p99[k, c, r], p99[k, "none", r]); if (x != "") rp = rp " " x
-				x = ratio(sp[k, c, r], sp[k, "none", r]); if (x != "") rs = rs " " x
-				cmb = cmb " " cm[k, c, r]; cse = cse " " cs[k, c, r]
-				nrun++; if (st[k, c, r] ~ /^done/) ndone++
-				else if (st[k, c, r] !~ /^stopped/ && index(sts, st[k, c, r] ";") == 0) sts = sts st[k, c, r] ";"
-				if (index(mes, me[k, c, r] ";") == 0) mes = mes me[k, c, r] ";"
-			}
-			if (ab == "") continue
-			mab = med(ab)
-			cover = cover sprintf("%s%.2f MiB/s %s", cover == "" ? "" : " vs ", mab, c == "none" ? "undisturbed" : "beside " label[c])
-			if (c == "none") continue
-			sub(/;$/, "", mes)
-			sts = sprintf("done in %d/%d", ndone, nrun) (sts == "" ? "" : "; " sts)
-			sub(/;$/, "", sts)
-			printf "BGBENCH   %-15s %-8.2f %-20s %-20s %-20s %-21s %-9.1f %s / %s\n", label[c], mab, rng(rb, "%.3f"), rng(rp, "%.2f"), rs == "" ? "-" : rng(rs, "%.2f"), rng(cmb, "%.1f"), med(cse), sts, mes
-		}
-		print "BGBENCH   as the cover letter puts it: " cover
-	}
-}'
-
 # ------------------------------------------------------------ main
 
 say "kernel $PA_VM_KERNEL, scsi_debug $PA_VM_SDEBUG_PARAMS, $(awk '/MemTotal|MemAvailable/ { printf "%s %d MiB ", $1, $2 / 1024 }' /proc/meminfo)"
 say "fio $("$FIO" --version), $("$PREALLOC" --version 2>&1 | head -n1), rounds $ROUNDS, T $T s (ramp $RAMP s), contender starts at $START s, fill $FILL%, repeat $REPEAT"
 say "contenders: $CONTENDERS; jobs: $JOBS; devices: $DEVICES; file systems: $FSES"
+echo "BGCONFIG contenders=$(q "$CONTENDERS") time=$T"
 t_begin=$(now)
 for fs in $FSES; do
 	for d in $DEVICES; do
@@ -431,6 +301,5 @@ for fs in $FSES; do
 	done
 done
 say "trials took $(awk -v a="$t_begin" -v b="$(now)" 'BEGIN { printf "%.0f", b - a }') s of guest time"
-awk -v contenders="$CONTENDERS" -v T="$T" "$SUMMARY" $RESULTS
 [ $HARNESS_FAILED = 0 ] || { echo "BGBENCH harness failed (see the lines above)"; exit 1; }
 exit 0

@@ -27,7 +27,9 @@ import statistics
 import subprocess
 import time
 
-MIB = 1 << 20
+from .markdown import table
+from .util import MIB, log, rotated
+
 SYSCTL = '/proc/sys/kernel/io_uring_disabled'
 
 
@@ -123,7 +125,7 @@ def fresh(path, mnt):
     subprocess.run(['sync', '-f', mnt], check=True)
 
 
-def section_left(a, fs, log, rotated):
+def section_left(a, fs):
     path = os.path.join(fs.mnt, 'prealloc-bench-cache.dat')
     cs = contenders(a, True)
     samples = {c[0]: [] for c in cs}
@@ -182,7 +184,7 @@ class Cgroup:
         return False
 
 
-def section_cgroup(a, fs, log, rotated):
+def section_cgroup(a, fs):
     ws = os.path.join(fs.mnt, 'prealloc-bench-ws.dat')
     path = os.path.join(fs.mnt, 'prealloc-bench-cg.dat')
     subprocess.run(['dd', 'if=/dev/urandom', 'of=' + ws, 'bs=1M', 'count=%d' % (a.cache_ws // MIB),
@@ -211,11 +213,11 @@ def section_cgroup(a, fs, log, rotated):
     return samples
 
 
-def section_cache(b, fs, res, log, rotated):
+def section_cache(b, fs, res):
     a = b.a
     res['cache'] = {'size': a.cache_size, 'ws': a.cache_ws, 'limit': a.cache_cg_limit,
-                    'runs': a.cache_runs, 'left': section_left(a, fs, log, rotated),
-                    'cgroup': section_cgroup(a, fs, log, rotated)}
+                    'runs': a.cache_runs, 'left': section_left(a, fs),
+                    'cgroup': section_cgroup(a, fs)}
 
 
 def _med(ss, key, scale=1, fmt='%.0f'):
@@ -227,7 +229,7 @@ def _med(ss, key, scale=1, fmt='%.0f'):
     return (fmt + ' (%s-%s)') % (statistics.median(v), fmt % min(v), fmt % max(v))
 
 
-def report_cache(c, table):
+def report_cache(c):
     rows = [[name, _med(ss, 'left', MIB), _med(ss, 'sys_s', 1, '%.2f'),
              _med(ss, 'wall_s', 1, '%.2f')] for name, ss in c['left'].items()]
     cg = [[name, _med(ss, 'before', MIB), _med(ss, 'after', MIB),

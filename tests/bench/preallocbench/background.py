@@ -43,8 +43,9 @@ import statistics
 import subprocess
 import time
 
-MIB = 1 << 20
-GIB = 1 << 30
+from .markdown import table
+from .util import GIB, MIB, log, rotated
+
 FG_JOBS = ('sync', 'bw')
 FG_SIZE = {'sync': 512 * MIB, 'bw': GIB}
 # The paired writer: fio at background mode's achieved rate, in the shape
@@ -293,7 +294,7 @@ def sched_set(path, name):
         raise OSError('%s: %s did not take' % (path, name))
 
 
-def section_background(b, fs, res, log, rotated):
+def section_background(b, fs, res):
     """The section under each --bg-schedulers scheduler in turn ('current':
     whatever is set, untouched; so is a device without the attribute)."""
     a = b.a
@@ -321,7 +322,7 @@ def section_background(b, fs, res, log, rotated):
                 sched_set(path, name)
             key = (sched_read(path)[0] if path else None) or 'unknown'
             log('  [%s bg] scheduler %s' % (fs.fstype, key))
-            bg['schedulers'][key] = sched_run(bench, fs, jobs, key, log, rotated)
+            bg['schedulers'][key] = sched_run(bench, fs, jobs, key)
         finally:
             if name != 'current':
                 try:
@@ -332,7 +333,7 @@ def section_background(b, fs, res, log, rotated):
     return bg
 
 
-def sched_run(bench, fs, jobs, sched, log, rotated):
+def sched_run(bench, fs, jobs, sched):
     """What the section stored before it ran per scheduler."""
     a = bench.a
     names = [n for n in ['default', 'background', 'background-aio'] +
@@ -447,21 +448,21 @@ def kof(v, test):
     return sum(1 for x in v if test(x))
 
 
-def report_background(bg, table):
+def report_background(bg):
     scheds = by_scheduler(bg)
     lines = ['Skipped scheduler %s: %s.' % (n, why) for n, why in bg.get('skipped', {}).items()]
     if 'schedulers' in bg:
         lines += ['Schedulers set on the device in turn (its own, `%s`, restored after: `%s`).'
                   % (bg.get('device_scheduler'), bg.get('restored'))]
     lines += [''] if lines else []
-    lines += undisturbed_table(scheds, table) + mechanism_table(scheds, table) + \
-        paired_table(scheds, table)
+    lines += undisturbed_table(scheds) + mechanism_table(scheds) + \
+        paired_table(scheds)
     for name, g in scheds.items():
-        lines += ['#### Scheduler %s' % name, ''] + report_sched(g, table)
+        lines += ['#### Scheduler %s' % name, ''] + report_sched(g)
     return lines
 
 
-def undisturbed_table(scheds, table):
+def undisturbed_table(scheds):
     out = []
     for name, g in scheds.items():
         for job, runs in g['samples']['fg'].items():
@@ -491,7 +492,7 @@ def bit_counts(trials):
     return [kof(rep, lambda r, b=b: b in r) for b in names], names, len(rep)
 
 
-def mechanism_table(scheds, table):
+def mechanism_table(scheds):
     out = []
     for name, g in scheds.items():
         beside = [('alone', g['samples']['solo'])] + list(g['samples']['fg'].items())
@@ -519,7 +520,7 @@ IOPS_GE = lambda x: x['iops_x'] >= 1  # noqa: E731
 BOTH = lambda x: P99_LE(x) and IOPS_GE(x)  # noqa: E731
 
 
-def paired_table(scheds, table):
+def paired_table(scheds):
     out = []
     for name, g in scheds.items():
         w = paired_name(g)
@@ -550,7 +551,7 @@ def paired_table(scheds, table):
                    'writer MiB/s', 'writer rate ×'], out), '']
 
 
-def report_sched(bg, table):
+def report_sched(bg):
     lines = []
     s = bg['solo']
     lines += ['Alone on the idle device (MiB/s over the same window, median; × default '
@@ -584,11 +585,11 @@ def report_sched(bg, table):
                       _f(none.get('abs_p99_us'), '%.0f'), _f(none.get('abs_p999_us'), '%.0f')),
                   '', table(hdr, out), '']
     if 'sync' in bg['rows'] and any('background' in s for s in bg['samples']['solo']):
-        lines += frontier_table(bg, table)
+        lines += frontier_table(bg)
     return lines
 
 
-def frontier_table(bg, table):
+def frontier_table(bg):
     out = []
     for r in frontier(bg):
         q = r['p99_q']

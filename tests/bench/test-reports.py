@@ -1,0 +1,96 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""The benchmarks' reports, without running a benchmark: the statistics on
+known numbers, the guest report of a saved console (testdata/), and
+RESULTS.md's tables against the raw results they were copied from
+(results/): a table there that its file no longer gives fails here."""
+import io
+import json
+import os
+import re
+import shlex
+import sys
+import unittest
+from contextlib import redirect_stdout
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+
+from preallocbench import etcd, guest, stats  # noqa: E402
+from preallocbench.cli import parse_args  # noqa: E402
+from preallocbench.report import report  # noqa: E402
+
+
+def path(*p):
+    return os.path.join(HERE, *p)
+
+
+def table_rows(text):
+    return [line for line in text.split('\n') if line.startswith('| ') and '---' not in line]
+
+
+class Stats(unittest.TestCase):
+    def test_paired(self):
+        runs = {'a': [{'error': 0, 'x': 2.0}, {'error': 0, 'x': 3.0}, {'error': 1, 'x': 9.0}],
+                'b': [{'error': 0, 'x': 1.0}, {'error': 0, 'x': 1.0}, {'error': 0, 'x': 1.0}]}
+        self.assertEqual(stats.paired_all(runs, 'a', 'b', 'x'), [2.0, 3.0])
+        self.assertEqual(stats.paired(runs, 'a', 'b', 'x'), 2.5)
+        self.assertEqual(stats.iqr(runs, 'a', 'b', 'x'), [2.25, 2.75])
+        self.assertEqual(stats.med(runs['a'], 'x'), 2.5)
+
+    def test_median_iqr(self):
+        self.assertEqual(stats.median_iqr([]), '-')
+        self.assertEqual(stats.median_iqr([1.234]), '1.23')
+        self.assertEqual(stats.median_iqr([1, 2, 3, 4, 5]), '3.00 [2.00, 4.00]')
+
+
+class Reports(unittest.TestCase):
+    def setUp(self):
+        with open(path('RESULTS.md')) as f:
+            self.results = f.read()
+
+    def assert_in_results(self, text):
+        rows = table_rows(text)
+        self.assertTrue(rows)
+        for row in rows:
+            self.assertIn(row, self.results)
+
+    def test_guest(self):
+        with open(path('testdata', 'guest-console.log')) as f:
+            got = guest.report(f)
+        with open(path('testdata', 'guest-report.txt')) as f:
+            self.assertEqual(got, f.read().rstrip('\n').split('\n'))
+
+    def run_bench_report(self, name):
+        with open(path('results', name)) as f:
+            results = json.load(f)
+        return report(parse_args(shlex.split(results['command'])[1:]), results)
+
+    def test_zero(self):
+        md = self.run_bench_report('2026-11-27-zero.json')
+        direct = re.findall(r'\| method \| MiB/s \(IQR\).*?\n\n', md, re.S)
+        self.assertEqual(len(direct), 2)
+        for t in direct:
+            self.assert_in_results(t)
+
+    def test_cache(self):
+        md = self.run_bench_report('2026-11-27-cache.json')
+        self.assert_in_results(md.split('### Page cache after a call')[1])
+
+    def test_background(self):
+        md = self.run_bench_report('2026-11-27-bg.json')
+        for row in ('| ext4 | mq-deadline | background-aio | 1.32 (1.10-1.72) |',
+                    '| xfs | bfq | background (uring) | 1.18 (1.05-1.37) |'):
+            self.assertIn(row, self.results)
+        self.assertIn('| background-aio | 1.32 | 1.10-1.72 |', md)
+        self.assertIn('| background | 1.18 | 1.05-1.37 |', md)
+
+    def test_etcd(self):
+        out = io.StringIO()
+        with redirect_stdout(out):
+            etcd.report(path('results', '2026-11-27-etcd.jsonl'))
+        self.assert_in_results(out.getvalue())
+
+
+if __name__ == '__main__':
+    unittest.main()
