@@ -86,10 +86,11 @@ class Reports(unittest.TestCase):
         self.assertIn('| background | 1.18 | 1.05-1.37 |', md)
 
     def test_etcd(self):
-        out = io.StringIO()
-        with redirect_stdout(out):
-            etcd.report(path('results', '2026-11-27-etcd.jsonl'))
-        self.assert_in_results(out.getvalue())
+        for name in ('2026-11-27-etcd.jsonl', '2026-11-27-etcd-seq-s.jsonl'):
+            out = io.StringIO()
+            with redirect_stdout(out):
+                etcd.report(path('results', name))
+            self.assert_in_results(out.getvalue())
 
 
 if __name__ == '__main__':
