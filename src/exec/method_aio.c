@@ -9,6 +9,7 @@
  */
 #include <errno.h>
 #include <pthread.h>
+#include <unistd.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -48,10 +49,13 @@ struct idle_ctx {
 static pthread_mutex_t idle_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct idle_ctx idle[IDLE_MAX];
 static unsigned int nidle;
+static pid_t idle_pid;			/* whose they are */
 static pthread_once_t idle_once = PTHREAD_ONCE_INIT;
 
 /* A child has none of its parent's contexts (they belong to the parent's
- * address space), and another thread may have held the lock mid-fork. */
+ * address space), and another thread may have held the lock mid-fork.  A
+ * child forked without the handler (a raw clone(), _Fork()) is told apart
+ * by its pid. */
 static void forget_in_child(void)
 {
 	pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
@@ -70,6 +74,8 @@ static int ctx_get(unsigned int nr, struct idle_ctx *got)
 {
 	pthread_once(&idle_once, register_atfork);
 	pthread_mutex_lock(&idle_lock);
+	if (idle_pid != getpid())
+		nidle = 0;
 	for (unsigned int i = 0; i < nidle; i++) {
 		if (idle[i].nr >= nr) {
 			*got = idle[i];
@@ -83,12 +89,15 @@ static int ctx_get(unsigned int nr, struct idle_ctx *got)
 	return io_setup((int)nr, &got->ctx);
 }
 
-/* Keep @c for a later call, or destroy it: after a failure (a request may
- * still be in flight: io_destroy() waits for it) or with enough kept. */
-static void ctx_put(const struct idle_ctx *c, bool succeeded)
+/* Keep @c for a later call, or destroy it: when it may still have a
+ * request in flight (io_destroy() waits for it), or with enough kept. */
+static void ctx_put(const struct idle_ctx *c, bool idle_now)
 {
-	if (succeeded) {
+	if (idle_now) {
 		pthread_mutex_lock(&idle_lock);
+		if (idle_pid != getpid())
+			nidle = 0;
+		idle_pid = getpid();
 		if (nidle < IDLE_MAX) {
 			idle[nidle++] = *c;
 			pthread_mutex_unlock(&idle_lock);
@@ -105,6 +114,8 @@ struct writer {
 	struct iocb cb[PA_DW_MAX_QD];
 	struct iocb *queued[PA_DW_MAX_QD];	/* sent, not yet taken by io_submit */
 	unsigned int nqueued;
+	bool taken;			/* the kernel took a request of this call */
+	int refused;			/* io_submit() refused before it took one */
 };
 
 static void send_write(struct pa_dw *dw, unsigned int s)
@@ -180,8 +191,15 @@ static void submit(struct writer *w)
 #endif
 	w->nqueued -= (unsigned int)taken;
 	memmove(w->queued, w->queued + taken, w->nqueued * sizeof(*w->queued));
+	w->taken |= taken > 0;
 	if (ret >= 0 || ret == -EINTR || (ret == -EAGAIN && w->w.inflight > w->nqueued))
 		return;
+	/* A profile that allows io_setup() but not io_submit(): nothing was
+	 * written, let the caller fall back as when io_setup() is refused. */
+	if ((ret == -EPERM || ret == -ENOSYS) && !w->taken) {
+		w->refused = ret;
+		ret = -EOPNOTSUPP;
+	}
 	if (!w->w.err)
 		w->w.err = ret;
 }
@@ -227,9 +245,12 @@ static int writer_init(struct writer *w, struct pa_call *c, const struct pa_rang
 	return 0;
 }
 
+static struct pa_refusal setup_refusal;
+
 int pa_zero_aio(struct pa_call *c, const struct pa_range *r, size_t n)
 {
 	struct writer w = { 0 };
+	char buf[160];
 	int ret;
 
 	if (!n)
@@ -238,12 +259,15 @@ int pa_zero_aio(struct pa_call *c, const struct pa_range *r, size_t n)
 	if (ret)
 		return ret;
 	ret = run(&w);
-	ctx_put(&w.ctx, ret == 0);
+	ctx_put(&w.ctx, !w.w.inflight && !w.refused);
 	pa_dw_free(&w.w);
+	if (w.refused) {
+		pa_refusal_learn(&setup_refusal, w.refused);
+		pa_log(c->target.ctx, LOG_NOTICE, "aio refused in this process: %s\n",
+		       pa_refusal_describe("io_submit", "Linux AIO", w.refused, buf, sizeof(buf)));
+	}
 	return ret;
 }
-
-static struct pa_refusal setup_refusal;
 
 /*
  * What seccomp or the kernel say to io_setup() for no events: -EINVAL, the

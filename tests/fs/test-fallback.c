@@ -186,6 +186,7 @@ static void fs_teardown(struct fs *f)
 
 struct refusal_case {
 	bool aio;			/* Linux AIO refused too */
+	bool submit;			/* io_submit() alone refused too */
 	int err;
 	unsigned int method;		/* what the call writes with */
 	const char *fact, *why;		/* the probe's reason */
@@ -206,7 +207,7 @@ static int refused_child(const struct refusal_case *k)
 	char path[256];
 	int fd;
 
-	if (tsec_refuse(k->err, k->aio))
+	if (tsec_refuse(k->err, k->aio) || (k->submit && tsec_refuse_io_submit(k->err)))
 		return CHILD_NO_SECCOMP;
 	fd = open(tfs_path(&fs_ext4.t, "refused", path, sizeof(path)),
 		  O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
@@ -258,7 +259,18 @@ static void run_refused(const struct refusal_case *k)
 
 static void seccomp_eperm_writes_aio(void **state)
 {
-	const struct refusal_case k = { false, EPERM, PREALLOC_METHOD_AIO,
+	const struct refusal_case k = { false, false, EPERM, PREALLOC_METHOD_AIO,
+		"uring_refused", "io_uring_setup refused: EPERM (a seccomp profile?)" };
+
+	(void)state;
+	run_refused(&k);
+}
+
+/* io_setup() allowed, io_submit() refused: the first call finds out with
+ * nothing written and falls back, the next ones remember. */
+static void seccomp_io_submit_writes_buffered(void **state)
+{
+	const struct refusal_case k = { false, true, EPERM, PREALLOC_METHOD_BUFFERED,
 		"uring_refused", "io_uring_setup refused: EPERM (a seccomp profile?)" };
 
 	(void)state;
@@ -267,7 +279,7 @@ static void seccomp_eperm_writes_aio(void **state)
 
 static void seccomp_enosys_writes_aio(void **state)
 {
-	const struct refusal_case k = { false, ENOSYS, PREALLOC_METHOD_AIO,
+	const struct refusal_case k = { false, false, ENOSYS, PREALLOC_METHOD_AIO,
 		"uring_refused",
 		"io_uring_setup refused: ENOSYS (no io_uring in this kernel, "
 		"or a seccomp profile)" };
@@ -278,7 +290,7 @@ static void seccomp_enosys_writes_aio(void **state)
 
 static void seccomp_no_aio_writes_buffered(void **state)
 {
-	const struct refusal_case k = { true, EPERM, PREALLOC_METHOD_BUFFERED,
+	const struct refusal_case k = { true, false, EPERM, PREALLOC_METHOD_BUFFERED,
 		"aio_refused", "io_setup refused: EPERM (a seccomp profile?)" };
 
 	(void)state;
@@ -341,6 +353,7 @@ int main(void)
 		cmocka_unit_test(kernel_refusal_falls_back_once),
 		cmocka_unit_test(seccomp_eperm_writes_aio),
 		cmocka_unit_test(seccomp_enosys_writes_aio),
+		cmocka_unit_test(seccomp_io_submit_writes_buffered),
 		cmocka_unit_test(seccomp_no_aio_writes_buffered),
 		cmocka_unit_test(no_direct_io_refuses_direct_methods),
 		cmocka_unit_test(xfs_asked_reflink_apart),

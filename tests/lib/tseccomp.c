@@ -13,7 +13,7 @@
 
 #if defined(__x86_64__)
 #define TSEC_ARCH AUDIT_ARCH_X86_64
-#elif defined(__aarch64__)
+#elif defined(__aarch64__) && !defined(__AARCH64EB__)
 #define TSEC_ARCH AUDIT_ARCH_AARCH64
 #endif
 
@@ -70,6 +70,23 @@ int tsec_refuse(int err, bool aio)
 int tsec_refuse_io_uring(int err)
 {
 	return tsec_refuse(err, false);
+}
+
+int tsec_refuse_io_submit(int err)
+{
+#ifdef TSEC_ARCH
+	struct sock_filter f[] = {
+		TSEC_HEAD(2),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_io_submit, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | ((unsigned int)err & SECCOMP_RET_DATA)),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
+
+	return install(f, sizeof(f) / sizeof(f[0]));
+#else
+	(void)err;
+	return -ENOSYS;
+#endif
 }
 
 int tsec_refuse_writeback(void)

@@ -22,6 +22,11 @@ int tsec_refuse(int err, bool aio);
 /* tsec_refuse(@err, false). */
 int tsec_refuse_io_uring(int err);
 
+/* From now on io_submit() alone fails with @err: a profile that lets a
+ * process set up Linux AIO contexts but not use them.  0, -ENOSYS on an
+ * architecture the filter does not know, or -errno. */
+int tsec_refuse_io_submit(int err);
+
 /* From now on, as tsec_refuse() does, pwritev2() with RWF_DONTCACHE fails
  * with EOPNOTSUPP (a kernel before 6.14) and sync_file_range() with EPERM
  * (a profile without it): buffered writes start no write-back of their own
