@@ -2,7 +2,7 @@
 /*
  * Asynchronous preallocation: prealloc_file_ex() in background mode on a
  * thread the library owns, with an eventfd that turns readable when the
- * result is in, and cancellation through the engine's progress hook (so a
+ * result is in, and cancellation through the call's progress hook (so a
  * cancelled call undoes its work exactly like a cancelling callback).
  */
 #include <errno.h>
@@ -78,7 +78,7 @@ PA_EXPORT int prealloc_async_start(int fd, uint64_t offset, uint64_t len,
 		return -ENOMEM;
 	h->fd = h->efd = -1;
 	/* Arguments and write access are checked here, the rest by the
-	 * engine on the thread. */
+	 * call on the thread. */
 	ret = pa_options_load(opts, PREALLOC_BACKGROUND, &h->opts);
 	if (!ret)
 		ret = pa_check_write(fd, offset, len);

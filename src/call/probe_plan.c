@@ -88,7 +88,7 @@ static int facts(const struct pa_target *t, int fd, const struct pa_plan *plan, 
 	if (!ret && t->in.target == PA_TARGET_FILE) {
 		ret = classify(t, fd, w, segs);
 		if (!ret)
-			ret = pa_file_space(t, fd, w);
+			ret = pa_file_space(t, -1, w);
 	}
 	return ret;
 }

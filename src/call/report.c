@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* The report's verdict on a file's range, from the range's classification
- * and what the run did: no I/O, tested with a table (tests/test-report.c). */
+ * and what the run did: no I/O, tested with a table (tests/unit/test-report.c). */
 #include "src/base/internal.h"
 #include "src/call/report.h"
 

@@ -40,11 +40,12 @@ static uint64_t ext4_reserved_bytes(const char *root, dev_t dev, uint64_t bsize)
 }
 
 int pa_space_check(struct prealloc_ctx *ctx, const struct statfs *sfs, dev_t dev,
-		   const struct pa_seglist *segs, uint64_t *ret_avail)
+		   const struct pa_seglist *segs, uint64_t *ret_avail, uint64_t *ret_need)
 {
 	uint64_t need = 0, nfresh = 0, avail, spare, bs;
 
 	*ret_avail = UINT64_MAX;
+	*ret_need = 0;
 	for (size_t i = 0; i < segs->n; i++) {
 		if (pa_seg_fresh(&segs->v[i])) {
 			need += segs->v[i].blk_end - segs->v[i].blk_start;
@@ -69,10 +70,6 @@ int pa_space_check(struct prealloc_ctx *ctx, const struct statfs *sfs, dev_t dev
 		need += ((need / bs) / 32767 + nfresh) / 340 * bs + 2 * bs;
 	}
 	*ret_avail = avail;
-	if (need <= avail)
-		return 0;
-	pa_log(ctx, LOG_NOTICE, "free-space check: %llu bytes needed, %llu available: "
-	       "ENOSPC before anything was changed\n", (unsigned long long)need,
-	       (unsigned long long)avail);
-	return -ENOSPC;
+	*ret_need = need;
+	return need <= avail ? 0 : -ENOSPC;
 }
