@@ -193,6 +193,21 @@ void VerifyAll() {
 
 // A writer, stopped once @target keys are acknowledged (and a random spin
 // later): by SIGKILL, or first by a filesystem shutdown without log flush.
+//
+// The killed writer's io_uring ring is torn down by a kernel worker after
+// the writer is reaped, and holds its files until then; nothing tells when
+// it is done, so an unmount right after may find the filesystem busy.  Ask
+// again while it says EBUSY, for up to 10 s: 0 or the errno.
+int Unmount(const char *dir) {
+  for (int i = 0; i < 500; i++) {
+    if (umount2(dir, 0) == 0) return 0;
+    if (errno != EBUSY) break;
+    struct timespec ts = {0, 20 * 1000 * 1000};
+    nanosleep(&ts, nullptr);
+  }
+  return errno;
+}
+
 void CrashRound(const std::string &uri, uint64_t target, bool power_cut) {
   CHECK(pipe2(ack_pipe, O_CLOEXEC | O_NONBLOCK) == 0);
   pid_t pid = fork();
@@ -220,7 +235,7 @@ void CrashRound(const std::string &uri, uint64_t target, bool power_cut) {
   close(ack_pipe[0]);
   ack_pipe[0] = ack_pipe[1] = -1;
   if (power_cut) {
-    CHECK(umount2(fs.dir, 0) == 0);
+    CHECK(Unmount(fs.dir) == 0);
     CHECK(mount(fs.dev, fs.dir, fstype, 0, nullptr) == 0);
   }
 }
