@@ -86,7 +86,8 @@ class Reports(unittest.TestCase):
         self.assertIn('| background | 1.18 | 1.05-1.37 |', md)
 
     def test_etcd(self):
-        for name in ('2026-11-27-etcd.jsonl', '2026-11-27-etcd-seq-s.jsonl'):
+        for name in ('2026-11-27-etcd.jsonl', '2026-11-27-etcd-seq-s.jsonl',
+                     '2026-11-27-etcd-quiet.jsonl', '2026-11-27-etcd-quiet-l.jsonl'):
             out = io.StringIO()
             with redirect_stdout(out):
                 etcd.report(path('results', name))
