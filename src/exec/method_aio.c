@@ -64,6 +64,14 @@ static void forget_in_child(void)
 	nidle = 0;
 }
 
+/* Under idle_lock: the kept contexts, none when they are a parent's. */
+static void own_idle(void)
+{
+	if (idle_pid != getpid())
+		nidle = 0;
+	idle_pid = getpid();
+}
+
 static void register_atfork(void)
 {
 	pthread_atfork(NULL, NULL, forget_in_child);
@@ -74,8 +82,7 @@ static int ctx_get(unsigned int nr, struct idle_ctx *got)
 {
 	pthread_once(&idle_once, register_atfork);
 	pthread_mutex_lock(&idle_lock);
-	if (idle_pid != getpid())
-		nidle = 0;
+	own_idle();
 	for (unsigned int i = 0; i < nidle; i++) {
 		if (idle[i].nr >= nr) {
 			*got = idle[i];
@@ -95,9 +102,7 @@ static void ctx_put(const struct idle_ctx *c, bool idle_now)
 {
 	if (idle_now) {
 		pthread_mutex_lock(&idle_lock);
-		if (idle_pid != getpid())
-			nidle = 0;
-		idle_pid = getpid();
+		own_idle();
 		if (nidle < IDLE_MAX) {
 			idle[nidle++] = *c;
 			pthread_mutex_unlock(&idle_lock);

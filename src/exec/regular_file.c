@@ -6,14 +6,10 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <time.h>
-#include <linux/magic.h>
 #include <sys/stat.h>
-#include <sys/statfs.h>
 
 #include "src/base/internal.h"
 #include "src/call/call.h"
-#include "src/call/context.h"
 #include "src/call/report.h"
 #include "src/call/target.h"
 #include "src/exec/direct.h"
@@ -47,44 +43,12 @@ int pa_file_classify(int fd, struct pa_work *w, struct pa_seglist *segs, bool *r
 	return ret;
 }
 
-/*
- * xfs frees a deleted file's blocks in the background, and statfs only
- * starts that work: right after an unlink (a database dropping an old
- * segment to make room for the next) the blocks count as used.  Before an
- * ENOSPC, a call (@fd >= 0; the probe does not wait) counts again a few
- * times, 1 to 32 ms apart (63 ms at most).
- */
-#define XFS_RECOUNTS 6
-
-static int space_check(const struct pa_target *t, int fd, struct pa_work *w, uint64_t *avail)
-{
-	struct statfs sfs = t->sfs;
-	uint64_t need;
-	int ret = pa_space_check(t->ctx, &sfs, t->st.st_dev, w->segs, avail, &need);
-
-	for (int i = 0; ret == -ENOSPC && sfs.f_type == XFS_SUPER_MAGIC && fd >= 0 &&
-			i < XFS_RECOUNTS; i++) {
-		struct timespec ts = { 0, 1000000L << i };
-
-		while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
-			;
-		if (fstatfs(fd, &sfs) < 0)
-			break;
-		ret = pa_space_check(t->ctx, &sfs, t->st.st_dev, w->segs, avail, &need);
-	}
-	if (ret)
-		pa_log(t->ctx, LOG_NOTICE, "free-space check: %llu bytes needed, %llu available: "
-		       "ENOSPC before anything was changed\n", (unsigned long long)need,
-		       (unsigned long long)*avail);
-	return ret;
-}
-
 /* Fail fast with ENOSPC before changing anything (src/file/space.c); @fd,
  * or -1 for the probe, which does not wait for xfs's count. */
 int pa_file_space(const struct pa_target *t, int fd, struct pa_work *w)
 {
 	uint64_t avail;
-	int ret = space_check(t, fd, w, &avail);
+	int ret = pa_space_check(t->ctx, fd, &t->sfs, t->st.st_dev, w->segs, &avail);
 
 	/* Allocated space is not reserved again (xfs would count it, and
 	 * fail near full): reserve piece by piece (src/plan/steps.c) when the

@@ -2,7 +2,8 @@
 /*
  * Will the blocks a call must allocate fit?  Asked of the statfs taken when
  * the target was opened (src/call/target.c), before anything is changed, so a
- * request that cannot fit fails with ENOSPC having done nothing.
+ * request that cannot fit fails with ENOSPC having done nothing.  On xfs
+ * the count is taken again before an ENOSPC (below).
  */
 #include <errno.h>
 #include <limits.h>
@@ -10,6 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/statfs.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "src/base/internal.h"
@@ -39,8 +41,9 @@ static uint64_t ext4_reserved_bytes(const char *root, dev_t dev, uint64_t bsize)
 	return pa_sysfs_read_u64(path, "reserved_clusters", &n) == 0 ? n * bsize : 0;
 }
 
-int pa_space_check(struct prealloc_ctx *ctx, const struct statfs *sfs, dev_t dev,
-		   const struct pa_seglist *segs, uint64_t *ret_avail, uint64_t *ret_need)
+/* The check against one statfs: 0 or -ENOSPC, the bytes free and needed. */
+static int fits(struct prealloc_ctx *ctx, const struct statfs *sfs, dev_t dev,
+		const struct pa_seglist *segs, uint64_t *ret_avail, uint64_t *ret_need)
 {
 	uint64_t need = 0, nfresh = 0, avail, spare, bs;
 
@@ -72,4 +75,37 @@ int pa_space_check(struct prealloc_ctx *ctx, const struct statfs *sfs, dev_t dev
 	*ret_avail = avail;
 	*ret_need = need;
 	return need <= avail ? 0 : -ENOSPC;
+}
+
+/*
+ * xfs frees a deleted file's blocks in the background, and statfs only
+ * starts that work: right after an unlink (a database dropping an old
+ * segment to make room for the next) the blocks count as used.  Before an
+ * ENOSPC, a call (@fd >= 0; the probe does not wait) counts again a few
+ * times, 1 to 32 ms apart (63 ms at most).
+ */
+#define XFS_RECOUNTS 6
+
+int pa_space_check(struct prealloc_ctx *ctx, int fd, const struct statfs *sfs0, dev_t dev,
+		   const struct pa_seglist *segs, uint64_t *ret_avail)
+{
+	struct statfs sfs = *sfs0;
+	uint64_t need;
+	int ret = fits(ctx, &sfs, dev, segs, ret_avail, &need);
+
+	for (int i = 0; ret == -ENOSPC && sfs.f_type == XFS_SUPER_MAGIC && fd >= 0 &&
+			i < XFS_RECOUNTS; i++) {
+		struct timespec ts = { 0, 1000000L << i };
+
+		while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+			;
+		if (fstatfs(fd, &sfs) < 0)
+			break;
+		ret = fits(ctx, &sfs, dev, segs, ret_avail, &need);
+	}
+	if (ret)
+		pa_log(ctx, LOG_NOTICE, "free-space check: %llu bytes needed, %llu available: "
+		       "ENOSPC before anything was changed\n", (unsigned long long)need,
+		       (unsigned long long)*ret_avail);
+	return ret;
 }
