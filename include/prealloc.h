@@ -163,6 +163,54 @@ enum prealloc_background {
 	PREALLOC_BG_ADAPTED   = 1u << 2,
 };
 
+/**
+ * enum prealloc_write_zeroes - what became of FALLOC_FL_WRITE_ZEROES in a call
+ * @PREALLOC_WZ_NOT_WEIGHED: the planner never weighed the flag: a method was
+ *	forced (other than write-zeroes), the file is copy-on-write or memory
+ *	backed, or the call failed before planning.
+ * @PREALLOC_WZ_USED: the flag zeroed bytes of the range (in a probe: the
+ *	kernel took it on this filesystem or device earlier in the context).
+ * @PREALLOC_WZ_WOULD_TRY: the flag was to be tried first but zeroed nothing
+ *	of the range: no whole block needed zeroing, or the call failed or was
+ *	cancelled before (in a probe: not asked yet, would try).
+ * @PREALLOC_WZ_NO_DEVICE_FACTS: no block device with sysfs facts under the
+ *	target (NFS, FUSE, a device not found under the sysfs root): not tried.
+ * @PREALLOC_WZ_NO_KERNEL: this kernel has no FALLOC_FL_WRITE_ZEROES (Linux
+ *	6.17 added it): not tried.
+ * @PREALLOC_WZ_FS_REFUSED: the filesystem refused the flag on this kernel:
+ *	asked in this call, or remembered from an earlier call in the context
+ *	(then not tried).
+ * @PREALLOC_WZ_DEVICE_CANNOT: the device cannot zero by unmapping: its sysfs
+ *	queue says so (not tried), or the kernel refused the flag on a block
+ *	device.
+ * @PREALLOC_WZ_FS_OR_DEVICE: refused (now or earlier in the context) where
+ *	sysfs cannot say whether the device can zero by unmapping: the
+ *	filesystem or the device.
+ * @PREALLOC_WZ_INODE: this file's inode cannot take it: ext4 inline data (not
+ *	tried), or the kernel refused it for a file without extents, on xfs's
+ *	realtime device, always copied on write, or sharing extents; the rest of
+ *	the filesystem still gets the flag.
+ * @PREALLOC_WZ_KEEP_SIZE: %PREALLOC_KEEP_SIZE beyond end of file, which the
+ *	flag cannot do: not tried.
+ *
+ * One of these in &prealloc_report.write_zeroes; prealloc_probe_plan_reason()
+ * says the same verdict as a sentence.  New values get new numbers at the
+ * end.
+ * Since: 0.4
+ */
+enum prealloc_write_zeroes {
+	PREALLOC_WZ_NOT_WEIGHED = 0,
+	PREALLOC_WZ_USED,
+	PREALLOC_WZ_WOULD_TRY,
+	PREALLOC_WZ_NO_DEVICE_FACTS,
+	PREALLOC_WZ_NO_KERNEL,
+	PREALLOC_WZ_FS_REFUSED,
+	PREALLOC_WZ_DEVICE_CANNOT,
+	PREALLOC_WZ_FS_OR_DEVICE,
+	PREALLOC_WZ_INODE,
+	PREALLOC_WZ_KEEP_SIZE,
+};
+
 /* Size of &prealloc_report.bytes_by_method: fixed forever. */
 #define PREALLOC_METHOD_SLOTS 16
 
@@ -266,6 +314,11 @@ struct prealloc_options {
  *	POSIX or OFD, of any process, reaches to end of file), or why the file could not be opened again (-ENOENT
  *	without /proc, -EACCES: its mode forbids writing).  Since: 0.4
  * @__pad4: zero.
+ * @write_zeroes: &enum prealloc_write_zeroes: whether FALLOC_FL_WRITE_ZEROES
+ *	zeroed bytes of the range, and if not, why not (the kernel, the device,
+ *	the filesystem, this file, keep-size).  Filled on failure too, with what
+ *	the call knew when it failed.  Since: 0.4
+ * @__pad5: zero.
  *
  * New fields are appended at the end, past an older caller's @size.
  */
@@ -291,6 +344,8 @@ struct prealloc_report {
 	uint32_t __pad3;
 	int32_t lock_error;
 	uint32_t __pad4;
+	uint32_t write_zeroes;
+	uint32_t __pad5;
 };
 
 /**
@@ -582,6 +637,17 @@ PREALLOC_WUR const char *prealloc_background_name(enum prealloc_background bit);
  * Since: 0.3
  */
 PREALLOC_WUR const char *prealloc_action_name(enum prealloc_action action);
+
+/**
+ * prealloc_write_zeroes_name() - short name of a write-zeroes verdict
+ * @verdict: &enum prealloc_write_zeroes
+ *
+ * Returns: "not-weighed", "used", "would-try", "no-device-facts",
+ * "no-kernel", "fs-refused", "device-cannot", "fs-or-device", "inode" or
+ * "keep-size"; NULL for an unknown value.
+ * Since: 0.4
+ */
+PREALLOC_WUR const char *prealloc_write_zeroes_name(enum prealloc_write_zeroes verdict);
 
 /**
  * prealloc_version() - version of the library in use at run time

@@ -4,6 +4,7 @@
 
 #include "src/base/internal.h"
 #include "src/exec/method.h"
+#include "src/plan/plan.h"
 
 PA_EXPORT const char *prealloc_method_name(enum prealloc_method method)
 {
@@ -64,4 +65,11 @@ static const char *const action_names[] = {
 PA_EXPORT const char *prealloc_action_name(enum prealloc_action action)
 {
 	return (unsigned int)action < PA_ARRAY_SIZE(action_names) ? action_names[action] : NULL;
+}
+
+PA_EXPORT const char *prealloc_write_zeroes_name(enum prealloc_write_zeroes verdict)
+{
+	const struct pa_wz_verdict *v = pa_wz_verdict((unsigned int)verdict);
+
+	return v ? v->name : NULL;
 }

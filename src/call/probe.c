@@ -223,7 +223,8 @@ static void device_verdict(struct prealloc_probe *p)
 	const struct pa_plan_input *in = &p->t.in;
 	const struct pa_caps *c = p->t.caps;
 	bool file = in->target == PA_TARGET_FILE;
-	const char *why = NULL;
+	enum prealloc_write_zeroes v = pa_plan_write_zeroes(in);
+	const char *why = pa_wz_verdict(v)->sentence;
 
 	p->offloaded = PREALLOC_NO;
 	if (file && in->cow) {
@@ -238,9 +239,9 @@ static void device_verdict(struct prealloc_probe *p)
 		snprintf(p->why, sizeof(p->why), "device %u:%u not found under %s: not tried",
 			 major(p->t.dev), minor(p->t.dev), pa_caps_cache_root(&pa_ctx(p->ctx)->caps));
 		p->decided_by = p->why;
-	} else if (!pa_plan_write_zeroes(in, &why)) {
+	} else if (!pa_wz_tried(v)) {
 		/* The device's own fact when it is the device (or kernel) that says no. */
-		if (!in->kernel_write_zeroes || in->write_zeroes_unmap == PREALLOC_NO) {
+		if (v == PREALLOC_WZ_NO_KERNEL || in->write_zeroes_unmap == PREALLOC_NO) {
 			p->decided_by = c->evidence;
 		} else if (in->write_zeroes_refused) {
 			snprintf(p->why, sizeof(p->why), "%s (Linux %s)", why, p->kernel);
@@ -253,12 +254,8 @@ static void device_verdict(struct prealloc_probe *p)
 		p->offloaded = in->write_zeroes_unmap == PREALLOC_YES ? PREALLOC_YES : PREALLOC_UNKNOWN;
 		p->decided_by = c->evidence;
 	} else {
-		bool works = in->write_zeroes_works;
-
-		p->offloaded = works ? PREALLOC_YES : PREALLOC_UNKNOWN;
-		snprintf(p->why, sizeof(p->why), "%s; %s (Linux %s)",
-			 works ? "asked the kernel: works here" : "not asked yet: would try",
-			 c->evidence, p->kernel);
+		p->offloaded = v == PREALLOC_WZ_USED ? PREALLOC_YES : PREALLOC_UNKNOWN;
+		snprintf(p->why, sizeof(p->why), "%s; %s (Linux %s)", why, c->evidence, p->kernel);
 		p->decided_by = p->why;
 	}
 }

@@ -151,6 +151,11 @@ int pa_exec_prepare(struct pa_call *c, struct pa_exec *x, const struct pa_plan *
 {
 	int ret = -EOPNOTSUPP;
 
+	/* The planner's verdict until the flag zeroes or is refused: in the
+	 * report "used" means it zeroed bytes of this range. */
+	c->rep.write_zeroes = p->write_zeroes == PREALLOC_WZ_USED ? PREALLOC_WZ_WOULD_TRY :
+								    p->write_zeroes;
+
 	for (x->first = 0; x->first < p->n; x->first++) {
 		unsigned int m = p->methods[x->first];
 

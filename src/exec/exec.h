@@ -39,8 +39,8 @@ struct pa_exec {
 };
 
 /* Before anything changes: make the first of @p's methods ready that is
- * not refused (a forced method alone: its refusal is the answer).  0 or
- * -errno. */
+ * not refused (a forced method alone: its refusal is the answer), the
+ * report's write_zeroes starting as @p's verdict.  0 or -errno. */
 int pa_exec_prepare(struct pa_call *c, struct pa_exec *x, const struct pa_plan *p);
 
 /* Run @p's methods from the prepared one through @x's steps, falling back on a refusal when the

@@ -25,9 +25,7 @@ static bool files_only(const struct pa_plan_input *in)
 
 static bool write_zeroes_applies(const struct pa_plan_input *in)
 {
-	const char *why;
-
-	return pa_plan_write_zeroes(in, &why);
+	return pa_wz_tried(pa_plan_write_zeroes(in));
 }
 
 static bool zeroout_applies(const struct pa_plan_input *in)

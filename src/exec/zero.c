@@ -27,32 +27,43 @@
 static const uint8_t zeros[ZBUF] __attribute__((aligned(ZALIGN)));
 
 /*
- * Who refused FALLOC_FL_WRITE_ZEROES: the file, when its inode explains it
- * or its filesystem took the flag before; otherwise the filesystem (or the
- * block device), which is then not asked again.
+ * Who refused FALLOC_FL_WRITE_ZEROES (*@by, for the log): the file, when its
+ * inode explains it or its filesystem took the flag before; otherwise the
+ * filesystem (or the block device), which is then not asked again.
  */
-static const char *wz_refused_by(const struct pa_call *c)
+static enum prealloc_write_zeroes wz_refused_by(const struct pa_call *c, const char **by)
 {
 	const struct pa_target *t = &c->target;
 	bool file = t->in.target == PA_TARGET_FILE;
 	const char *inode = file ? pa_wz_inode_refusal(c->fd, t) : NULL;
+	enum prealloc_write_zeroes v;
 
+	*by = inode;
 	if (inode)
-		return inode;
+		return PREALLOC_WZ_INODE;
+	*by = "this file (its filesystem took the flag before)";
 	if (file && pa_wz_answer(t->ctx, t->dev, t->fs_type) == PREALLOC_YES)
-		return "this file (its filesystem took the flag before)";
+		return PREALLOC_WZ_INODE;
 	pa_wz_remember(t->ctx, t->dev, t->fs_type, PREALLOC_NO);
-	if (t->in.write_zeroes_unmap == PREALLOC_UNKNOWN)
-		return "the filesystem or the device (sysfs does not say which)";
-	return file ? "the filesystem on this kernel" : "the device";
+	if (!file)
+		v = PREALLOC_WZ_DEVICE_CANNOT;
+	else if (t->in.write_zeroes_unmap == PREALLOC_UNKNOWN)
+		v = PREALLOC_WZ_FS_OR_DEVICE;
+	else
+		v = PREALLOC_WZ_FS_REFUSED;
+	*by = pa_wz_verdict(v)->refused_by;
+	return v;
 }
 
 void pa_method_refused(struct pa_call *c, unsigned int method)
 {
+	const char *by = "the file or the system";
+
 	c->rep.refused |= 1u << method;
+	if (method == PREALLOC_METHOD_WRITE_ZEROES)
+		c->rep.write_zeroes = wz_refused_by(c, &by);
 	pa_log(c->target.ctx, LOG_NOTICE, "%s refused by %s (EOPNOTSUPP): trying the next method\n",
-	       prealloc_method_name(method), method == PREALLOC_METHOD_WRITE_ZEROES ?
-	       wz_refused_by(c) : "the file or the system");
+	       prealloc_method_name(method), by);
 }
 
 /* Zeros to [start, start + len) of @fd in pwritev() calls of up to 1 MiB;
@@ -219,7 +230,9 @@ int pa_zero_write_zeroes(struct pa_call *c, uint64_t start, uint64_t len, uint64
 {
 	int ret = zero_chunks(c, PREALLOC_METHOD_WRITE_ZEROES, start, len, chunk, write_zeroes_op);
 
-	if (c->rep.bytes_by_method[PREALLOC_METHOD_WRITE_ZEROES])
+	if (c->rep.bytes_by_method[PREALLOC_METHOD_WRITE_ZEROES]) {
+		c->rep.write_zeroes = PREALLOC_WZ_USED;
 		pa_wz_remember(c->target.ctx, c->target.dev, c->target.fs_type, PREALLOC_YES);
+	}
 	return ret;
 }

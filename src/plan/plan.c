@@ -30,33 +30,9 @@ static int plan_forced(const struct pa_plan_input *in, struct pa_plan *p)
 	return 0;
 }
 
-bool pa_plan_write_zeroes(const struct pa_plan_input *in, const char **why)
-{
-	bool file = in->target == PA_TARGET_FILE;
-
-	if (!in->device_facts)
-		*why = "no block device facts under the target: FALLOC_FL_WRITE_ZEROES not tried";
-	else if (!in->kernel_write_zeroes)
-		*why = "this kernel has no FALLOC_FL_WRITE_ZEROES (6.17 added it)";
-	else if (in->write_zeroes_unmap == PREALLOC_NO)
-		*why = "the device cannot zero by unmapping";
-	else if (in->write_zeroes_refused && in->write_zeroes_unmap == PREALLOC_UNKNOWN)
-		*why = "asked the kernel: refused here (the device's answer is not in sysfs, "
-		       "so the filesystem or the device)";
-	else if (in->write_zeroes_refused)
-		*why = file ? "asked the kernel: refused: this filesystem has no "
-			      "FALLOC_FL_WRITE_ZEROES on this kernel" :
-			      "asked the kernel: refused on this device";
-	else if (file && (in->flags & PREALLOC_KEEP_SIZE) && !in->range_in_eof)
-		*why = "keep-size beyond end of file cannot use FALLOC_FL_WRITE_ZEROES";
-	else
-		return true;
-	return false;
-}
-
 int pa_plan(const struct pa_plan_input *in, struct pa_plan *p)
 {
-	const char *why = NULL;
+	const char *why;
 	bool wz;
 
 	*p = (struct pa_plan){ 0 };
@@ -87,6 +63,7 @@ int pa_plan(const struct pa_plan_input *in, struct pa_plan *p)
 			 * at umount (a kernel bug): never reach it. */
 			add(p, PREALLOC_METHOD_BUFFERED);
 			p->reason = "ext4 inline data: the inode holds the bytes, so buffered writes only";
+			p->write_zeroes = PREALLOC_WZ_INODE;
 			return 0;
 		}
 		if (in->mem_backed) {
@@ -104,7 +81,9 @@ int pa_plan(const struct pa_plan_input *in, struct pa_plan *p)
 		if (m->applies && m->applies(in) && !(in->unusable & (1u << pa_method_order[i])))
 			add(p, pa_method_order[i]);
 	}
-	wz = pa_plan_write_zeroes(in, &why);
+	p->write_zeroes = (uint8_t)pa_plan_write_zeroes(in);
+	wz = pa_wz_tried(p->write_zeroes);
+	why = pa_wz_verdict(p->write_zeroes)->sentence;
 	if (in->target == PA_TARGET_BLOCKDEV)
 		p->reason = wz ? "every device of the chain can zero by unmapping" :
 			    in->zeroout ? why : "no BLKZEROOUT: direct zero writes";

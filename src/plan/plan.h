@@ -44,11 +44,31 @@ struct pa_plan_input {
 struct pa_plan {
 	uint8_t methods[PA_PLAN_MAX];	/* try in order; the next on EOPNOTSUPP */
 	uint8_t n;
+	uint8_t write_zeroes;		/* enum prealloc_write_zeroes; 0: not weighed */
 	const char *reason;		/* one sentence for `prealloc probe` */
 };
 
-/* May FALLOC_FL_WRITE_ZEROES be tried for @in, and if not, why not (*@why)? */
-bool pa_plan_write_zeroes(const struct pa_plan_input *in, const char **why);
+/* What each &enum prealloc_write_zeroes is called and says
+ * (src/plan/write_zeroes.c). */
+struct pa_wz_verdict {
+	const char *name;		/* prealloc_write_zeroes_name() */
+	const char *sentence;		/* the probe's and the plan's reason */
+	const char *refused_by;		/* a refusal's refuser, for the log; or NULL */
+};
+
+/* @v's row, or NULL for an unknown value. */
+const struct pa_wz_verdict *pa_wz_verdict(unsigned int v);
+
+/* The planner's verdict on FALLOC_FL_WRITE_ZEROES for @in: %PREALLOC_WZ_USED
+ * (the kernel took it here before) or %PREALLOC_WZ_WOULD_TRY (not asked
+ * yet) when it may be tried, else why not. */
+enum prealloc_write_zeroes pa_plan_write_zeroes(const struct pa_plan_input *in);
+
+/* May FALLOC_FL_WRITE_ZEROES be tried, by verdict @v? */
+static inline bool pa_wz_tried(unsigned int v)
+{
+	return v == PREALLOC_WZ_USED || v == PREALLOC_WZ_WOULD_TRY;
+}
 
 /* Returns 0, or -EOPNOTSUPP when a forced method cannot apply to this
  * target or the request cannot be met here at all (*@out->reason says). */

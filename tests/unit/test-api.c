@@ -249,6 +249,10 @@ static void names_and_version(void **state)
 	assert_null(prealloc_background_name(0));
 	assert_null(prealloc_background_name(PREALLOC_BG_PACED | PREALLOC_BG_ADAPTED));
 	assert_null(prealloc_background_name(PREALLOC_BG_ADAPTED << 1));
+	assert_string_equal(prealloc_write_zeroes_name(PREALLOC_WZ_NOT_WEIGHED), "not-weighed");
+	assert_string_equal(prealloc_write_zeroes_name(PREALLOC_WZ_FS_REFUSED), "fs-refused");
+	assert_string_equal(prealloc_write_zeroes_name(PREALLOC_WZ_KEEP_SIZE), "keep-size");
+	assert_null(prealloc_write_zeroes_name(PREALLOC_WZ_KEEP_SIZE + 1));
 	snprintf(want, sizeof(want), "%d.%d.", PREALLOC_VERSION_MAJOR, PREALLOC_VERSION_MINOR);
 	assert_memory_equal(prealloc_version(), want, strlen(want));
 }

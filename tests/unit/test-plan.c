@@ -106,34 +106,78 @@ static void table(void **state)
 		assert_int_equal(p.n, n);
 		assert_memory_equal(p.methods, r->methods, n);
 		assert_non_null(p.reason);
+		if (r->in.forced == PREALLOC_METHOD_AUTO)
+			assert_int_equal(r->methods[0] == WZ, pa_wz_tried(p.write_zeroes));
 	}
 }
 
-/* Each reason apart: the kernel, the device, the kernel's answer, keep-size. */
-static void reason_names_the_cause(void **state)
+/* Each verdict on FALLOC_FL_WRITE_ZEROES apart, and the plan's reason is
+ * its sentence: the kernel, the device, the kernel's answer (for the
+ * filesystem, the device, either), this inode, keep-size. */
+static const struct {
+	struct pa_plan_input in;
+	unsigned int wz;		/* enum prealloc_write_zeroes */
+	const char *says;		/* in the plan's reason */
+} verdicts[] = {
+	{ { FILE_DEV, UNMAP }, PREALLOC_WZ_WOULD_TRY, "every device under the file" },
+	{ { FILE_DEV, UNMAP, .write_zeroes_works = true }, PREALLOC_WZ_USED,
+	  "every device under the file" },
+	{ { .target = PA_TARGET_FILE, UNMAP }, PREALLOC_WZ_NO_DEVICE_FACTS,
+	  "no block device facts" },
+	{ { FILE_DEV, .write_zeroes_unmap = PREALLOC_YES }, PREALLOC_WZ_NO_KERNEL,
+	  "this kernel has no FALLOC_FL_WRITE_ZEROES (6.17" },
+	{ { FILE_DEV, UNMAP, .write_zeroes_refused = true }, PREALLOC_WZ_FS_REFUSED,
+	  "asked the kernel: refused: this filesystem" },
+	{ { FILE_DEV, .kernel_write_zeroes = true, .write_zeroes_unmap = PREALLOC_NO },
+	  PREALLOC_WZ_DEVICE_CANNOT, "cannot zero by unmapping" },
+	{ { .target = PA_TARGET_BLOCKDEV, .device_facts = true, UNMAP,
+	    .write_zeroes_refused = true }, PREALLOC_WZ_DEVICE_CANNOT, "no BLKZEROOUT" },
+	{ { .target = PA_TARGET_BLOCKDEV, .device_facts = true, UNMAP, .zeroout = true,
+	    .write_zeroes_refused = true }, PREALLOC_WZ_DEVICE_CANNOT,
+	  "cannot zero by unmapping" },
+	{ { FILE_DEV, .kernel_write_zeroes = true, .write_zeroes_unmap = PREALLOC_UNKNOWN,
+	    .write_zeroes_refused = true }, PREALLOC_WZ_FS_OR_DEVICE,
+	  "the filesystem or the device" },
+	{ { FILE_DEV, UNMAP, .inline_data = true }, PREALLOC_WZ_INODE, "inline data" },
+	{ { FILE_DEV, UNMAP, .flags = PREALLOC_KEEP_SIZE }, PREALLOC_WZ_KEEP_SIZE, "keep-size" },
+	{ { FILE_DEV, UNMAP, .flags = PREALLOC_KEEP_SIZE, .range_in_eof = true },
+	  PREALLOC_WZ_WOULD_TRY, "every device under the file" },
+	{ { FILE_DEV, UNMAP, .forced = UR }, PREALLOC_WZ_NOT_WEIGHED, "forced" },
+	{ { .target = PA_TARGET_FILE, .cow = true, UNMAP }, PREALLOC_WZ_NOT_WEIGHED,
+	  "copy-on-write" },
+	{ { .target = PA_TARGET_FILE, .mem_backed = true }, PREALLOC_WZ_NOT_WEIGHED,
+	  "memory-backed" },
+};
+
+static void verdict_names_the_cause(void **state)
 {
-	struct pa_plan_input in = { FILE_DEV, .kernel_write_zeroes = true,
-				    .write_zeroes_unmap = PREALLOC_NO };
-	struct pa_plan p;
+	uint32_t seen = 0;
 
 	(void)state;
-	assert_int_equal(pa_plan(&in, &p), 0);
-	assert_non_null(strstr(p.reason, "cannot zero by unmapping"));
-	in.kernel_write_zeroes = false;
-	assert_int_equal(pa_plan(&in, &p), 0);
-	assert_non_null(strstr(p.reason, "this kernel has no FALLOC_FL_WRITE_ZEROES (6.17"));
-	in = (struct pa_plan_input){ FILE_DEV, UNMAP, .write_zeroes_refused = true };
-	assert_int_equal(pa_plan(&in, &p), 0);
-	assert_non_null(strstr(p.reason, "asked the kernel: refused: this filesystem"));
-	in.write_zeroes_unmap = PREALLOC_UNKNOWN;
-	assert_int_equal(pa_plan(&in, &p), 0);
-	assert_non_null(strstr(p.reason, "the filesystem or the device"));
-	in = (struct pa_plan_input){ FILE_DEV, UNMAP, .flags = PREALLOC_KEEP_SIZE };
-	assert_int_equal(pa_plan(&in, &p), 0);
-	assert_non_null(strstr(p.reason, "keep-size"));
-	in = (struct pa_plan_input){ .target = PA_TARGET_FILE };
-	assert_int_equal(pa_plan(&in, &p), 0);
-	assert_non_null(strstr(p.reason, "no block device facts"));
+	for (size_t i = 0; i < sizeof(verdicts) / sizeof(verdicts[0]); i++) {
+		const char *name = prealloc_write_zeroes_name(verdicts[i].wz);
+		struct pa_plan p;
+
+		print_message("%s: %s\n", name, verdicts[i].says);
+		assert_int_equal(pa_plan(&verdicts[i].in, &p), 0);
+		assert_int_equal(p.write_zeroes, verdicts[i].wz);
+		assert_int_equal(pa_plan_write_zeroes(&verdicts[i].in) == verdicts[i].wz ||
+				 verdicts[i].wz == PREALLOC_WZ_NOT_WEIGHED ||
+				 verdicts[i].wz == PREALLOC_WZ_INODE, true);
+		assert_non_null(strstr(p.reason, verdicts[i].says));
+		/* A file's reason is the verdict's sentence when it is not tried. */
+		if (verdicts[i].in.target == PA_TARGET_FILE && p.write_zeroes > PREALLOC_WZ_WOULD_TRY &&
+		    p.write_zeroes != PREALLOC_WZ_INODE)
+			assert_string_equal(p.reason, pa_wz_verdict(p.write_zeroes)->sentence);
+		seen |= 1u << verdicts[i].wz;
+	}
+	/* Every verdict has a row, a name and a sentence. */
+	for (unsigned int v = 0; pa_wz_verdict(v); v++) {
+		assert_true(seen & (1u << v));
+		assert_string_equal(prealloc_write_zeroes_name(v), pa_wz_verdict(v)->name);
+		assert_non_null(pa_wz_verdict(v)->sentence);
+	}
+	assert_null(prealloc_write_zeroes_name(PREALLOC_WZ_KEEP_SIZE + 1));
 }
 
 /* ---- steps ---- */
@@ -284,7 +328,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(table),
-		cmocka_unit_test(reason_names_the_cause),
+		cmocka_unit_test(verdict_names_the_cause),
 		cmocka_unit_test(steps_table),
 		cmocka_unit_test(refused_leaves_the_rest),
 	};
