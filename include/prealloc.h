@@ -165,11 +165,12 @@ enum prealloc_background {
 
 /**
  * enum prealloc_write_zeroes - what became of FALLOC_FL_WRITE_ZEROES in a call
- * @PREALLOC_WZ_NOT_WEIGHED: the planner never weighed the flag: a method was
- *	forced (other than write-zeroes), the file is copy-on-write or memory
+ * @PREALLOC_WZ_NOT_WEIGHED: the planner never weighed the flag: a method
+ *	other than write-zeroes was forced, the file is copy-on-write or memory
  *	backed, or the call failed before planning.
- * @PREALLOC_WZ_USED: the flag zeroed bytes of the range (in a probe: the
- *	kernel took it on this filesystem or device earlier in the context).
+ * @PREALLOC_WZ_USED: the flag zeroed bytes of the range, planned or forced
+ *	(in a probe: the kernel took it on this filesystem or device earlier in
+ *	the context).
  * @PREALLOC_WZ_WOULD_TRY: the flag was to be tried first but zeroed nothing
  *	of the range: no whole block needed zeroing, or the call failed or was
  *	cancelled before (in a probe: not asked yet, would try).
@@ -178,8 +179,9 @@ enum prealloc_background {
  * @PREALLOC_WZ_NO_KERNEL: this kernel has no FALLOC_FL_WRITE_ZEROES (Linux
  *	6.17 added it): not tried.
  * @PREALLOC_WZ_FS_REFUSED: the filesystem refused the flag on this kernel:
- *	asked in this call, or remembered from an earlier call in the context
- *	(then not tried).
+ *	asked in this call (planned, or forced: the call then fails with
+ *	-EOPNOTSUPP), or remembered from an earlier call in the context (then
+ *	not tried).
  * @PREALLOC_WZ_DEVICE_CANNOT: the device cannot zero by unmapping: its sysfs
  *	queue says so (not tried), or the kernel refused the flag on a block
  *	device.

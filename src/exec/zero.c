@@ -17,6 +17,7 @@
 #include "src/call/target.h"
 #include "src/exec/direct.h"
 #include "src/exec/dontcache.h"
+#include "src/exec/exec.h"
 #include "src/exec/wz_inode.h"
 #include "src/exec/zero.h"
 
@@ -27,19 +28,21 @@
 static const uint8_t zeros[ZBUF] __attribute__((aligned(ZALIGN)));
 
 /*
- * Who refused FALLOC_FL_WRITE_ZEROES (*@by, for the log): the file, when its
- * inode explains it or its filesystem took the flag before; otherwise the
+ * Who refused FALLOC_FL_WRITE_ZEROES (*@by, for the log): what sysfs or an
+ * earlier answer said already (a forced call); the file, when its inode
+ * explains it or its filesystem took the flag before; otherwise the
  * filesystem (or the block device), which is then not asked again.
  */
 static enum prealloc_write_zeroes wz_refused_by(const struct pa_call *c, const char **by)
 {
 	const struct pa_target *t = &c->target;
 	bool file = t->in.target == PA_TARGET_FILE;
-	const char *inode = file ? pa_wz_inode_refusal(c->fd, t) : NULL;
-	enum prealloc_write_zeroes v;
+	enum prealloc_write_zeroes v = pa_plan_write_zeroes(&t->in);
 
-	*by = inode;
-	if (inode)
+	if (!pa_wz_tried(v) && v != PREALLOC_WZ_NO_DEVICE_FACTS && v != PREALLOC_WZ_KEEP_SIZE)
+		goto out;
+	*by = file ? pa_wz_inode_refusal(c->fd, t) : NULL;
+	if (*by)
 		return PREALLOC_WZ_INODE;
 	*by = "this file (its filesystem took the flag before)";
 	if (file && pa_wz_answer(t->ctx, t->dev, t->fs_type) == PREALLOC_YES)
@@ -51,19 +54,18 @@ static enum prealloc_write_zeroes wz_refused_by(const struct pa_call *c, const c
 		v = PREALLOC_WZ_FS_OR_DEVICE;
 	else
 		v = PREALLOC_WZ_FS_REFUSED;
+out:
 	*by = pa_wz_verdict(v)->refused_by;
 	return v;
 }
 
 void pa_method_refused(struct pa_call *c, unsigned int method)
 {
-	const char *by = "the file or the system";
+	const char *by = method == PREALLOC_METHOD_WRITE_ZEROES ? c->wz_refused_by : NULL;
 
 	c->rep.refused |= 1u << method;
-	if (method == PREALLOC_METHOD_WRITE_ZEROES)
-		c->rep.write_zeroes = wz_refused_by(c, &by);
 	pa_log(c->target.ctx, LOG_NOTICE, "%s refused by %s (EOPNOTSUPP): trying the next method\n",
-	       prealloc_method_name(method), by);
+	       prealloc_method_name(method), by ? by : "the file or the system");
 }
 
 /* Zeros to [start, start + len) of @fd in pwritev() calls of up to 1 MiB;
@@ -225,7 +227,9 @@ int pa_zero_out(struct pa_call *c, uint64_t start, uint64_t len, uint64_t chunk)
 	return zero_chunks(c, PREALLOC_METHOD_ZEROOUT, start, len, chunk, zeroout_op);
 }
 
-/* A range the kernel zeroed is its answer for the filesystem: it works. */
+/* A range the kernel zeroed is its answer for the filesystem: it works;
+ * a refusal before any is the answer for the file or the filesystem, a
+ * forced call's too. */
 int pa_zero_write_zeroes(struct pa_call *c, uint64_t start, uint64_t len, uint64_t chunk)
 {
 	int ret = zero_chunks(c, PREALLOC_METHOD_WRITE_ZEROES, start, len, chunk, write_zeroes_op);
@@ -233,6 +237,8 @@ int pa_zero_write_zeroes(struct pa_call *c, uint64_t start, uint64_t len, uint64
 	if (c->rep.bytes_by_method[PREALLOC_METHOD_WRITE_ZEROES]) {
 		c->rep.write_zeroes = PREALLOC_WZ_USED;
 		pa_wz_remember(c->target.ctx, c->target.dev, c->target.fs_type, PREALLOC_YES);
+	} else if (pa_refused(ret)) {
+		c->rep.write_zeroes = wz_refused_by(c, &c->wz_refused_by);
 	}
 	return ret;
 }

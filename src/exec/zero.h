@@ -9,7 +9,8 @@
 #include "src/call/call.h"
 
 /* Note that @method was refused here (EOPNOTSUPP) before falling back: in
- * the report, and for write-zeroes in the per-(device, fs) memory. */
+ * the report and the log (who refused write-zeroes, and the per-(device,
+ * fs) memory, pa_zero_write_zeroes() settled). */
 void pa_method_refused(struct pa_call *c, unsigned int method);
 
 /* Ordinary zero writes to [start, start + len) through c->wfd.  When wfd
@@ -22,7 +23,9 @@ int pa_zero_buffered(struct pa_call *c, uint64_t start, uint64_t len);
 int pa_zero_out(struct pa_call *c, uint64_t start, uint64_t len, uint64_t chunk);
 
 /* fallocate(FALLOC_FL_WRITE_ZEROES) in chunks, so progress and cancelling
- * work on large ranges.  -EOPNOTSUPP when the kernel or device cannot. */
+ * work on large ranges.  -EOPNOTSUPP when the kernel or device cannot:
+ * the report then says why, and a refusal the file's inode does not
+ * explain is remembered for its filesystem (or block device). */
 int pa_zero_write_zeroes(struct pa_call *c, uint64_t start, uint64_t len, uint64_t chunk);
 
 #endif

@@ -19,7 +19,8 @@ static const struct pa_wz_verdict verdicts[] = {
 	[PREALLOC_WZ_NO_DEVICE_FACTS] = { "no-device-facts",
 		"no block device facts under the target: FALLOC_FL_WRITE_ZEROES not tried", NULL },
 	[PREALLOC_WZ_NO_KERNEL] = { "no-kernel",
-		"this kernel has no FALLOC_FL_WRITE_ZEROES (6.17 added it)", NULL },
+		"this kernel has no FALLOC_FL_WRITE_ZEROES (6.17 added it)",
+		"this kernel, which has no such mode" },
 	[PREALLOC_WZ_FS_REFUSED] = { "fs-refused",
 		"asked the kernel: refused: this filesystem has no FALLOC_FL_WRITE_ZEROES "
 		"on this kernel", "the filesystem on this kernel" },

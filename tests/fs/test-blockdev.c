@@ -188,22 +188,6 @@ static void mkfs_ext4(const char *dev)
 }
 
 /* sysfs queue attribute of the loop device, or -1 when absent. */
-static long long queue_attr(const struct dev *d, const char *attr)
-{
-	char path[128];
-	long long v = -1;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/sys/block/%s/queue/%s", d->t.dev + 5, attr);
-	f = fopen(path, "r");
-	if (!f)
-		return -1;
-	if (fscanf(f, "%lld", &v) != 1)
-		v = -1;
-	fclose(f);
-	return v;
-}
-
 static void test_needs_zero_data(void **state)
 {
 	struct dev d;
@@ -264,8 +248,10 @@ static void test_auto(void **state)
 	for (int m = 0; m < PREALLOC_METHOD_SLOTS; m++)
 		sum += rep.bytes_by_method[m];
 	assert_int_equal(sum, len);
+	assert_string_equal(prealloc_write_zeroes_name(rep.write_zeroes),
+			    prealloc_write_zeroes_name(tfs_wz_verdict(&d.t)));
 	/* loop cannot zero by unmapping: auto must have fallen back to BLKZEROOUT. */
-	if (queue_attr(&d, "write_zeroes_unmap_max_bytes") <= 0) {
+	if (tfs_queue_attr(&d.t, "write_zeroes_unmap_max_bytes") <= 0) {
 		assert_int_equal(rep.bytes_by_method[PREALLOC_METHOD_ZEROOUT], len);
 		assert_int_equal(rep.method, PREALLOC_METHOD_ZEROOUT);
 	}
@@ -295,6 +281,7 @@ static void test_forced_methods(void **state)
 		assert_zeroed_only(&d, off, len);
 		assert_int_equal(rep.bytes_by_method[methods[i]], len);
 		assert_int_equal(rep.bytes_zeroed, len);
+		assert_int_equal(rep.write_zeroes, PREALLOC_WZ_NOT_WEIGHED);	/* forced */
 	}
 	/* Not a method for a device. */
 	fill(&d, 0, d.size);
@@ -306,19 +293,23 @@ static void test_forced_methods(void **state)
 
 static void test_forced_write_zeroes(void **state)
 {
+	struct prealloc_report rep;
 	struct dev d;
 
 	(void)state;
 	dev_open(&d, 16);
-	if (queue_attr(&d, "write_zeroes_unmap_max_bytes") > 0) {
+	if (tfs_queue_attr(&d.t, "write_zeroes_unmap_max_bytes") > 0) {
 		dev_close(&d);
 		skip();		/* this loop device can: nothing refuses */
 	}
 	fill(&d, 0, d.size);
-	/* Twice: the verdict the first refusal cached must not change the answer. */
-	for (int i = 0; i < 2; i++)
+	/* Twice: the verdict the first refusal cached must not change the
+	 * answer; the report says who refused, the kernel or the device. */
+	for (int i = 0; i < 2; i++) {
 		assert_int_equal(zero(&d, 0, MiB, PREALLOC_ZERO_DATA, PREALLOC_METHOD_WRITE_ZEROES,
-				      NULL), -EOPNOTSUPP);
+				      &rep), -EOPNOTSUPP);
+		assert_int_equal(rep.write_zeroes, tfs_wz_verdict(&d.t));
+	}
 	assert_true(holds(&d, 0, d.size, false));
 	dev_close(&d);
 }

@@ -79,8 +79,10 @@ static int fs_open(struct fs *f, const char *name)
 }
 
 /* prealloc_file_ex() over [1 MiB + 100, 9 MiB + 100) of @name (past a clone's data): io_uring did it,
- * the flag was asked (@want_refused) or not, every byte is written. */
-static void prealloc_and_check(struct fs *f, const char *name, uint32_t want_refused)
+ * the flag was asked (@want_refused) or not, the report says why it was
+ * not used (@want_wz), every byte is written. */
+static void prealloc_and_check(struct fs *f, const char *name, uint32_t want_refused,
+			       uint32_t want_wz)
 {
 	struct prealloc_options o = { .size = sizeof(o), .ctx = f->ctx };
 	struct prealloc_report r = { .size = sizeof(r) };
@@ -91,6 +93,8 @@ static void prealloc_and_check(struct fs *f, const char *name, uint32_t want_ref
 	f->log[0] = 0;
 	assert_int_equal(prealloc_file_ex(fd, M + 100, 8 * M, &o, &r), 0);
 	assert_int_equal(r.refused, want_refused);
+	assert_string_equal(prealloc_write_zeroes_name(r.write_zeroes),
+			    prealloc_write_zeroes_name(want_wz));
 	assert_int_equal(r.method, PREALLOC_METHOD_URING);
 	assert_int_equal(r.written, 1);
 	assert_int_equal(prealloc_verify(fd, M + 100, 8 * M, &c), 0);
@@ -110,15 +114,44 @@ static void prealloc_aio(struct fs *f, const char *name)
 	assert_true(fd >= 0);
 	assert_int_equal(prealloc_file_ex(fd, 0, 8 * M, &o, &r), 0);
 	assert_int_equal(r.method, PREALLOC_METHOD_AIO);
+	assert_int_equal(r.write_zeroes, PREALLOC_WZ_NOT_WEIGHED);	/* forced */
 	close(fd);
+}
+
+/* Before the kernel is asked: keep-size beyond end of file is never given
+ * the flag, whatever the device can; a range with no whole block to zero
+ * gives it nothing, and the report says it would have been tried. */
+static void keep_size_and_no_block_not_asked(void **state)
+{
+	struct prealloc_options o = { .size = sizeof(o), .flags = PREALLOC_KEEP_SIZE,
+				      .ctx = fs_ext4.ctx };
+	struct prealloc_report r = { .size = sizeof(r) };
+	int fd = fs_open(&fs_ext4, "keep");
+	char path[256];
+
+	(void)state;
+	assert_true(fd >= 0);
+	assert_int_equal(prealloc_ctx_flush(fs_ext4.ctx), 0);	/* nothing asked yet */
+	assert_int_equal(prealloc_file_ex(fd, 0, 4 * M, &o, &r), 0);
+	assert_int_equal(r.refused, 0);
+	assert_int_equal(r.write_zeroes, PREALLOC_WZ_KEEP_SIZE);
+	o.flags = 0;
+	assert_int_equal(prealloc_file_ex(fd, 10, 100, &o, &r), 0);
+	assert_int_equal(r.refused, 0);
+	assert_int_equal(r.bytes_by_method[PREALLOC_METHOD_BUFFERED], 100);
+	assert_int_equal(r.write_zeroes, PREALLOC_WZ_WOULD_TRY);
+	close(fd);
+	unlink(tfs_path(&fs_ext4.t, "keep", path, sizeof(path)));
 }
 
 static void kernel_refusal_falls_back_once(void **state)
 {
 	(void)state;
-	prealloc_and_check(&fs_ext4, "first", WZ_BIT);	/* planned, refused, fell back */
+	/* Planned, refused, fell back; then remembered: not tried again, and
+	 * the report says the same either way. */
+	prealloc_and_check(&fs_ext4, "first", WZ_BIT, PREALLOC_WZ_FS_REFUSED);
 	assert_non_null(strstr(fs_ext4.log, "write-zeroes refused by the filesystem on this kernel"));
-	prealloc_and_check(&fs_ext4, "second", 0);	/* remembered: not tried again */
+	prealloc_and_check(&fs_ext4, "second", 0, PREALLOC_WZ_FS_REFUSED);
 }
 
 /* xfs is asked like ext4; a reflinked file's refusal is the file's. */
@@ -129,11 +162,12 @@ static void xfs_asked_reflink_apart(void **state)
 		skip();
 	assert_int_equal(tfs_sh("cd '%s' && head -c 65536 /dev/urandom > orig && "
 				"cp --reflink=always orig clone", fs_xfs.t.dir), 0);
-	prealloc_and_check(&fs_xfs, "clone", WZ_BIT);
+	prealloc_and_check(&fs_xfs, "clone", WZ_BIT, PREALLOC_WZ_INODE);
 	assert_non_null(strstr(fs_xfs.log, "shares extents with another (reflink)"));
-	prealloc_and_check(&fs_xfs, "first", WZ_BIT);	/* the filesystem asked again */
+	/* The filesystem asked again. */
+	prealloc_and_check(&fs_xfs, "first", WZ_BIT, PREALLOC_WZ_FS_REFUSED);
 	assert_non_null(strstr(fs_xfs.log, "refused by the filesystem on this kernel"));
-	prealloc_and_check(&fs_xfs, "second", 0);
+	prealloc_and_check(&fs_xfs, "second", 0, PREALLOC_WZ_FS_REFUSED);
 }
 
 /* Overlayfs has an anonymous device number: no block device to ask for,
@@ -141,6 +175,7 @@ static void xfs_asked_reflink_apart(void **state)
 static void no_block_device_not_asked(void **state)
 {
 	struct prealloc_options o = { .size = sizeof(o), .ctx = fs_ext4.ctx };
+	struct prealloc_report r = { .size = sizeof(r) };
 	struct prealloc_probe *p;
 	char opts[640], dir[4][160], path[192];
 	static const char *const names[] = { "lower", "upper", "work", "merged" };
@@ -163,6 +198,8 @@ static void no_block_device_not_asked(void **state)
 	assert_non_null(strstr(why, "no block device under this file"));
 	assert_int_equal(prealloc_probe_plan(p, 0), PREALLOC_METHOD_URING);
 	prealloc_probe_free(p);
+	assert_int_equal(prealloc_file_ex(fd, 0, M, &o, &r), 0);
+	assert_int_equal(r.write_zeroes, PREALLOC_WZ_NO_DEVICE_FACTS);
 	close(fd);
 	assert_int_equal(umount2(dir[3], 0), 0);
 }
@@ -240,7 +277,7 @@ static void run_refused(const struct refusal_case *k)
 	if (RUNNING_ON_VALGRIND)
 		skip();
 	/* This process uses io_uring first: the child must learn anew. */
-	prealloc_and_check(&fs_ext4, "parent", 0);
+	prealloc_and_check(&fs_ext4, "parent", 0, PREALLOC_WZ_FS_REFUSED);
 	prealloc_aio(&fs_ext4, "parent-aio");
 	pid = fork();
 	assert_true(pid >= 0);
@@ -350,6 +387,7 @@ static int teardown(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(keep_size_and_no_block_not_asked),
 		cmocka_unit_test(kernel_refusal_falls_back_once),
 		cmocka_unit_test(seccomp_eperm_writes_aio),
 		cmocka_unit_test(seccomp_enosys_writes_aio),

@@ -84,6 +84,16 @@ static void check_contents(int fd, const struct model *m)
 	free(got);
 }
 
+/* What the report says of FALLOC_FL_WRITE_ZEROES after an automatic call
+ * with whole blocks to zero on this group's filesystem: not weighed on a
+ * copy-on-write or memory-backed one, else what the loop device allows. */
+static uint32_t auto_wz(void)
+{
+	if (fs->cow || !fs->t.dev[0])
+		return PREALLOC_WZ_NOT_WEIGHED;
+	return tfs_wz_verdict(&fs->t);
+}
+
 static void check_written(int fd, uint64_t off, uint64_t len, const struct prealloc_report *r)
 {
 	struct prealloc_census c = { .size = sizeof(c) };
@@ -118,6 +128,7 @@ static void mixed_layout(void **state)
 	check_contents(fd, &m);
 	check_written(fd, off, len, &r);
 	assert_int_equal(r.bytes_kept + r.bytes_zeroed + r.bytes_reserved, len);
+	assert_int_equal(r.write_zeroes, auto_wz());
 	if (!fs->cow)
 		assert_int_equal(r.bytes_reserved, 0);
 	close(fd);
@@ -154,6 +165,9 @@ static void keep_size(void **state)
 		.size = sizeof(struct prealloc_options), .flags = PREALLOC_KEEP_SIZE }, &r), 0);
 	check_contents(fd, &m);		/* size unchanged */
 	assert_int_equal(r.written, 0);
+	/* The device's reason comes before keep-size's (test-fallback has
+	 * keep-size over a device that can). */
+	assert_int_equal(r.write_zeroes, auto_wz());
 	assert_true(r.bytes_reserved >= 2 * M - 104 * K);
 	assert_int_equal(prealloc_verify(fd, 0, 2 * M, &c), 0);
 	if (fs->fiemap_states)
@@ -235,6 +249,7 @@ static void forced_methods(void **state)
 		m.size = 7 * M + 1;
 		check_contents(fd, &m);
 		assert_int_equal(r.method, methods[i]);
+		assert_int_equal(r.write_zeroes, PREALLOC_WZ_NOT_WEIGHED);	/* forced */
 		if (!fs->cow) {
 			assert_int_equal(r.written, 1);
 			check_written(fd, 1, 7 * M, &r);
@@ -266,17 +281,24 @@ static void forced_allocate_is_not_written(void **state)
 	free(m.buf);
 }
 
-/* No device here can unmap-zero: forcing the kernel flag fails cleanly. */
+/* No device here can unmap-zero: forcing the kernel flag fails cleanly,
+ * and the report says why: the loop device (or, before 6.17, the kernel);
+ * with no device facts, the filesystem or the device: tmpfs, and btrfs,
+ * whose files have an anonymous device number. */
 static void forced_write_zeroes_refused(void **state)
 {
 	struct prealloc_options o = { .size = sizeof(o), .method = PREALLOC_METHOD_WRITE_ZEROES };
+	struct prealloc_report r = { .size = sizeof(r) };
 	struct model m;
 	struct stat st;
 	int fd = open_new("wz", &m, 1 * M);
 
 	(void)state;
 	put_data(fd, &m, 0, 100, 10);
-	assert_int_equal(prealloc_file_ex(fd, 0, 1 * M, &o, NULL), -EOPNOTSUPP);
+	assert_int_equal(prealloc_file_ex(fd, 0, 1 * M, &o, &r), -EOPNOTSUPP);
+	assert_int_equal(r.failed_method, PREALLOC_METHOD_WRITE_ZEROES);
+	assert_int_equal(r.write_zeroes, fs->t.dev[0] && !fs->cow ? tfs_wz_verdict(&fs->t) :
+								    PREALLOC_WZ_FS_OR_DEVICE);
 	check_contents(fd, &m);
 	assert_int_equal(fstat(fd, &st), 0);
 	assert_true((uint64_t)st.st_blocks * 512 <= 64 * K);

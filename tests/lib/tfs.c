@@ -15,6 +15,7 @@
 #include <sys/sysmacros.h>
 #include <sys/wait.h>
 
+#include "prealloc.h"
 #include "tfs.h"
 
 void tfs_enter(void)
@@ -241,4 +242,31 @@ int tfs_destroy_nvme(struct tfs *t, const char *tree)
 {
 	tfs_destroy(t);
 	return tfs_rmtree(tree);
+}
+
+long long tfs_queue_attr(const struct tfs *t, const char *attr)
+{
+	char path[128];
+	long long v = -1;
+	FILE *f;
+
+	if (strncmp(t->dev, "/dev/", 5))
+		return -1;
+	snprintf(path, sizeof(path), "/sys/block/%s/queue/%s", t->dev + 5, attr);
+	f = fopen(path, "re");
+	if (!f)
+		return -1;
+	if (fscanf(f, "%lld", &v) != 1)
+		v = -1;
+	fclose(f);
+	return v;
+}
+
+uint32_t tfs_wz_verdict(const struct tfs *t)
+{
+	long long unmap = tfs_queue_attr(t, "write_zeroes_unmap_max_bytes");
+
+	if (unmap < 0)
+		return PREALLOC_WZ_NO_KERNEL;
+	return unmap ? PREALLOC_WZ_USED : PREALLOC_WZ_DEVICE_CANNOT;
 }

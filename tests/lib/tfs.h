@@ -71,6 +71,17 @@ int tfs_create_nvme(struct tfs *t, uint64_t size_mb, char *tree, char *sys, size
 /* Undo tfs_create_nvme(): tfs_destroy(@t), then remove @tree.  0 or -errno. */
 int tfs_destroy_nvme(struct tfs *t, const char *tree);
 
+/* /sys/block/<@t's loop>/queue/@attr as a number, or -1 (no such
+ * attribute, or no loop device). */
+long long tfs_queue_attr(const struct tfs *t, const char *attr);
+
+/* What &prealloc_report.write_zeroes says of a call that could give
+ * FALLOC_FL_WRITE_ZEROES bytes of @t's loop device, by its queue:
+ * PREALLOC_WZ_NO_KERNEL before Linux 6.17 (no such attribute),
+ * PREALLOC_WZ_DEVICE_CANNOT where the loop cannot zero by unmapping (as
+ * on 6.17 to 6.18), else PREALLOC_WZ_USED. */
+uint32_t tfs_wz_verdict(const struct tfs *t);
+
 /* Descriptors open in this process (below 4096), counted without /proc:
  * for "the call left none behind" checks. */
 int tfs_count_fds(void);
