@@ -221,6 +221,14 @@ static const char *after_failure(const struct run_args *a, const struct prealloc
 	return buf;
 }
 
+/* What became of FALLOC_FL_WRITE_ZEROES, in the library's word for it. */
+static const char *wz_name(const struct prealloc_report *r)
+{
+	const char *name = prealloc_write_zeroes_name(r->write_zeroes);
+
+	return name ? name : "unknown";
+}
+
 /* Say why, in the words of this tool, for the errors a person can act on;
  * the report names the step that failed, so nothing is guessed. */
 static void explain(const char *path, int fd, int err, const struct run_args *a,
@@ -255,8 +263,9 @@ static void explain(const char *path, int fd, int err, const struct run_args *a,
 		cli_fail(path, err, "out of space at step %s; %s", step,
 			 after_failure(a, r, left, sizeof(left)));
 	} else if (r->failed_method) {
-		cli_fail(path, err, "step %s with method %s; %s", step,
-			 prealloc_method_name(r->failed_method), after_failure(a, r, left, sizeof(left)));
+		cli_fail(path, err, "step %s with method %s (write-zeroes: %s); %s", step,
+			 prealloc_method_name(r->failed_method), wz_name(r),
+			 after_failure(a, r, left, sizeof(left)));
 	} else if (r->failed_step) {
 		cli_fail(path, err, "step %s; %s", step, after_failure(a, r, left, sizeof(left)));
 	} else {
@@ -273,10 +282,10 @@ static void print_text(const char *path, const struct run_args *a, const struct 
 {
 	char len[32], off[32], z[32], k[32], res[32];
 
-	printf("%s: %s at %s: %s, zeroed %s, kept %s, reserved only %s, %s, %.3f s\n",
-	       path, cli_human_size(a->length, len, sizeof(len)),
+	printf("%s: %s at %s: %s (write-zeroes: %s), zeroed %s, kept %s, reserved only %s, "
+	       "%s, %.3f s\n", path, cli_human_size(a->length, len, sizeof(len)),
 	       cli_human_size(a->offset, off, sizeof(off)),
-	       r->method ? prealloc_method_name(r->method) : "nothing to do",
+	       r->method ? prealloc_method_name(r->method) : "nothing to do", wz_name(r),
 	       cli_human_size(r->bytes_zeroed, z, sizeof(z)),
 	       cli_human_size(r->bytes_kept, k, sizeof(k)),
 	       cli_human_size(r->bytes_reserved, res, sizeof(res)),
@@ -314,6 +323,7 @@ static void print_json(const char *path, const struct run_args *a,
 	}
 	json_object_object_add(o, "bytes_by_method", by);
 	json_object_object_add(o, "refused", refused);
+	json_object_object_add(o, "write_zeroes", json_object_new_string(wz_name(r)));
 	json_object_object_add(o, "bytes_zeroed", json_object_new_uint64(r->bytes_zeroed));
 	json_object_object_add(o, "bytes_kept", json_object_new_uint64(r->bytes_kept));
 	json_object_object_add(o, "bytes_reserved", json_object_new_uint64(r->bytes_reserved));
