@@ -32,6 +32,19 @@ func ExampleMethod() {
 	// Output: write-zeroes uring buffered
 }
 
+// The report says what became of the kernel's FALLOC_FL_WRITE_ZEROES: a
+// forced method is used alone, so the flag was never weighed.
+func ExampleWriteZeroes() {
+	f, done := tempFile()
+	defer done()
+	rep, err := prealloc.File(f, 0, 1<<20, &prealloc.Options{Method: prealloc.MethodBuffered})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(rep.WriteZeroes, prealloc.WriteZeroesFsRefused)
+	// Output: not-weighed fs-refused
+}
+
 // A failed call says at which step: out of space at the space check means
 // nothing was changed.
 func ExampleStep() {

@@ -74,6 +74,28 @@ func (s Step) String() string {
 	return cName(C.prealloc_step_name(uint32(s)), uint32(s))
 }
 
+// WriteZeroes is what became of FALLOC_FL_WRITE_ZEROES in a call, and why.
+type WriteZeroes uint32
+
+// The verdicts (enum prealloc_write_zeroes).
+const (
+	WriteZeroesNotWeighed    WriteZeroes = C.PREALLOC_WZ_NOT_WEIGHED     // a forced method, a copy-on-write or memory-backed file
+	WriteZeroesUsed          WriteZeroes = C.PREALLOC_WZ_USED            // it zeroed bytes of the range
+	WriteZeroesWouldTry      WriteZeroes = C.PREALLOC_WZ_WOULD_TRY       // planned, but it zeroed nothing of the range
+	WriteZeroesNoDeviceFacts WriteZeroes = C.PREALLOC_WZ_NO_DEVICE_FACTS // no block device facts under the target
+	WriteZeroesNoKernel      WriteZeroes = C.PREALLOC_WZ_NO_KERNEL       // no such mode before Linux 6.17
+	WriteZeroesFsRefused     WriteZeroes = C.PREALLOC_WZ_FS_REFUSED      // the filesystem refused it on this kernel
+	WriteZeroesDeviceCannot  WriteZeroes = C.PREALLOC_WZ_DEVICE_CANNOT   // the device cannot zero by unmapping
+	WriteZeroesFsOrDevice    WriteZeroes = C.PREALLOC_WZ_FS_OR_DEVICE    // refused; sysfs cannot say which
+	WriteZeroesInode         WriteZeroes = C.PREALLOC_WZ_INODE           // this file's inode cannot take it
+	WriteZeroesKeepSize      WriteZeroes = C.PREALLOC_WZ_KEEP_SIZE       // keep-size beyond end of file
+)
+
+// String is the library's short name ("fs-refused"), or the number.
+func (w WriteZeroes) String() string {
+	return cName(C.prealloc_write_zeroes_name(uint32(w)), uint32(w))
+}
+
 func cName(name *C.char, raw uint32) string {
 	if name == nil {
 		return "unknown(" + itoa(uint64(raw)) + ")"
@@ -148,6 +170,7 @@ type Report struct {
 	FailedMethod  Method        // the method running when it failed
 	UndoError     error         // the undo's first error, nil if it succeeded
 	LockError     error         // why the call was not ordered with other processes', nil if it was
+	WriteZeroes   WriteZeroes   // what became of FALLOC_FL_WRITE_ZEROES, and why
 }
 
 func newReport(r *C.struct_prealloc_report) Report {
@@ -157,7 +180,7 @@ func newReport(r *C.struct_prealloc_report) Report {
 		BytesReserved: uint64(r.bytes_reserved), BytesUnknown: uint64(r.bytes_unknown),
 		Elapsed: time.Duration(r.elapsed_ns), BytesPerSec: uint64(r.bytes_per_sec),
 		Background: uint32(r.background), FailedStep: Step(r.failed_step),
-		FailedMethod: Method(r.failed_method),
+		FailedMethod: Method(r.failed_method), WriteZeroes: WriteZeroes(r.write_zeroes),
 	}
 	for i := range rep.BytesByMethod {
 		rep.BytesByMethod[i] = uint64(r.bytes_by_method[i])

@@ -103,8 +103,18 @@ func TestENOSPCReportsStep(t *testing.T) {
 		t.Fatal("size changed")
 	}
 	if StepSpaceCheck.String() != "space-check" || MethodUring.String() != "uring" ||
-		MethodAio.String() != "aio" {
+		MethodAio.String() != "aio" || WriteZeroesFsRefused.String() != "fs-refused" ||
+		WriteZeroes(99).String() != "unknown(99)" {
 		t.Fatal("names")
+	}
+}
+
+// A forced method is used alone: the planner never weighed the kernel flag.
+func TestForcedMethodDoesNotWeighWriteZeroes(t *testing.T) {
+	f := create(t, scratch(t))
+	rep, err := File(f, 0, 1<<20, &Options{Method: MethodBuffered})
+	if err != nil || rep.Method != MethodBuffered || rep.WriteZeroes != WriteZeroesNotWeighed {
+		t.Fatalf("%v %+v", err, rep)
 	}
 }
 

@@ -55,7 +55,8 @@ fn from_rust() -> BTreeMap<String, u64> {
         size prealloc_report;
         fields prealloc_report size written cow __pad method refused bytes_zeroed bytes_kept
             bytes_reserved elapsed_ns bytes_by_method failed_step failed_method bytes_unknown
-            background __pad2 bytes_per_sec undo_error __pad3 lock_error __pad4;
+            background __pad2 bytes_per_sec undo_error __pad3 lock_error __pad4 write_zeroes
+            __pad5;
         size prealloc_census;
         fields prealloc_census size fiemap written_bytes unwritten_bytes hole_bytes
             shared_bytes unknown_bytes;
@@ -72,7 +73,10 @@ fn from_rust() -> BTreeMap<String, u64> {
             PREALLOC_STEP_SIGNATURES PREALLOC_STEP_CLASSIFY PREALLOC_STEP_SPACE_CHECK
             PREALLOC_STEP_RESERVE PREALLOC_STEP_ZERO PREALLOC_STEP_SYNC
             PREALLOC_ACTION_RESERVE PREALLOC_ACTION_ZERO PREALLOC_ACTION_WRITE_EDGES
-            PREALLOC_ACTION_SYNC PREALLOC_BG_PACED PREALLOC_BG_IDLE_PRIO PREALLOC_BG_ADAPTED
+            PREALLOC_ACTION_SYNC PREALLOC_WZ_NOT_WEIGHED PREALLOC_WZ_USED PREALLOC_WZ_WOULD_TRY
+            PREALLOC_WZ_NO_DEVICE_FACTS PREALLOC_WZ_NO_KERNEL PREALLOC_WZ_FS_REFUSED
+            PREALLOC_WZ_DEVICE_CANNOT PREALLOC_WZ_FS_OR_DEVICE PREALLOC_WZ_INODE
+            PREALLOC_WZ_KEEP_SIZE PREALLOC_BG_PACED PREALLOC_BG_IDLE_PRIO PREALLOC_BG_ADAPTED
             PREALLOC_NO PREALLOC_YES PREALLOC_UNKNOWN PREALLOC_FACT_NULL PREALLOC_FACT_BOOL
             PREALLOC_FACT_NUMBER PREALLOC_FACT_BYTES PREALLOC_FACT_FLAGS PREALLOC_FACT_STRING
             PREALLOC_POOL_FULL_SPEED PREALLOC_POOL_RECYCLE_ZERO PREALLOC_POOL_MAX_TARGET;

@@ -69,6 +69,27 @@ pub const PREALLOC_ACTION_WRITE_EDGES: u32 = 3;
 /// `PREALLOC_ACTION_SYNC`: `fdatasync()` the target.
 pub const PREALLOC_ACTION_SYNC: u32 = 4;
 
+/// `PREALLOC_WZ_NOT_WEIGHED`: the planner never weighed the flag.
+pub const PREALLOC_WZ_NOT_WEIGHED: u32 = 0;
+/// `PREALLOC_WZ_USED`: the flag zeroed bytes of the range.
+pub const PREALLOC_WZ_USED: u32 = 1;
+/// `PREALLOC_WZ_WOULD_TRY`: to be tried, but it zeroed nothing of the range.
+pub const PREALLOC_WZ_WOULD_TRY: u32 = 2;
+/// `PREALLOC_WZ_NO_DEVICE_FACTS`: no block device facts under the target.
+pub const PREALLOC_WZ_NO_DEVICE_FACTS: u32 = 3;
+/// `PREALLOC_WZ_NO_KERNEL`: this kernel has no such mode (before 6.17).
+pub const PREALLOC_WZ_NO_KERNEL: u32 = 4;
+/// `PREALLOC_WZ_FS_REFUSED`: the filesystem refused it on this kernel.
+pub const PREALLOC_WZ_FS_REFUSED: u32 = 5;
+/// `PREALLOC_WZ_DEVICE_CANNOT`: the device cannot zero by unmapping.
+pub const PREALLOC_WZ_DEVICE_CANNOT: u32 = 6;
+/// `PREALLOC_WZ_FS_OR_DEVICE`: refused: the filesystem or the device.
+pub const PREALLOC_WZ_FS_OR_DEVICE: u32 = 7;
+/// `PREALLOC_WZ_INODE`: this file's inode cannot take it.
+pub const PREALLOC_WZ_INODE: u32 = 8;
+/// `PREALLOC_WZ_KEEP_SIZE`: keep-size beyond end of file.
+pub const PREALLOC_WZ_KEEP_SIZE: u32 = 9;
+
 /// `PREALLOC_BG_PACED`: requests were held back by the pacer.
 pub const PREALLOC_BG_PACED: u32 = 1 << 0;
 /// `PREALLOC_BG_IDLE_PRIO`: writes went with the idle I/O priority.
@@ -216,6 +237,10 @@ pub struct prealloc_report {
     pub lock_error: i32,
     /// Zero.
     pub __pad4: u32,
+    /// What became of `FALLOC_FL_WRITE_ZEROES`: a `PREALLOC_WZ_*` value.
+    pub write_zeroes: u32,
+    /// Zero.
+    pub __pad5: u32,
 }
 
 /// `struct prealloc_census`.
@@ -340,6 +365,8 @@ extern "C" {
     pub fn prealloc_background_name(bit: u32) -> *const c_char;
     /// `prealloc_action_name()`: Short name of a step's action, for messages.
     pub fn prealloc_action_name(action: u32) -> *const c_char;
+    /// `prealloc_write_zeroes_name()`: Short name of a write-zeroes verdict.
+    pub fn prealloc_write_zeroes_name(verdict: u32) -> *const c_char;
     /// `prealloc_version()`: Version of the library in use at run time.
     pub fn prealloc_version() -> *const c_char;
     /// `prealloc_ctx_new()`: Create a context.

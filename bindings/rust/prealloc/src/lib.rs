@@ -31,7 +31,7 @@ mod sys_util;
 
 pub use async_op::AsyncPrealloc;
 pub use context::Context;
-pub use names::{Action, Method, Step};
+pub use names::{Action, Method, Step, WriteZeroes};
 pub use options::Options;
 pub use pool::{Pool, PoolConfig, PoolStats, TakeOptions};
 pub use probe::{Fact, FactValue, Facts, PlanStep, Probe, ZeroingOffloaded};

@@ -109,3 +109,34 @@ c_enum!(
         Sync = PREALLOC_ACTION_SYNC,
     }
 );
+
+c_enum!(
+    /// What became of `FALLOC_FL_WRITE_ZEROES` in a call, and why:
+    /// `enum prealloc_write_zeroes`.
+    WriteZeroes, prealloc_write_zeroes_name, {
+        /// The planner never weighed the flag: a method other than write-zeroes
+        /// forced, a copy-on-write or memory-backed file.
+        NotWeighed = PREALLOC_WZ_NOT_WEIGHED,
+        /// The flag zeroed bytes of the range.
+        Used = PREALLOC_WZ_USED,
+        /// The flag was to be tried but zeroed nothing of the range (no whole
+        /// block needed it, or the call failed first).
+        WouldTry = PREALLOC_WZ_WOULD_TRY,
+        /// No block device facts under the target: not tried.
+        NoDeviceFacts = PREALLOC_WZ_NO_DEVICE_FACTS,
+        /// This kernel has no such mode (before Linux 6.17): not tried.
+        NoKernel = PREALLOC_WZ_NO_KERNEL,
+        /// The filesystem refused it on this kernel (now, or remembered in the
+        /// context).
+        FsRefused = PREALLOC_WZ_FS_REFUSED,
+        /// The device cannot zero by unmapping.
+        DeviceCannot = PREALLOC_WZ_DEVICE_CANNOT,
+        /// Refused where sysfs cannot say whether by the filesystem or the device.
+        FsOrDevice = PREALLOC_WZ_FS_OR_DEVICE,
+        /// This file's inode cannot take it (inline data, no extents, xfs realtime
+        /// or always copy-on-write, shared extents).
+        Inode = PREALLOC_WZ_INODE,
+        /// Keep-size beyond end of file: not tried.
+        KeepSize = PREALLOC_WZ_KEEP_SIZE,
+    }
+);

@@ -1,7 +1,7 @@
 //! What a call did (`struct prealloc_report`) and what a range holds
 //! (`struct prealloc_census`).
 
-use crate::{Method, Step};
+use crate::{Method, Step, WriteZeroes};
 use prealloc_sys as sys;
 use std::error::Error;
 use std::fmt;
@@ -48,6 +48,12 @@ impl Report {
         (0..32)
             .filter(move |i| bits & (1 << i) != 0)
             .map(Method::from_raw)
+    }
+
+    /// What became of `FALLOC_FL_WRITE_ZEROES`: used, or why not (also
+    /// after a failure, as far as the call got).
+    pub fn write_zeroes(&self) -> WriteZeroes {
+        WriteZeroes::from_raw(self.0.write_zeroes)
     }
 
     /// Bytes of the range covered by `method`.
@@ -121,6 +127,7 @@ impl fmt::Debug for Report {
             .field("written", &self.written())
             .field("cow", &self.cow())
             .field("method", &self.method())
+            .field("write_zeroes", &self.write_zeroes())
             .field("bytes_zeroed", &self.bytes_zeroed())
             .field("bytes_kept", &self.bytes_kept())
             .field("bytes_reserved", &self.bytes_reserved())

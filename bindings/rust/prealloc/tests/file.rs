@@ -3,7 +3,7 @@
 mod common;
 
 use common::Scratch;
-use prealloc::{Method, Options, Step};
+use prealloc::{Method, Options, Step, WriteZeroes};
 use std::fs::{File, OpenOptions};
 use std::io::ErrorKind;
 use std::os::fd::AsRawFd;
@@ -49,6 +49,16 @@ fn keep_size_keeps_size_and_says_reserved() {
     assert_eq!(f.metadata().unwrap().len(), 0);
     assert!(!report.written());
     assert_eq!(report.bytes_reserved(), MIB);
+}
+
+/// A forced method alone: the planner never weighed the kernel flag.
+#[test]
+fn forced_method_does_not_weigh_write_zeroes() {
+    let dir = Scratch::new("forced");
+    let f = File::create_new(dir.path().join("seg")).unwrap();
+    let report = prealloc::file(&f, 0..MIB, Options::new().method(Some(Method::Buffered))).unwrap();
+    assert_eq!(report.method(), Method::Buffered);
+    assert_eq!(report.write_zeroes(), WriteZeroes::NotWeighed, "{report:?}");
 }
 
 #[test]
@@ -107,6 +117,10 @@ fn names_and_version() {
     assert_eq!(Method::from_raw(99), Method::Other(99));
     assert_eq!(Method::Other(99).to_string(), "99");
     assert_eq!(Step::SpaceCheck.to_string(), "space-check");
+    assert_eq!(WriteZeroes::FsRefused.name(), Some("fs-refused"));
+    assert_eq!(WriteZeroes::from_raw(0), WriteZeroes::NotWeighed);
+    assert_eq!(WriteZeroes::KeepSize.to_string(), "keep-size");
+    assert_eq!(WriteZeroes::from_raw(99).name(), None);
     assert!(prealloc::version().starts_with("0."));
 }
 
