@@ -127,6 +127,30 @@ static bool kernel_has_flag(const char *devpath)
 	return queue_attr(devpath, "write_zeroes_unmap_max_hw_bytes") != ABSENT;
 }
 
+/*
+ * What the report's write_zeroes says of an automatic call that gives the
+ * flag whole blocks on @devpath (@takes: the kernel took it there, on the
+ * device or on a new file of its filesystem): used, or why not, by the
+ * device's queue; a refusal remembered in the context says the same.
+ */
+static uint32_t wz_verdict(const char *devpath, bool takes)
+{
+	if (takes)
+		return PREALLOC_WZ_USED;
+	if (!kernel_has_flag(devpath))
+		return PREALLOC_WZ_NO_KERNEL;
+	if (!kernel_unmap_zeroes(devpath))
+		return PREALLOC_WZ_DEVICE_CANNOT;
+	return PREALLOC_WZ_FS_REFUSED;
+}
+
+/* The report says @want of the flag (by name, so a failure reads). */
+static void expect_wz(const struct prealloc_report *r, uint32_t want)
+{
+	assert_string_equal(prealloc_write_zeroes_name(r->write_zeroes),
+			    prealloc_write_zeroes_name(want));
+}
+
 /* device/scsi_disk/H:C:T:L/zeroing_mode of a SCSI disk. */
 static void kernel_zeroing_mode(const char *devpath, char *buf, size_t len)
 {
@@ -385,6 +409,7 @@ static void check_raw_path(const char *devpath)
 	print_report(devpath, &r);
 	assert_int_equal(r.bytes_zeroed, 4 * MiB);
 	assert_int_equal(r.bytes_by_method[PREALLOC_METHOD_WRITE_ZEROES], wz ? 4 * MiB : 0);
+	expect_wz(&r, wz_verdict(devpath, wz));
 	if (!wz)	/* the fallback must still be a zeroing method */
 		assert_int_equal(r.bytes_by_method[PREALLOC_METHOD_ZEROOUT] +
 				 r.bytes_by_method[PREALLOC_METHOD_URING] +
@@ -392,6 +417,7 @@ static void check_raw_path(const char *devpath)
 	/* A forced flag either works (kernel says so) or is refused. */
 	assert_int_equal(prealloc_m(fd, 5 * MiB, MiB, PREALLOC_ZERO_DATA | PREALLOC_FORCE,
 				    PREALLOC_METHOD_WRITE_ZEROES, &r), wz ? 0 : -EOPNOTSUPP);
+	expect_wz(&r, wz_verdict(devpath, wz));	/* and says why */
 	close(fd);
 	expect_bytes(devpath, 0, MiB, 0xa5, true);
 	expect_bytes(devpath, MiB, 4 * MiB, 0, true);
@@ -563,6 +589,7 @@ static void check_fs_path(const char *devpath, const char *fs, bool edges)
 	assert_int_equal(r.bytes_kept, 128 * KiB);
 	assert_int_equal(r.bytes_zeroed, 8 * MiB - 128 * KiB);
 	assert_int_equal(r.bytes_by_method[PREALLOC_METHOD_WRITE_ZEROES], wz ? r.bytes_zeroed : 0);
+	expect_wz(&r, wz_verdict(devpath, wz));
 
 	census_written(fd, 0, 8 * MiB);
 
@@ -570,6 +597,7 @@ static void check_fs_path(const char *devpath, const char *fs, bool edges)
 		assert_int_equal(prealloc_m(fd, 8 * MiB + 1000, 3 * MiB + 123, 0, 0, &r), 0);
 		print_report(path, &r);
 		assert_true(r.written);
+		expect_wz(&r, wz_verdict(devpath, wz));
 	}
 	assert_int_equal(fstat(fd, &st), 0);
 	assert_int_equal(st.st_size, edges ? 11 * MiB + 1123 : 8 * MiB);
@@ -718,9 +746,10 @@ static void xfs_pool(struct prealloc_ctx *ctx, const char *mnt, const char *lear
 }
 
 /* Keep-size: beyond EOF a reservation only (the flag cannot keep the
- * size); inside EOF the flag, size unchanged. */
-static void xfs_keep_size(struct prealloc_ctx *ctx, const char *mnt, bool wz)
+ * size); inside EOF the flag, size unchanged.  @v: the flag's verdict. */
+static void xfs_keep_size(struct prealloc_ctx *ctx, const char *mnt, uint32_t v)
 {
+	bool wz = v == PREALLOC_WZ_USED;
 	struct prealloc_report r;
 	struct stat st;
 	int fd = open_new(mnt, "keep");
@@ -728,6 +757,7 @@ static void xfs_keep_size(struct prealloc_ctx *ctx, const char *mnt, bool wz)
 	assert_int_equal(call_ctx(ctx, fd, 0, 4 * MiB, PREALLOC_KEEP_SIZE, NULL, &r), 0);
 	print_report("keep-size beyond EOF", &r);
 	assert_int_equal(wz_bytes(&r), 0);
+	expect_wz(&r, wz ? PREALLOC_WZ_KEEP_SIZE : v);
 	assert_int_equal(r.bytes_reserved, 4 * MiB);
 	assert_int_equal(fstat(fd, &st), 0);
 	assert_int_equal(st.st_size, 0);
@@ -735,6 +765,7 @@ static void xfs_keep_size(struct prealloc_ctx *ctx, const char *mnt, bool wz)
 	assert_int_equal(call_ctx(ctx, fd, 0, 8 * MiB, PREALLOC_KEEP_SIZE, NULL, &r), 0);
 	print_report("keep-size inside EOF", &r);
 	assert_int_equal(wz_bytes(&r), wz ? 8 * MiB : 0);
+	expect_wz(&r, v);
 	assert_true(r.written);
 	census_written(fd, 0, 8 * MiB);
 	assert_int_equal(fstat(fd, &st), 0);
@@ -742,9 +773,12 @@ static void xfs_keep_size(struct prealloc_ctx *ctx, const char *mnt, bool wz)
 	close(fd);
 }
 
-/* Zero-data: the flag zeroes the data inside the range too, nothing beside. */
-static void xfs_zero_data(struct prealloc_ctx *ctx, const char *mnt, bool wz)
+/* Zero-data: the flag zeroes the data inside the range too, nothing
+ * beside.  A refusal the context remembers is not asked again, and the
+ * report says the same as when it was asked. */
+static void xfs_zero_data(struct prealloc_ctx *ctx, const char *mnt, uint32_t v)
 {
+	bool wz = v == PREALLOC_WZ_USED;
 	struct prealloc_report r;
 	char path[96];
 	int fd = open_new(mnt, "zd");
@@ -754,6 +788,9 @@ static void xfs_zero_data(struct prealloc_ctx *ctx, const char *mnt, bool wz)
 	print_report("zero-data", &r);
 	assert_int_equal(r.bytes_zeroed, 2 * MiB);
 	assert_int_equal(wz_bytes(&r), wz ? 2 * MiB : 0);
+	expect_wz(&r, v);
+	if (v == PREALLOC_WZ_FS_REFUSED)
+		assert_false(r.refused & (1u << PREALLOC_METHOD_WRITE_ZEROES));
 	census_written(fd, 0, 4 * MiB);
 	close(fd);
 	snprintf(path, sizeof(path), "%s/zd", mnt);
@@ -762,8 +799,9 @@ static void xfs_zero_data(struct prealloc_ctx *ctx, const char *mnt, bool wz)
 	expect_bytes(path, 3 * MiB, MiB, 0x5a, false);
 }
 
-/* A cancelled call is undone: size and blocks as before, space given back. */
-static void xfs_cancel(struct prealloc_ctx *ctx, const char *mnt)
+/* A cancelled call is undone: size and blocks as before, space given back;
+ * its report still says what it knew of the flag (@v: the verdict). */
+static void xfs_cancel(struct prealloc_ctx *ctx, const char *mnt, uint32_t v)
 {
 	struct prealloc_report r;
 	struct statfs a, b;
@@ -774,6 +812,11 @@ static void xfs_cancel(struct prealloc_ctx *ctx, const char *mnt)
 	assert_int_equal(fstatfs(fd, &a), 0);
 	assert_int_equal(call_ctx(ctx, fd, 0, 64 * MiB, 0, cancel_at_once, &r), -ECANCELED);
 	print_report("cancelled", &r);
+	if (v == PREALLOC_WZ_USED)	/* cancelled before or after its first chunk */
+		assert_true(r.write_zeroes == PREALLOC_WZ_USED ||
+			    r.write_zeroes == PREALLOC_WZ_WOULD_TRY);
+	else
+		expect_wz(&r, v);
 	assert_int_equal(fstat(fd, &st), 0);
 	assert_int_equal(st.st_size, 0);
 	assert_int_equal(st.st_blocks, 0);
@@ -792,8 +835,9 @@ static void xfs_cancel(struct prealloc_ctx *ctx, const char *mnt)
  * next plain file still uses the flag.  What the kernel says to the flag
  * over the shared blocks themselves is printed.
  */
-static void xfs_reflink(struct prealloc_ctx *ctx, const char *mnt, bool wz)
+static void xfs_reflink(struct prealloc_ctx *ctx, const char *mnt, uint32_t v)
 {
+	bool wz = v == PREALLOC_WZ_USED;
 	struct prealloc_report r;
 	int src = open_new(mnt, "orig"), fd = open_new(mnt, "clone");
 	char path[96];
@@ -806,10 +850,13 @@ static void xfs_reflink(struct prealloc_ctx *ctx, const char *mnt, bool wz)
 	print_message("reflinked file: %s\n", notice[0] ? notice : "no notice");
 	assert_true(r.written);
 	census_written(fd, MiB, 8 * MiB);
-	if (wz && (r.refused & (1u << PREALLOC_METHOD_WRITE_ZEROES)))
+	if (wz && (r.refused & (1u << PREALLOC_METHOD_WRITE_ZEROES))) {
 		assert_non_null(strstr(notice, "shares extents with another (reflink)"));
-	else
+		expect_wz(&r, PREALLOC_WZ_INODE);
+	} else {
 		assert_int_equal(wz_bytes(&r), wz ? 8 * MiB : 0);
+		expect_wz(&r, v);
+	}
 	/* The kernel's own answer over shared blocks (printed); the other file
 	 * must keep its data whatever it is. */
 	print_message("reflinked file: FALLOC_FL_WRITE_ZEROES over its shared blocks: %s\n",
@@ -821,6 +868,7 @@ static void xfs_reflink(struct prealloc_ctx *ctx, const char *mnt, bool wz)
 	assert_int_equal(call_ctx(ctx, fd, 0, 8 * MiB, 0, NULL, &r), 0);
 	print_report("plain file after it", &r);
 	assert_int_equal(wz_bytes(&r), wz ? 8 * MiB : 0);
+	expect_wz(&r, v);
 	close(fd);
 }
 
@@ -845,8 +893,10 @@ static void xfs_always_cow(struct prealloc_ctx *ctx, const char *mnt, bool wz)
 	assert_non_null(f);
 	fputs("0", f);
 	fclose(f);
-	if (wz && (r.refused & (1u << PREALLOC_METHOD_WRITE_ZEROES)))
+	if (wz && (r.refused & (1u << PREALLOC_METHOD_WRITE_ZEROES))) {
 		assert_non_null(strstr(notice, "always_cow"));
+		expect_wz(&r, PREALLOC_WZ_INODE);
+	}
 	close(fd);
 }
 
@@ -855,11 +905,13 @@ static void check_xfs_calls(const char *devpath)
 {
 	struct prealloc_ctx *ctx;
 	char mnt[64];
+	uint32_t v;
 	bool wz;
 	int fd;
 
 	mkfs_xfs_mount(devpath, mnt, sizeof(mnt));
 	wz = kernel_unmap_zeroes(devpath) && fs_takes_flag(mnt);
+	v = wz_verdict(devpath, wz);
 	assert_int_equal(prealloc_ctx_new(NULL, 0, &ctx), 0);
 	assert_int_equal(prealloc_ctx_set_log_fn(ctx, keep_notice, NULL), 0);
 	assert_int_equal(prealloc_ctx_set_log_priority(ctx, LOG_NOTICE), 0);
@@ -868,10 +920,10 @@ static void check_xfs_calls(const char *devpath)
 	close(fd);
 	/* A device that cannot unmap-zero is never asked. */
 	xfs_pool(ctx, mnt, wz ? "works" : kernel_unmap_zeroes(devpath) ? "refused" : "not asked");
-	xfs_keep_size(ctx, mnt, wz);
-	xfs_zero_data(ctx, mnt, wz);
-	xfs_cancel(ctx, mnt);
-	xfs_reflink(ctx, mnt, wz);
+	xfs_keep_size(ctx, mnt, v);
+	xfs_zero_data(ctx, mnt, v);
+	xfs_cancel(ctx, mnt, v);
+	xfs_reflink(ctx, mnt, v);
 	xfs_always_cow(ctx, mnt, wz);
 	prealloc_ctx_unref(ctx);
 	assert_int_equal(umount(mnt), 0);
@@ -918,8 +970,12 @@ static void test_xfs_realtime(void **state)
 	print_message("realtime file: %s\n", notice[0] ? notice : "no notice");
 	assert_true(r.written);
 	census_written(fd, 0, 8 * MiB);
-	if (r.refused & (1u << PREALLOC_METHOD_WRITE_ZEROES))
+	if (r.refused & (1u << PREALLOC_METHOD_WRITE_ZEROES)) {
 		assert_non_null(strstr(notice, "on xfs's realtime device"));
+		expect_wz(&r, PREALLOC_WZ_INODE);
+	}
+	if (wz)		/* 7.3: the flag is tried and refused for this file alone */
+		expect_wz(&r, PREALLOC_WZ_INODE);
 	close(fd);
 	snprintf(path, sizeof(path), "%s/rt", mnt);
 	expect_bytes(path, 0, 8 * MiB, 0, false);
@@ -927,6 +983,7 @@ static void test_xfs_realtime(void **state)
 	assert_int_equal(call_ctx(ctx, fd, 0, 8 * MiB, 0, NULL, &r), 0);
 	print_report("plain file beside it", &r);
 	assert_int_equal(wz_bytes(&r), wz ? 8 * MiB : 0);
+	expect_wz(&r, wz_verdict(devpath, wz));
 	close(fd);
 	prealloc_ctx_unref(ctx);
 	assert_int_equal(umount(mnt), 0);
