@@ -385,6 +385,9 @@ static void target_facts(struct prealloc_probe *p, int fd, uint64_t off, uint64_
 	num(f, NULL, "write_zeroes_refused", PREALLOC_FACT_BOOL, p->t.in.write_zeroes_refused);
 	refusal_facts(p);
 	str(f, NULL, "write_zeroes_asked", asked(&p->t.in));
+	/* The verdict a call's report would start from, in its words. */
+	str(f, NULL, "write_zeroes", pa_wz_verdict(p->request ? p->plan.write_zeroes :
+						   pa_plan_write_zeroes(&p->t.in))->name);
 	str(f, NULL, "kernel_release", p->kernel);
 	limits_facts(f, fd);
 	if (bdev) {

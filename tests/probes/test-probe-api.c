@@ -143,6 +143,8 @@ static void nvme_offloaded(void **state)
 	assert_int_equal(prealloc_probe_lookup(p, "write_zeroes_asked", NULL, &s),
 			 PREALLOC_FACT_STRING);
 	assert_string_equal(s, "not asked");
+	assert_int_equal(prealloc_probe_lookup(p, "write_zeroes", NULL, &s), PREALLOC_FACT_STRING);
+	assert_string_equal(s, "would-try");
 	assert_int_equal(prealloc_probe_lookup(p, "kernel_release", NULL, &s), PREALLOC_FACT_STRING);
 	assert_true(strlen(s) > 0);
 	assert_int_equal(prealloc_probe_plan(p, 0), PREALLOC_METHOD_WRITE_ZEROES);
@@ -349,6 +351,9 @@ static void asked_the_kernel(void **state)
 	assert_int_equal(prealloc_probe_lookup(p, "write_zeroes_asked", NULL, &s),
 			 PREALLOC_FACT_STRING);
 	assert_string_equal(s, want == PREALLOC_NO ? "refused" : "works");
+	/* The probe's verdict is the report's, in the same words. */
+	assert_int_equal(prealloc_probe_lookup(p, "write_zeroes", NULL, &s), PREALLOC_FACT_STRING);
+	assert_string_equal(s, prealloc_write_zeroes_name(r.write_zeroes));
 	assert_int_equal(prealloc_probe_plan(p, 0), want == PREALLOC_NO ? PREALLOC_METHOD_URING :
 			 PREALLOC_METHOD_WRITE_ZEROES);
 	prealloc_probe_free(p);
