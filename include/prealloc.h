@@ -195,9 +195,10 @@ enum prealloc_background {
  * @PREALLOC_WZ_KEEP_SIZE: %PREALLOC_KEEP_SIZE beyond end of file, which the
  *	flag cannot do: not tried.
  *
- * One of these in &prealloc_report.write_zeroes; prealloc_probe_plan_reason()
- * says the same verdict as a sentence.  New values get new numbers at the
- * end.
+ * One of these in &prealloc_report.write_zeroes; a probe names the planner's
+ * verdict in its "write_zeroes" fact, in the words of
+ * prealloc_write_zeroes_name(), and prealloc_probe_plan_reason() says it as
+ * a sentence.  New values get new numbers at the end.
  * Since: 0.4
  */
 enum prealloc_write_zeroes {
