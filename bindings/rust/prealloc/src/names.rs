@@ -114,8 +114,8 @@ c_enum!(
     /// What became of `FALLOC_FL_WRITE_ZEROES` in a call, and why:
     /// `enum prealloc_write_zeroes`.
     WriteZeroes, prealloc_write_zeroes_name, {
-        /// The planner never weighed the flag: a method other than write-zeroes
-        /// forced, a copy-on-write or memory-backed file.
+        /// The planner never weighed the flag: a method other than write-zeroes was
+        /// forced, or the file is copy-on-write or memory backed.
         NotWeighed = PREALLOC_WZ_NOT_WEIGHED,
         /// The flag zeroed bytes of the range.
         Used = PREALLOC_WZ_USED,
