@@ -21,6 +21,7 @@
 #                       the guest at the same absolute paths, with their shared
 #                       libraries; may be given more than once
 #   --mem MIB           guest memory (default 1024)
+#   --smp N             guest CPUs (default 1)
 #   --qemu SOURCE       system (default: qemu-system-x86_64 on PATH) or
 #                       backports (bookworm-backports' QEMU, unpacked into the
 #                       cache on first use: README.md "Crash points", 6.1)
@@ -402,7 +403,7 @@ qemu_devices() {	# RUNDIR DEVICE...: print QEMU arguments, one per line
 
 cmd_run() {
 	local series=6.18 devices=nvme512 sdebug="dev_size_mb=64 lbpu=1 lbpws=1 lbprz=1"
-	local timeout=300 logfile="" accel=tcg mem=1024 extra="" qemu=system f
+	local timeout=300 logfile="" accel=tcg mem=1024 smp=1 extra="" qemu=system f
 	while [ $# -gt 0 ]; do
 		case $1 in
 		--kernel) series=$2; shift 2 ;;
@@ -413,6 +414,7 @@ cmd_run() {
 		--accel) accel=$2; shift 2 ;;
 		--extra) extra="$extra,$2"; shift 2 ;;
 		--mem) mem=$2; shift 2 ;;
+		--smp) smp=$2; shift 2 ;;
 		--qemu) qemu=$2; shift 2 ;;
 		--) shift; break ;;
 		*) die "unknown option '$1'" ;;
@@ -423,6 +425,7 @@ cmd_run() {
 	[ -x "$bin" ] || die "$bin is not an executable"
 	[ -n "${PATTERN[$series]:-}" ] || die "unknown kernel series '$series' (6.1, 6.12, 6.18, 7.3)"
 	[[ $mem =~ ^[0-9]+$ ]] && [ "$mem" -ge 256 ] || die "--mem $mem: a number of MiB, at least 256"
+	[[ $smp =~ ^[1-9][0-9]*$ ]] || die "--smp $smp: a number of CPUs"
 	case $qemu in system|backports) ;; *) die "--qemu $qemu: system or backports" ;; esac
 	for f in ${extra//,/ }; do
 		[ -f "$f" ] || die "--extra $f is not a file"
@@ -482,7 +485,7 @@ cmd_run() {
 	log "booting $kver ($accel, ${qemu_argv[0]}) with ${devices} (log: ${logfile:-stdout})"
 	set +e
 	timeout --foreground -k 10 "$timeout" "${qemu_argv[@]}" \
-		-accel "$accel" "${cpu[@]}" -smp 1 -m "$mem" -nographic -nodefaults -no-user-config \
+		-accel "$accel" "${cpu[@]}" -smp "$smp" -m "$mem" -nographic -nodefaults -no-user-config \
 		-serial stdio -monitor none -no-reboot \
 		-device isa-debug-exit,iobase=0xf4,iosize=0x04 \
 		-kernel "$dir/root/boot/vmlinuz-$kver" -initrd "$run/initrd" \
