@@ -2,27 +2,36 @@
 # SPDX-License-Identifier: MIT
 """Run the guest benchmark (tests/vm/bg-guest.sh under tests/vm/vm.sh) and
 report it: the console passes through, then the BGRAW and BGBENCH lines
+and a markdown table of the per-round ratios with their IQRs
 (preallocbench/guest.py).  The exit status is the command's.
 
   run-vm-bench.py [--log FILE] -- tests/vm/vm.sh run ... -- tests/vm/bg-guest.sh ...
   run-vm-bench.py --from FILE      the report again from a saved console log
+  run-vm-bench.py --table FILE     the table alone, from a saved console or report
 """
 import argparse
 import subprocess
 import sys
 
-from preallocbench.guest import report
+from preallocbench.guest import parse, parse_raw, ratio_table, report
 
 
 def main():
     p = argparse.ArgumentParser(description=__doc__.split('\n')[0])
     p.add_argument('--from', dest='saved', metavar='FILE', help='a saved console log')
+    p.add_argument('--table', metavar='FILE', help='the ratio table of a saved console or report')
     p.add_argument('--log', metavar='FILE', help='keep the console log here too')
     p.add_argument('command', nargs='*', help='the vm.sh command line')
     a = p.parse_args()
+    if a.table:
+        with open(a.table, errors='replace') as f:
+            lines = f.readlines()
+        print('\n'.join(ratio_table(parse(lines)[1] or parse_raw(lines))))
+        return 0
     if a.saved:
         with open(a.saved, errors='replace') as f:
-            print('\n'.join(report(f)))
+            lines = f.readlines()
+        print('\n'.join(report(lines) + ratio_table(parse(lines)[1])))
         return 0
     if not a.command:
         p.error('a command, or --from FILE')
@@ -36,7 +45,7 @@ def main():
     if a.log:
         with open(a.log, 'w') as f:
             f.writelines(lines)
-    print('\n'.join(report(lines)))
+    print('\n'.join(report(lines) + ratio_table(parse(lines)[1])))
     return proc.returncode
 
 

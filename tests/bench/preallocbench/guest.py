@@ -155,6 +155,51 @@ def contender_line(c, xs, mine, none, mab):
         ';'.join(methods))
 
 
+def parse_raw(lines):
+    """The trials of a saved report's BGRAW lines (raw_line()), with the
+    figures ratio_table() needs."""
+    trials = []
+    for line in lines:
+        if not line.startswith('BGRAW '):
+            continue
+        t = pairs(line)
+        trials.append({'dev': t['dev'], 'job': t['job'], 'round': int(t['round']),
+                       'c': t['contender'], 'bw': float(t['bw_MiBs']) * MIB,
+                       'p99': float(t['p99_us']),
+                       'sp99': None if t['sync_p99_us'] == '-' else float(t['sync_p99_us']),
+                       'secs': float(t['contender_s'])})
+    return trials
+
+
+def quartiles(v, fmt):
+    """'median | q1-q3' of per-round ratios (quartiles interpolated)."""
+    if len(v) < 2:
+        return (fmt + ' | -') % v[0] if v else '- | -'
+    q = statistics.quantiles(v, n=4, method='inclusive')
+    return (fmt + ' | ' + fmt + '-' + fmt) % (statistics.median(v), q[0], q[2])
+
+
+def ratio_table(trials):
+    """Markdown rows of each contender's per-round ratios to the same
+    round's undisturbed trial: median and IQR of bandwidth and p99,
+    median fdatasync p99 and the contender's median active seconds."""
+    groups = {}
+    for x in trials:
+        groups.setdefault((x['dev'], x['job']), {}).setdefault(x['c'], {})[x['round']] = x
+    out = ['| device/fs | foreground | beside | bw x | bw x IQR | p99 x | p99 x IQR '
+           '| fdatasync p99 x | active s |', '|---|---|---|---|---|---|---|---|---|']
+    for (dev, job), g in groups.items():
+        none = g.get('none', {})
+        for c in [c for c in LABEL if c in g and c != 'none']:
+            sp = ratios(g[c], none, 'sp99')
+            out.append('| %s | %s | %s | %s | %s | %s | %.1f |' % (
+                dev, job, LABEL[c], quartiles(ratios(g[c], none, 'bw'), '%.3f'),
+                quartiles(ratios(g[c], none, 'p99'), '%.2f'),
+                '%.2f' % statistics.median(sp) if sp else '-',
+                statistics.median([x['secs'] for x in g[c].values()])))
+    return out
+
+
 def report(lines):
     """The BGRAW and BGBENCH lines of a guest's console output."""
     config, trials = parse(lines)
