@@ -10,9 +10,9 @@ fn main() {
         return;
     }
     let lib = pkg_config::Config::new()
-        .atleast_version("0.3")
+        .atleast_version("0.4")
         .probe("libprealloc")
-        .expect("libprealloc >= 0.3 not found through pkg-config (install libprealloc-dev, or set PKG_CONFIG_PATH)");
+        .expect("libprealloc >= 0.4 not found through pkg-config (install libprealloc-dev, or set PKG_CONFIG_PATH)");
     #[cfg(feature = "layout-test")]
     layout_test(&lib);
     #[cfg(not(feature = "layout-test"))]

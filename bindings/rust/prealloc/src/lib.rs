@@ -1,6 +1,6 @@
 //! Preallocate file space that is allocated *and already written*.
 //!
-//! Safe bindings to libprealloc (`pkg-config libprealloc`, 0.3 or later).
+//! Safe bindings to libprealloc (`pkg-config libprealloc`, 0.4 or later).
 //! [`file()`] makes a range of a file allocated, written (no unwritten
 //! extents), zero where it held no data and durable, with the cheapest method
 //! the storage offers; the first synced write into the range is then a pure
