@@ -24,5 +24,8 @@ if ! { apt-get "${apt_private[@]}" update &&
 	exit 0
 fi
 dsc=$(ls "$W"/postgresql-18_*.dsc)
+rc=0
 SUITES="pg_waldump pg_rewind" MODES=with \
-	examples/postgresql/tests/pg-suites.sh "$dsc" "$W/work"
+	examples/postgresql/tests/pg-suites.sh "$dsc" "$W/work" || rc=$?
+[ "$rc" != 77 ] || { echo "pg-suites: cannot run here (see above): skipped"; rc=0; }
+exit "$rc"

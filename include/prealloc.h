@@ -323,7 +323,10 @@ struct prealloc_options {
  *	the call knew when it failed.  Since: 0.4
  * @__pad5: zero.
  *
- * New fields are appended at the end, past an older caller's @size.
+ * New fields are appended at the end, past an older caller's @size.  An
+ * older library leaves the fields it does not know as the caller set them
+ * (zero for a zeroed report, which reads as "no error" or "not weighed"): a
+ * caller that may run on one checks prealloc_version() before reading them.
  */
 struct prealloc_report {
 	uint32_t size;

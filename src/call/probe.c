@@ -224,7 +224,7 @@ static void device_verdict(struct prealloc_probe *p)
 	const struct pa_caps *c = p->t.caps;
 	bool file = in->target == PA_TARGET_FILE;
 	enum prealloc_write_zeroes v = pa_plan_write_zeroes(in);
-	const char *why = pa_wz_verdict(v)->sentence;
+	const char *why = pa_wz_sentence(in, v);
 
 	p->offloaded = PREALLOC_NO;
 	if (file && in->cow) {

@@ -25,6 +25,9 @@ static int plan_forced(const struct pa_plan_input *in, struct pa_plan *p)
 	if (!pa_method_is(in->forced, where) ||
 	    (in->inline_data && in->forced != PREALLOC_METHOD_BUFFERED))
 		return -EOPNOTSUPP;
+	/* The forced flag's report says why, even when it zeroes nothing. */
+	if (in->forced == PREALLOC_METHOD_WRITE_ZEROES)
+		p->write_zeroes = (uint8_t)pa_plan_write_zeroes(in);
 	add(p, in->forced);
 	p->reason = "method forced by the caller";
 	return 0;
@@ -83,7 +86,7 @@ int pa_plan(const struct pa_plan_input *in, struct pa_plan *p)
 	}
 	p->write_zeroes = (uint8_t)pa_plan_write_zeroes(in);
 	wz = pa_wz_tried(p->write_zeroes);
-	why = pa_wz_verdict(p->write_zeroes)->sentence;
+	why = pa_wz_sentence(in, p->write_zeroes);
 	if (in->target == PA_TARGET_BLOCKDEV)
 		p->reason = wz ? "every device of the chain can zero by unmapping" :
 			    in->zeroout ? why : "no BLKZEROOUT: direct zero writes";

@@ -59,6 +59,10 @@ struct pa_wz_verdict {
 /* @v's row, or NULL for an unknown value. */
 const struct pa_wz_verdict *pa_wz_verdict(unsigned int v);
 
+/* The probe's and the plan's sentence for verdict @v on @in: the row's, but
+ * a block device's refusal says it was asked. */
+const char *pa_wz_sentence(const struct pa_plan_input *in, unsigned int v);
+
 /* The planner's verdict on FALLOC_FL_WRITE_ZEROES for @in: %PREALLOC_WZ_USED
  * (the kernel took it here before) or %PREALLOC_WZ_WOULD_TRY (not asked
  * yet) when it may be tried, else why not. */

@@ -41,6 +41,15 @@ const struct pa_wz_verdict *pa_wz_verdict(unsigned int v)
 	return v < PA_ARRAY_SIZE(verdicts) ? &verdicts[v] : NULL;
 }
 
+const char *pa_wz_sentence(const struct pa_plan_input *in, unsigned int v)
+{
+	/* A block device that refused where sysfs said it could: say it was asked. */
+	if (v == PREALLOC_WZ_DEVICE_CANNOT && in->write_zeroes_refused &&
+	    in->write_zeroes_unmap != PREALLOC_NO)
+		return "asked the kernel: refused on this device";
+	return pa_wz_verdict(v)->sentence;
+}
+
 enum prealloc_write_zeroes pa_plan_write_zeroes(const struct pa_plan_input *in)
 {
 	bool file = in->target == PA_TARGET_FILE;

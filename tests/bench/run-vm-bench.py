@@ -7,31 +7,28 @@ and a markdown table of the per-round ratios with their IQRs
 
   run-vm-bench.py [--log FILE] -- tests/vm/vm.sh run ... -- tests/vm/bg-guest.sh ...
   run-vm-bench.py --from FILE      the report again from a saved console log
-  run-vm-bench.py --table FILE     the table alone, from a saved console or report
+  run-vm-bench.py --table FILE     the table alone, from a saved console log
+(a saved log may be xz-compressed: FILE.xz)
 """
 import argparse
 import subprocess
 import sys
 
-from preallocbench.guest import parse, parse_raw, ratio_table, report
+from preallocbench.guest import parse, ratio_table, read_console, report
 
 
 def main():
     p = argparse.ArgumentParser(description=__doc__.split('\n')[0])
     p.add_argument('--from', dest='saved', metavar='FILE', help='a saved console log')
-    p.add_argument('--table', metavar='FILE', help='the ratio table of a saved console or report')
+    p.add_argument('--table', metavar='FILE', help='the ratio table of a saved console log')
     p.add_argument('--log', metavar='FILE', help='keep the console log here too')
     p.add_argument('command', nargs='*', help='the vm.sh command line')
     a = p.parse_args()
     if a.table:
-        with open(a.table, errors='replace') as f:
-            lines = f.readlines()
-        print('\n'.join(ratio_table(parse(lines)[1] or parse_raw(lines))))
+        print('\n'.join(ratio_table(parse(read_console(a.table))[1])))
         return 0
     if a.saved:
-        with open(a.saved, errors='replace') as f:
-            lines = f.readlines()
-        print('\n'.join(report(lines) + ratio_table(parse(lines)[1])))
+        print('\n'.join(report(read_console(a.saved), table=True)))
         return 0
     if not a.command:
         p.error('a command, or --from FILE')
@@ -45,7 +42,7 @@ def main():
     if a.log:
         with open(a.log, 'w') as f:
             f.writelines(lines)
-    print('\n'.join(report(lines) + ratio_table(parse(lines)[1])))
+    print('\n'.join(report(lines, table=True)))
     return proc.returncode
 
 

@@ -62,9 +62,8 @@ class Reports(unittest.TestCase):
             self.assertEqual(got, f.read().rstrip('\n').split('\n'))
 
     def test_seeds_7_3(self):
-        for name in ('2026-11-27-seeds-7.3-1cpu.txt', '2026-11-27-seeds-7.3-2cpu.txt'):
-            with open(path('results', name)) as f:
-                trials = guest.parse_raw(f)
+        for name in ('2026-11-27-seeds-7.3-1cpu.log.xz', '2026-11-27-seeds-7.3-2cpu.log.xz'):
+            trials = guest.parse(guest.read_console(path('results', name)))[1]
             self.assert_in_results('\n'.join(guest.ratio_table(trials)[2:]))
 
     def run_bench_report(self, name):

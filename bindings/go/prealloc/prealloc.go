@@ -79,7 +79,7 @@ type WriteZeroes uint32
 
 // The verdicts (enum prealloc_write_zeroes).
 const (
-	WriteZeroesNotWeighed    WriteZeroes = C.PREALLOC_WZ_NOT_WEIGHED     // a forced method, a copy-on-write or memory-backed file
+	WriteZeroesNotWeighed    WriteZeroes = C.PREALLOC_WZ_NOT_WEIGHED     // another method forced, a copy-on-write or memory-backed file
 	WriteZeroesUsed          WriteZeroes = C.PREALLOC_WZ_USED            // it zeroed bytes of the range
 	WriteZeroesWouldTry      WriteZeroes = C.PREALLOC_WZ_WOULD_TRY       // planned, but it zeroed nothing of the range
 	WriteZeroesNoDeviceFacts WriteZeroes = C.PREALLOC_WZ_NO_DEVICE_FACTS // no block device facts under the target

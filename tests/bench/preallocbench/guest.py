@@ -9,6 +9,7 @@ the foreground beside each contender and of its ratios to the same round's
 undisturbed foreground.
 """
 import json
+import lzma
 import shlex
 import statistics
 
@@ -101,14 +102,19 @@ def ratios(mine, undisturbed, key):
             if r in undisturbed and mine[r][key] is not None and undisturbed[r][key]]
 
 
-def summary(config, trials):
-    """The BGBENCH lines of each device and foreground job, in trial order."""
-    contenders = config['contenders'].split()
+def group_trials(trials):
+    """{(device, job): {contender: {round: trial}}}, in trial order."""
     groups = {}
     for x in trials:
         groups.setdefault((x['dev'], x['job']), {}).setdefault(x['c'], {})[x['round']] = x
+    return groups
+
+
+def summary(config, trials):
+    """The BGBENCH lines of each device and foreground job, in trial order."""
+    contenders = config['contenders'].split()
     out = []
-    for (dev, job), g in groups.items():
+    for (dev, job), g in group_trials(trials).items():
         none = g.get('none', {})
         und = [none[r] for r in sorted(none)]
         sync = [x['sp99'] / 1000 for x in und if x['sp99'] is not None]
@@ -155,22 +161,6 @@ def contender_line(c, xs, mine, none, mab):
         ';'.join(methods))
 
 
-def parse_raw(lines):
-    """The trials of a saved report's BGRAW lines (raw_line()), with the
-    figures ratio_table() needs."""
-    trials = []
-    for line in lines:
-        if not line.startswith('BGRAW '):
-            continue
-        t = pairs(line)
-        trials.append({'dev': t['dev'], 'job': t['job'], 'round': int(t['round']),
-                       'c': t['contender'], 'bw': float(t['bw_MiBs']) * MIB,
-                       'p99': float(t['p99_us']),
-                       'sp99': None if t['sync_p99_us'] == '-' else float(t['sync_p99_us']),
-                       'secs': float(t['contender_s'])})
-    return trials
-
-
 def quartiles(v, fmt):
     """'median | q1-q3' of per-round ratios (quartiles interpolated)."""
     if len(v) < 2:
@@ -183,12 +173,9 @@ def ratio_table(trials):
     """Markdown rows of each contender's per-round ratios to the same
     round's undisturbed trial: median and IQR of bandwidth and p99,
     median fdatasync p99 and the contender's median active seconds."""
-    groups = {}
-    for x in trials:
-        groups.setdefault((x['dev'], x['job']), {}).setdefault(x['c'], {})[x['round']] = x
     out = ['| device/fs | foreground | beside | bw x | bw x IQR | p99 x | p99 x IQR '
            '| fdatasync p99 x | active s |', '|---|---|---|---|---|---|---|---|---|']
-    for (dev, job), g in groups.items():
+    for (dev, job), g in group_trials(trials).items():
         none = g.get('none', {})
         for c in [c for c in LABEL if c in g and c != 'none']:
             sp = ratios(g[c], none, 'sp99')
@@ -200,9 +187,18 @@ def ratio_table(trials):
     return out
 
 
-def report(lines):
-    """The BGRAW and BGBENCH lines of a guest's console output."""
+def report(lines, table=False):
+    """The BGRAW and BGBENCH lines of a guest's console output, and with
+    @table the ratio table after them."""
     config, trials = parse(lines)
     if not trials:
         return []
-    return [raw_line(x) for x in trials] + summary(config, trials)
+    out = [raw_line(x) for x in trials] + summary(config, trials)
+    return out + [''] + ratio_table(trials) if table else out
+
+
+def read_console(path):
+    """A saved console's lines (xz-compressed when the name ends in .xz)."""
+    opener = lzma.open if path.endswith('.xz') else open
+    with opener(path, 'rt', errors='replace') as f:
+        return f.readlines()
