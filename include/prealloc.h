@@ -180,8 +180,8 @@ enum prealloc_background {
  *	6.17 added it): not tried.
  * @PREALLOC_WZ_FS_REFUSED: the filesystem refused the flag on this kernel:
  *	asked in this call (planned, or forced: the call then fails with
- *	-EOPNOTSUPP), or remembered from an earlier call in the context (then
- *	not tried).
+ *	-EOPNOTSUPP), or remembered from an earlier call in the context, forced
+ *	or not (then not tried).
  * @PREALLOC_WZ_DEVICE_CANNOT: the device cannot zero by unmapping: its sysfs
  *	queue says so (not tried), or the kernel refused the flag on a block
  *	device.

@@ -32,7 +32,7 @@ struct pa_call {
 	int dfd;			/* our O_DIRECT descriptor, or -1 */
 	int dio_rwf;			/* RWF_* flags for writes through dfd */
 	bool dontcache_refused;		/* pwritev2() refused RWF_DONTCACHE (src/exec/dontcache.c) */
-	const char *wz_refused_by;	/* who refused FALLOC_FL_WRITE_ZEROES, for the log */
+	const char *wz_refuser;		/* who refused FALLOC_FL_WRITE_ZEROES, for the log */
 	struct pa_target target;	/* filled before dispatch (src/call/api.c) */
 	uint32_t dio_align;		/* file offset and length alignment for O_DIRECT */
 	uint32_t dio_mem_align;		/* buffer alignment for O_DIRECT */

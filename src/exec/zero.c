@@ -28,12 +28,13 @@
 static const uint8_t zeros[ZBUF] __attribute__((aligned(ZALIGN)));
 
 /*
- * Who refused FALLOC_FL_WRITE_ZEROES (*@by, for the log): what sysfs or an
- * earlier answer said already (a forced call); the file, when its inode
- * explains it or its filesystem took the flag before; otherwise the
- * filesystem (or the block device), which is then not asked again.
+ * Why FALLOC_FL_WRITE_ZEROES was refused, and who refused it (*@by, for the
+ * log): what sysfs or an earlier answer said already (a forced call); the
+ * file, when its inode explains it or its filesystem took the flag before;
+ * otherwise the filesystem (or the block device), which this context then
+ * does not ask again, whether the call was automatic or forced.
  */
-static enum prealloc_write_zeroes wz_refused_by(const struct pa_call *c, const char **by)
+static enum prealloc_write_zeroes wz_refusal(const struct pa_call *c, const char **by)
 {
 	const struct pa_target *t = &c->target;
 	bool file = t->in.target == PA_TARGET_FILE;
@@ -41,12 +42,12 @@ static enum prealloc_write_zeroes wz_refused_by(const struct pa_call *c, const c
 
 	if (!pa_wz_tried(v) && v != PREALLOC_WZ_NO_DEVICE_FACTS && v != PREALLOC_WZ_KEEP_SIZE)
 		goto out;
-	*by = file ? pa_wz_inode_refusal(c->fd, t) : NULL;
-	if (*by)
+	if (file && (*by = pa_wz_inode_refusal(c->fd, t)))
 		return PREALLOC_WZ_INODE;
-	*by = "this file (its filesystem took the flag before)";
-	if (file && pa_wz_answer(t->ctx, t->dev, t->fs_type) == PREALLOC_YES)
+	if (file && pa_wz_answer(t->ctx, t->dev, t->fs_type) == PREALLOC_YES) {
+		*by = "this file (its filesystem took the flag before)";
 		return PREALLOC_WZ_INODE;
+	}
 	pa_wz_remember(t->ctx, t->dev, t->fs_type, PREALLOC_NO);
 	if (!file)
 		v = PREALLOC_WZ_DEVICE_CANNOT;
@@ -61,7 +62,7 @@ out:
 
 void pa_method_refused(struct pa_call *c, unsigned int method)
 {
-	const char *by = method == PREALLOC_METHOD_WRITE_ZEROES ? c->wz_refused_by : NULL;
+	const char *by = method == PREALLOC_METHOD_WRITE_ZEROES ? c->wz_refuser : NULL;
 
 	c->rep.refused |= 1u << method;
 	pa_log(c->target.ctx, LOG_NOTICE, "%s refused by %s (EOPNOTSUPP): trying the next method\n",
@@ -238,7 +239,7 @@ int pa_zero_write_zeroes(struct pa_call *c, uint64_t start, uint64_t len, uint64
 		c->rep.write_zeroes = PREALLOC_WZ_USED;
 		pa_wz_remember(c->target.ctx, c->target.dev, c->target.fs_type, PREALLOC_YES);
 	} else if (pa_refused(ret)) {
-		c->rep.write_zeroes = wz_refused_by(c, &c->wz_refused_by);
+		c->rep.write_zeroes = wz_refusal(c, &c->wz_refuser);
 	}
 	return ret;
 }

@@ -31,7 +31,7 @@ static const struct pa_wz_verdict verdicts[] = {
 		"so the filesystem or the device)",
 		"the filesystem or the device (sysfs does not say which)" },
 	[PREALLOC_WZ_INODE] = { "inode",
-		"this file cannot take FALLOC_FL_WRITE_ZEROES (its inode)", "this file" },
+		"this file cannot take FALLOC_FL_WRITE_ZEROES (its inode)", NULL },
 	[PREALLOC_WZ_KEEP_SIZE] = { "keep-size",
 		"keep-size beyond end of file cannot use FALLOC_FL_WRITE_ZEROES", NULL },
 };
