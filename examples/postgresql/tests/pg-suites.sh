@@ -114,11 +114,11 @@ waldump_dirs() {
 		tli=$("$BIN/pg_controldata" "$d" | sed -n "s/^Latest checkpoint's TimeLineID: *//p")
 		lsn=$("$BIN/pg_controldata" "$d" | sed -n 's/^Latest checkpoint location: *//p')
 		if as_pg "$BIN/pg_waldump" -p "$d" --timeline "$tli" --start "$lsn" -n 1 \
-			> /dev/null 2> "$WORK/waldump.err"; then
+			> /dev/null 2> "$ERR"; then
 			ok=$((ok + 1))
 		else
 			fail=$((fail + 1))
-			echo "$d: $(cat "$WORK/waldump.err")" >> "$FAILS"
+			echo "$d: $(cat "$ERR")" >> "$FAILS"
 		fi
 	done
 	echo "$ok $fail"
@@ -183,6 +183,7 @@ RESULTS_DIR=$WORK/results-$MAJOR
 mkdir -p "$RESULTS_DIR"
 # This run's own (another may run other suites on the same build).
 FAILS=$(mktemp "$RESULTS_DIR/waldump-failures.XXXXXX")
+ERR=$(mktemp "$RESULTS_DIR/waldump-stderr.XXXXXX")
 log "PostgreSQL $MAJOR, module $MODULE, pg_waldump failures: $FAILS"
 status=0
 for mode in $MODES; do
