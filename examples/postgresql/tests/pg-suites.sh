@@ -44,9 +44,10 @@ id postgres >/dev/null 2>&1 || { echo "no postgres user: skip" >&2; exit 77; }
 perl -MIPC::Run -e 1 2>/dev/null || { echo "needs libipc-run-perl: skip" >&2; exit 77; }
 # Data directories pg_waldump -p fails on with or without pg_prealloc: a
 # standby's own zero-filled segment (019_replslot_limit, where the worker
-# never runs) and the target pg_rewind is made to fail on, left half rewound
-# (009_growing_files).
-KNOWN_WALDUMP='/t_019_replslot_limit_standby_1_data/|/t_009_growing_files_primary_local_data/'
+# never runs), the target pg_rewind is made to fail on, left half rewound
+# (009_growing_files), and a replica without its checkpoint's segment (16
+# and 17's 010_logical_decoding_timelines).
+KNOWN_WALDUMP='/t_019_replslot_limit_standby_1_data/|/t_009_growing_files_primary_local_data/|/t_010_logical_decoding_timelines_replica_data/'
 
 as_pg() { runuser -u postgres -- "$@"; }
 log() { echo "$(date +%T) $*" >&2; }
