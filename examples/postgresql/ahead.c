@@ -2,7 +2,8 @@
 /*
  * One round of the worker: note the segments PostgreSQL switched into since
  * the last round (installed by us or not), then install ready segments from
- * the pool under the names of the next ones that do not exist yet.
+ * the pool under the names of the next ones that do not exist yet: after
+ * the insert position, or on a standby after the walreceiver's (walpos.c).
  *
  * Each install (install.c) holds ControlFileLock, as PostgreSQL's own
  * installs and its recycler do (InstallXLogFileSegment): they stat() a name
@@ -66,7 +67,8 @@ static void publish(TimeLineID tli, uint32 target, uint32 present, uint32 ahead,
 
 void pgp_ahead_round(struct pgp_ahead *a, struct prealloc_pool *pool, int waldir, uint32 target)
 {
-	TimeLineID tli = GetWALInsertionTimeLine();
+	struct pgp_walpos pos;
+	TimeLineID tli;
 	XLogSegNo cur, s;
 	char name[MAXFNAMELEN];
 	uint32 present = 0, ahead = 0;
@@ -74,7 +76,10 @@ void pgp_ahead_round(struct pgp_ahead *a, struct prealloc_pool *pool, int waldir
 	struct stat st;
 	int ret = 0;
 
-	XLByteToSeg(GetXLogInsertRecPtr(), cur, wal_segment_size);
+	if (!pgp_wal_position(&pos))
+		return;		/* in recovery, nothing streaming */
+	tli = pos.tli;
+	XLByteToSeg(pos.lsn, cur, wal_segment_size);
 	if (tli != a->tli) {
 		if (a->tli)
 			ereport(LOG, (errmsg("pg_prealloc: following timeline %u", tli)));
@@ -90,7 +95,7 @@ void pgp_ahead_round(struct pgp_ahead *a, struct prealloc_pool *pool, int waldir
 			ahead += was_installed(a, s);
 			continue;
 		}
-		ret = pgp_install(&a->install, pool, waldir, name);
+		ret = pgp_install(&a->install, pool, waldir, name, &pos, s);
 		if (ret < 0)
 			break;
 		present++;
@@ -110,6 +115,6 @@ void pgp_ahead_round(struct pgp_ahead *a, struct prealloc_pool *pool, int waldir
 		ereport(WARNING, (errmsg("pg_prealloc: cannot install WAL segment %s: %s", name,
 					 strerror(-ret))));
 	if (ret != -EAGAIN && ret != -EBUSY)
-		a->err = Min(ret, 0);	/* not failures: nothing ready, or recovery ending */
+		a->err = Min(ret, 0);	/* not failures: nothing ready, or not now */
 	publish(tli, target, present, ahead, done, ret == -EAGAIN, ret < 0 ? a->err : 0);
 }

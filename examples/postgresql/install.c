@@ -76,7 +76,8 @@ static int stage(struct pgp_install *in, struct prealloc_pool *pool)
 	return ret;
 }
 
-int pgp_install(struct pgp_install *in, struct prealloc_pool *pool, int waldir, const char *name)
+int pgp_install(struct pgp_install *in, struct prealloc_pool *pool, int waldir, const char *name,
+		const struct pgp_walpos *p, XLogSegNo seg)
 {
 	int ret;
 
@@ -87,7 +88,10 @@ int pgp_install(struct pgp_install *in, struct prealloc_pool *pool, int waldir, 
 	if (!IsInstallXLogFileSegmentActive())
 		return -EBUSY;
 	LWLockAcquire(ControlFileLock, LW_EXCLUSIVE);
-	ret = renameat2(in->pooldir, PGP_STAGED, waldir, name, RENAME_NOREPLACE) < 0 ? -errno : 0;
+	if (!pgp_wal_may_install(p, seg))
+		ret = -EBUSY;
+	else if (renameat2(in->pooldir, PGP_STAGED, waldir, name, RENAME_NOREPLACE) < 0)
+		ret = -errno;
 	if (ret == 0) {
 		in->staged = false;
 		/* Durable before any backend can write WAL into it. */

@@ -60,8 +60,9 @@ static void define_gucs(void)
 				 "Install WAL segments ahead (off: the worker only keeps its pool).",
 				 NULL, &pgp_enabled, true, PGC_SIGHUP, 0, NULL, NULL, NULL);
 	DefineCustomIntVariable("pg_prealloc.segments_ahead",
-				"WAL segments kept installed ahead of the insert position (0: a "
-				"twentieth of the free space, at most 64).",
+				"WAL segments kept installed ahead of the insert position, or on "
+				"a standby of the walreceiver's (0: a twentieth of the free "
+				"space, at most 64).",
 				NULL, &pgp_segments_ahead, 0, 0, PREALLOC_POOL_MAX_TARGET,
 				PGC_SIGHUP, 0, NULL, NULL, NULL);
 	DefineCustomBoolVariable("pg_prealloc.background",
@@ -97,7 +98,7 @@ static void register_worker(void)
 				errhint("Install pg_prealloc in $libdir and load it by name.")));
 
 	bgw.bgw_flags = BGWORKER_SHMEM_ACCESS;
-	/* Started on a hot standby too: it sleeps until promotion. */
+	/* Started on a hot standby too: it installs ahead of the walreceiver. */
 	bgw.bgw_start_time = BgWorkerStart_ConsistentState;
 	bgw.bgw_restart_time = 5;
 	strlcpy(bgw.bgw_library_name, self.dli_fname, BGW_MAXLEN);

@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * pg_prealloc: a PostgreSQL (15 and later) background worker that keeps the
- * next WAL segments of the current timeline installed under their names,
- * made by a libprealloc pool in pg_wal/pgsql_tmp_prealloc.  What its files
- * share: the GUCs (pg_prealloc.c), the counters in shared memory (read by
- * stats.c), the worker (worker.c, ahead.c, install.c) and the log queue
+ * next WAL segments installed under their names (the current timeline's,
+ * or on a standby those the walreceiver streams into), made by a
+ * libprealloc pool in pg_wal/pgsql_tmp_prealloc.  What its files share: the
+ * GUCs (pg_prealloc.c), the counters in shared memory (read by stats.c),
+ * the worker (worker.c, ahead.c, walpos.c, install.c) and the log queue
  * (logq.c).  What differs between PostgreSQL's majors is in pg_compat.h.
  */
 #ifndef PG_PREALLOC_H
@@ -64,14 +65,30 @@ extern PgpShared *pgp_shared;
 /* worker.c */
 PGDLLEXPORT void pgp_worker_main(Datum arg);
 
-/* install.c: one segment moved under a WAL name, with the stub
- * pg_waldump reads the segment size from.  1 done, 0 the name is taken,
- * or -errno (-EAGAIN: none ready; -EBUSY: recovery is ending). */
+/* walpos.c: where WAL is written next: the insert position, or on a
+ * standby the walreceiver's flush position, or replay's where it is further
+ * (false: in recovery, nothing streams now). */
+struct pgp_walpos {
+	TimeLineID tli;
+	XLogRecPtr lsn;
+	bool receiving;			/* a standby's walreceiver writes it */
+};
+bool pgp_wal_position(struct pgp_walpos *p);
+/* Under ControlFileLock: whether segment seg of p's timeline may be
+ * installed now (no restore from the archive or end of recovery under way,
+ * and seg still ahead of where WAL is written). */
+bool pgp_wal_may_install(const struct pgp_walpos *p, XLogSegNo seg);
+
+/* install.c: one segment moved under the WAL name of segment seg of p's
+ * timeline, with the stub pg_waldump reads the segment size from.  1 done,
+ * 0 the name is taken, or -errno (-EAGAIN: none ready; -EBUSY: not now:
+ * recovery is restoring or ending, or WAL has moved past seg). */
 struct pgp_install {
 	int pooldir;
 	bool staged;			/* PGP_STAGED holds a stubbed segment */
 };
-int pgp_install(struct pgp_install *in, struct prealloc_pool *pool, int waldir, const char *name);
+int pgp_install(struct pgp_install *in, struct prealloc_pool *pool, int waldir, const char *name,
+		const struct pgp_walpos *p, XLogSegNo seg);
 
 /* ahead.c: one round of installs ahead, and the switches it saw. */
 struct pgp_ahead {

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The background worker: opens the pool in pg_wal/pgsql_tmp_prealloc once
- * PostgreSQL is out of recovery (during recovery the startup process owns
- * pg_wal), then every pg_prealloc.naptime runs a round of installs ahead
- * (ahead.c) and publishes the pool's counters.
+ * PostgreSQL writes WAL (out of recovery, or on a hot standby once its
+ * walreceiver streams: until then only the startup process touches pg_wal),
+ * then every pg_prealloc.naptime runs a round of installs ahead (ahead.c)
+ * and publishes the pool's counters.
  */
 #include "pg_prealloc.h"
 
@@ -128,14 +129,15 @@ static void publish_pool(struct pgp_worker *w)
 	SpinLockRelease(&pgp_shared->mutex);
 }
 
-/* Open once out of recovery; false: not (yet), try again next time. */
+/* Open once WAL is written here; false: not (yet), try again next time. */
 static bool ready(struct pgp_worker *w)
 {
+	struct pgp_walpos pos;
 	int ret;
 
 	if (w->pool)
 		return true;
-	if (RecoveryInProgress())
+	if (!pgp_wal_position(&pos))
 		return false;
 	ret = open_pool(w);
 	if (ret) {

@@ -18,9 +18,9 @@
 #     worker installed, its first page the size stub; recovery reads it as
 #     the end of WAL (invalid magic 0000, as for a zero-filled segment) and
 #     the server then writes its WAL there;
-#  2b. a streaming standby promoted: no pool copied by pg_basebackup, the
-#     worker asleep in recovery, then segments of the new timeline ahead and
-#     none of the old;
+#  2b. a streaming standby: no pool copied by pg_basebackup; its worker
+#     installs segments ahead of the walreceiver, which switches into them;
+#     promoted, segments of the new timeline ahead and none of the old;
 #  2c. the old primary, diverged, rewound from the promoted standby with
 #     pg_rewind: the source's pool is not copied (the target's own is
 #     removed), the rewound server follows the new primary, and pg_waldump
@@ -169,9 +169,10 @@ q $P "INSERT INTO warm VALUES (6)"
 echo "crash after a switch: recovery ended at the stub of $next, writes went on there"
 stop db
 
-# 2b. A streaming standby: pg_basebackup leaves the pool out, the worker
-# sleeps during recovery, and once promoted it installs segments of the new
-# timeline, none of the old left ahead.
+# 2b. A streaming standby: pg_basebackup leaves the pool out; the standby's
+# worker installs segments of timeline 1 ahead of its walreceiver, which
+# writes into them; once promoted it installs segments of the new timeline,
+# and PostgreSQL has removed those it had installed on the old one.
 S=5433
 start db
 pg pg_basebackup -h "$SOCK" -p $P -D "$WORK/mnt/standby" -R -X stream -c fast
@@ -180,8 +181,13 @@ echo "port = $S" >> "$WORK/mnt/standby/postgresql.conf"
 start standby
 q $P "INSERT INTO warm VALUES (2)"
 until_true $S "SELECT count(*) FILTER (WHERE x = 2) = 1 FROM warm"
-[ "$(q $S "SELECT rounds FROM pg_prealloc")" = 0 ]	# recovery: asleep
-[ ! -e "$WORK/mnt/standby/pg_wal/pgsql_tmp_prealloc" ]
+until_true $S "SELECT timeline = 1 AND installed_ahead = $AHEAD FROM pg_prealloc"
+read -r sw miss < <(q $S "SELECT switched_installed, misses FROM pg_prealloc" | tr '|' ' ')
+q $P "SELECT pg_switch_wal()" >/dev/null
+q $P "INSERT INTO warm VALUES (7)"
+until_true $S "SELECT switched_installed > $sw FROM pg_prealloc"
+[ "$(q $S "SELECT misses FROM pg_prealloc")" = "$miss" ]
+echo "standby: $AHEAD segments of timeline 1 ahead of the walreceiver, which switched into one"
 pg pg_ctl -w -D "$WORK/mnt/standby" promote >/dev/null
 until_true $S "SELECT timeline = 2 AND present_ahead = $AHEAD AND installed > 0 FROM pg_prealloc"
 cur=$(q $S "SELECT pg_walfile_name(pg_current_wal_insert_lsn())")
