@@ -105,15 +105,38 @@ suite_dir() {
 	esac
 }
 
+# The timeline recovery reads the segment holding LSN from, roughly as
+# XLogFileReadAnyTLI does (which also weighs where each timeline begins):
+# the newest one (with its history file) whose copy of that segment is in
+# pg_wal.  A server promoted and stopped before its first checkpoint keeps
+# its latest checkpoint on the old timeline, whose copy of the switch
+# segment became a ".partial".
+read_tli() {	# DATADIR TLI LSN SEGSIZE
+	local per seg f t best=$2
+	per=$((0x100000000 / $4))
+	seg=$(((16#${3%/*} * 0x100000000 + 16#${3#*/}) / $4))
+	for f in "$1"/pg_wal/????????"$(printf '%08X%08X' $((seg / per)) $((seg % per)))"; do
+		[ -f "$f" ] || continue	# no match: the pattern itself
+		t=${f##*/}
+		t=$((16#${t:0:8}))
+		if [ "$t" -gt "$best" ] && [ -f "$1/pg_wal/$(printf %08X "$t").history" ]; then
+			best=$t
+		fi
+	done
+	echo "$best"
+}
+
 # pg_waldump -p on each data directory under DIR: "ok fail" counts; the
 # failures' messages go to $FAILS.
 waldump_dirs() {
-	local d tli lsn ok=0 fail=0
+	local d c tli lsn ok=0 fail=0
 	# Servers' data directories (not base backups: no WAL of their own).
 	for d in $(find "$1" -name pg_control -path '*/pgdata/global/*' 2>/dev/null); do
 		d=${d%/global/pg_control}
-		tli=$("$BIN/pg_controldata" "$d" | sed -n "s/^Latest checkpoint's TimeLineID: *//p")
-		lsn=$("$BIN/pg_controldata" "$d" | sed -n 's/^Latest checkpoint location: *//p')
+		c=$("$BIN/pg_controldata" "$d")
+		lsn=$(sed -n 's/^Latest checkpoint location: *//p' <<< "$c")
+		tli=$(read_tli "$d" "$(sed -n "s/^Latest checkpoint's TimeLineID: *//p" <<< "$c")" \
+			"$lsn" "$(sed -n 's/^Bytes per WAL segment: *//p' <<< "$c")")
 		if as_pg "$BIN/pg_waldump" -p "$d" --timeline "$tli" --start "$lsn" -n 1 \
 			> /dev/null 2> "$ERR"; then
 			ok=$((ok + 1))
