@@ -16,7 +16,7 @@ from contextlib import redirect_stdout
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
-from preallocbench import etcd, guest, stats  # noqa: E402
+from preallocbench import etcd, guest, pgbench, stats  # noqa: E402
 from preallocbench.cli import parse_args  # noqa: E402
 from preallocbench.report import report  # noqa: E402
 
@@ -97,6 +97,9 @@ class Reports(unittest.TestCase):
             with redirect_stdout(out):
                 etcd.report(path('results', name))
             self.assert_in_results(out.getvalue())
+
+    def test_pgbench(self):
+        self.assert_in_results('\n'.join(pgbench.report(path('results', '2026-11-27-pgbench.jsonl'))))
 
 
 if __name__ == '__main__':
