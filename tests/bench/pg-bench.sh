@@ -12,7 +12,9 @@
 # Arms (each also with wal_recycle=off where it says norecycle):
 #   stock, stock-norecycle, initzero-off (wal_init_zero=off, wal_recycle=off),
 #   ceiling (the next 100 segments zero-filled by hand before -i and before
-#   the run, wal_recycle=off), prealloc, prealloc-norecycle.
+#   the run, wal_recycle=off), prealloc, prealloc-norecycle, and
+#   prealloc2-norecycle (pg_prealloc.segments_ahead = 2: installed only as
+#   far ahead as PostgreSQL itself goes, the rest kept ready in the pool).
 # Workloads: tpcb (built-in), walheavy (50 rows of 2 KiB hex per
 # transaction).  Runs alternate arms; the report gives medians, and ratios to
 # stock with the same recycling (prealloc to stock; the rest to
@@ -81,6 +83,7 @@ CONF
 	case $1 in *norecycle | initzero-off | ceiling) echo "wal_recycle = off" >> "$conf" ;; esac
 	case $1 in initzero-off) echo "wal_init_zero = off" >> "$conf" ;; esac
 	case $1 in prealloc*) with_module db ;; esac
+	case $1 in prealloc2*) echo "pg_prealloc.segments_ahead = 2" >> "$conf" ;; esac
 }
 
 # The next 100 segments of the current timeline, zero-filled and fsync'ed
@@ -147,7 +150,11 @@ for fs in $FS; do
 		for wl in $WORKLOADS; do
 			arms=$ARMS_TPCB
 			[ "$wl" = walheavy ] && arms=$ARMS_WALHEAVY
-			for arm in $arms; do	# alternating: one of each arm per round
+			# One of each arm per round, the first one later each
+			# round: no arm always follows the same one.
+			read -r -a arms <<< "$arms"
+			arms=("${arms[@]:$(((run - 1) % ${#arms[@]}))}" "${arms[@]:0:$(((run - 1) % ${#arms[@]}))}")
+			for arm in "${arms[@]}"; do
 				echo "$fs $wl run $run: $arm" >&2
 				one_run "$fs" "$arm" "$wl" "$run"
 			done
