@@ -99,7 +99,8 @@ class Reports(unittest.TestCase):
             self.assert_in_results(out.getvalue())
 
     def test_pgbench(self):
-        self.assert_in_results('\n'.join(pgbench.report(path('results', '2026-11-27-pgbench.jsonl'))))
+        for name in ('2026-11-27-pgbench.jsonl', '2026-11-27-pgbench-ahead2.jsonl'):
+            self.assert_in_results('\n'.join(pgbench.report(path('results', name))))
 
 
 if __name__ == '__main__':
