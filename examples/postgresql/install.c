@@ -84,9 +84,6 @@ int pgp_install(struct pgp_install *in, struct prealloc_pool *pool, int waldir, 
 	ret = stage(in, pool);
 	if (ret)
 		return ret;
-	/* It takes ControlFileLock itself: ask before taking it. */
-	if (!IsInstallXLogFileSegmentActive())
-		return -EBUSY;
 	LWLockAcquire(ControlFileLock, LW_EXCLUSIVE);
 	if (!pgp_wal_may_install(p, seg))
 		ret = -EBUSY;

@@ -65,7 +65,8 @@ bool pgp_wal_may_install(const struct pgp_walpos *p, XLogSegNo seg)
 	XLogSegNo cur;
 
 	Assert(LWLockHeldByMeInMode(ControlFileLock, LW_EXCLUSIVE));
-	/* Out of recovery the flag, checked before the lock, stays set. */
+	/* Out of recovery the flag is set for good: the startup process sets
+	 * it before recovery ends, and nothing clears it after. */
 	if (!pgp_wal_position(&now) || now.receiving != p->receiving || now.tli != p->tli)
 		return false;
 	XLByteToSeg(now.lsn, cur, wal_segment_size);

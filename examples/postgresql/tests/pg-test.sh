@@ -19,8 +19,9 @@
 #     the end of WAL (invalid magic 0000, as for a zero-filled segment) and
 #     the server then writes its WAL there;
 #  2b. a streaming standby: no pool copied by pg_basebackup; its worker
-#     installs segments ahead of the walreceiver, which switches into them;
-#     promoted, segments of the new timeline ahead and none of the old;
+#     installs full-size segments with the stub ahead of the walreceiver,
+#     which switches into them; promoted, segments of the new timeline
+#     ahead and none of the old;
 #  2c. the old primary, diverged, rewound from the promoted standby with
 #     pg_rewind: the source's pool is not copied (the target's own is
 #     removed), the rewound server follows the new primary, and pg_waldump
@@ -187,6 +188,16 @@ q $P "SELECT pg_switch_wal()" >/dev/null
 q $P "INSERT INTO warm VALUES (7)"
 until_true $S "SELECT switched_installed > $sw FROM pg_prealloc"
 [ "$(q $S "SELECT misses FROM pg_prealloc")" = "$miss" ]
+# Only full-size files under a segment name, and those it installed and the
+# walreceiver has not reached yet still carry the stub.
+stubs=0
+for f in "$WORK/mnt/standby/pg_wal/"*; do
+	[[ ${f##*/} =~ ^[0-9A-F]{24}$ ]] || continue
+	[ "$(stat -c %s "$f")" = $SEG ] || { echo "$f: not full size"; exit 1; }
+	[ "$(od -An -t x2 -N 2 "$f" | tr -d ' ')$(od -An -t u4 -j 32 -N 4 "$f" | tr -d ' ')" \
+		!= "0000$SEG" ] || stubs=$((stubs + 1))
+done
+[ "$stubs" -ge $((AHEAD - 1)) ]
 echo "standby: $AHEAD segments of timeline 1 ahead of the walreceiver, which switched into one"
 pg pg_ctl -w -D "$WORK/mnt/standby" promote >/dev/null
 until_true $S "SELECT timeline = 2 AND present_ahead = $AHEAD AND installed > 0 FROM pg_prealloc"
