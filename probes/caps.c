@@ -17,6 +17,7 @@
 #include <sys/stat.h>
 
 #include "probes/caps.h"
+#include "src/base/own_files.h"
 #include "probes/chain.h"
 
 struct pa_caps_entry {
@@ -146,25 +147,40 @@ static void open_watch_locked(struct pa_caps_cache *cc)
 	cc->mi_pid = getpid();
 }
 
+struct watch {
+	struct pa_caps_cache *cc;
+	bool changed;
+};
+
+static void look_at_watch(void *arg)
+{
+	struct watch *w = arg;
+	struct pollfd p = { .events = POLLPRI };
+
+	check_watch_locked(w->cc);
+	if (w->cc->mountinfo_fd < 0) {
+		open_watch_locked(w->cc);
+		w->changed = true;
+		return;
+	}
+	p.fd = w->cc->mountinfo_fd;
+	w->changed = poll(&p, 1, 0) < 0 || (p.revents & (POLLPRI | POLLERR));
+}
+
 /*
  * Has the mount table changed since the last look?  /proc/self/mountinfo
  * reports POLLPRI|POLLERR once per change (fs/proc_namespace.c mounts_poll).
  * Without the file (no /proc) we cannot tell, so assume it did: nothing is
- * cached then, nothing fails.  Caller holds the lock.
+ * cached then, nothing fails.  The watch outlives calls: it lives in the
+ * application's file table, looked at from its thread (a callout when a
+ * call runs on a table of its own).  Caller holds the lock.
  */
 static bool mounts_changed_locked(struct pa_caps_cache *cc)
 {
-	struct pollfd p = { .events = POLLPRI };
+	struct watch w = { .cc = cc };
 
-	check_watch_locked(cc);
-	if (cc->mountinfo_fd < 0) {
-		open_watch_locked(cc);
-		return true;
-	}
-	p.fd = cc->mountinfo_fd;
-	if (poll(&p, 1, 0) < 0)
-		return true;
-	return p.revents & (POLLPRI | POLLERR);
+	pa_callout(look_at_watch, &w);
+	return w.changed;
 }
 
 /* Make the cache match @root and the current mounts.  Caller holds the lock. */

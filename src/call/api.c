@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "src/base/internal.h"
+#include "src/base/own_files.h"
 #include "src/call/call.h"
 #include "src/call/rangelock.h"
 #include "src/call/target.h"
@@ -91,7 +92,7 @@ static void lock_span(const struct stat *st, uint64_t off, uint64_t len, struct 
 
 /*
  * Hold @want against this process's other calls, then against other
- * processes' (src/call/ofdlock.c): always in this order, so the two never wait
+ * processes' (src/call/proclock.c): always in this order, so the two never wait
  * for each other.  Where the second cannot be had the call goes on ordered
  * within the process only, and the report says why.
  */
@@ -101,14 +102,13 @@ static int lock_both(struct pa_call *c, const struct stat *st, const struct pa_r
 	const struct prealloc_options *o = &c->opts;
 	int ret;
 
-	pa_ofd_unlock(&c->olock);
+	pa_proc_unlock(&c->plock);
 	pa_range_unlock(&c->lock);
 	c->lock = *want;
 	ret = pa_range_lock(&c->lock, o->progress, o->progress_data, len);
 	if (ret)
 		return ret;
-	ret = pa_ofd_lock(&c->olock, c->fd, st, want->lo, want->hi, o->progress, o->progress_data,
-			  len);
+	ret = pa_proc_lock(&c->plock, c->fd, st, o->progress, o->progress_data, len);
 	c->rep.lock_error = ret == -ECANCELED ? 0 : ret;
 	return ret == -ECANCELED ? ret : 0;
 }
@@ -145,7 +145,7 @@ static void call_end(struct pa_call *c, struct prealloc_report *report, uint64_t
 {
 	unsigned int best = PREALLOC_METHOD_AUTO;
 
-	pa_ofd_unlock(&c->olock);
+	pa_proc_unlock(&c->plock);
 	pa_range_unlock(&c->lock);
 	if (c->wfd >= 0 && c->wfd != c->fd)
 		close(c->wfd);
@@ -169,41 +169,75 @@ static void call_end(struct pa_call *c, struct prealloc_report *report, uint64_t
 	memcpy(report, &c->rep, PA_MIN((size_t)report->size, sizeof(c->rep)));
 }
 
+/* The caller's progress callback, called on the caller's thread. */
+struct progress_out {
+	prealloc_progress_fn fn;
+	void *data;
+	uint64_t done, total;
+	int ret;
+};
+
+static void progress_callout(void *arg)
+{
+	struct progress_out *p = arg;
+
+	p->ret = p->fn(p->done, p->total, p->data);
+}
+
+static int progress_relay(uint64_t done, uint64_t total, void *data)
+{
+	struct progress_out *p = data;
+
+	p->done = done;
+	p->total = total;
+	pa_callout(progress_callout, p);
+	return p->ret;
+}
+
+int pa_call_run(void *args)
+{
+	const struct pa_call_args *a = args;
+	struct pa_call c = { .fd = a->fd, .wfd = -1, .wfd_known = -1, .dfd = -1,
+			      .opts = a->opts };
+	struct progress_out out = { .fn = a->opts.progress, .data = a->opts.progress_data };
+	int ret;
+
+	if (out.fn) {
+		c.opts.progress = progress_relay;
+		c.opts.progress_data = &out;
+	}
+	pa_phase(&c, PREALLOC_STEP_TARGET, 0);
+	ret = open_locked(&c, a->off, a->len);
+	if (!ret)
+		open_wfd(&c, a->fl);
+	if (!ret)
+		pa_pace_init(&c.pace, c.target.ctx, c.opts.flags, c.opts.max_rate, c.target.dev);
+	if (!ret)
+		ret = S_ISBLK(c.target.st.st_mode) ? pa_blockdev_prealloc(&c, a->off, a->len) :
+						     pa_file_prealloc(&c, a->off, a->len);
+	if (!ret)
+		pa_phase(&c, PREALLOC_STEP_NONE, 0);
+	call_end(&c, a->report, a->t0);
+	return ret;
+}
+
 PA_EXPORT int prealloc_file_ex(int fd, uint64_t offset, uint64_t len,
 			       const struct prealloc_options *opts,
 			       struct prealloc_report *report)
 {
-	struct pa_call c = { .fd = -1, .wfd = -1, .wfd_known = -1, .dfd = -1,
-			      .olock.fd = -1 };
-	uint64_t t0 = pa_now_ns();
-	int ret, fl;
+	struct pa_call_args a = { .fd = fd, .off = offset, .len = len, .report = report,
+				  .t0 = pa_now_ns() };
 
 	if (report && report->size < offsetof(struct prealloc_report, method))
 		return -EINVAL;
 	if (report && report->size > PA_STRUCT_SIZE_MAX)
 		return -E2BIG;
-	fl = pa_options_load(opts, 0, &c.opts);
-	if (!fl)
-		fl = pa_check_write(fd, offset, len);
-	if (fl < 0)
-		return fl;
-	/* Our own descriptor for the caller's file, for the whole call. */
-	c.fd = pa_dup(fd);
-	if (c.fd < 0)
-		return c.fd;
-	pa_phase(&c, PREALLOC_STEP_TARGET, 0);
-	ret = open_locked(&c, offset, len);
-	if (!ret)
-		open_wfd(&c, fl);
-	if (!ret)
-		pa_pace_init(&c.pace, c.target.ctx, c.opts.flags, c.opts.max_rate, c.target.dev);
-	if (!ret)
-		ret = S_ISBLK(c.target.st.st_mode) ? pa_blockdev_prealloc(&c, offset, len) :
-					     pa_file_prealloc(&c, offset, len);
-	if (!ret)
-		pa_phase(&c, PREALLOC_STEP_NONE, 0);
-	call_end(&c, report, t0);
-	return ret;
+	a.fl = pa_options_load(opts, 0, &a.opts);
+	if (!a.fl)
+		a.fl = pa_check_write(fd, offset, len);
+	if (a.fl < 0)
+		return a.fl;
+	return pa_own_files_run(fd, pa_call_run, &a);
 }
 
 PA_EXPORT int prealloc_file(int fd, uint64_t offset, uint64_t len, unsigned int flags)

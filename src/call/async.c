@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Asynchronous preallocation: prealloc_file_ex() in background mode on a
- * thread the library owns, with an eventfd that turns readable when the
- * result is in, and cancellation through the call's progress hook (so a
- * cancelled call undoes its work exactly like a cancelling callback).
+ * thread of the library's own files (src/base/own_files.h), whose callouts
+ * (the progress callback, the log hook) a second library thread serves,
+ * with an eventfd that turns readable when the result is in, and
+ * cancellation through the call's progress hook (so a cancelled call undoes
+ * its work exactly like a cancelling callback).
  */
 #include <errno.h>
 #include <poll.h>
@@ -15,15 +17,14 @@
 #include <sys/eventfd.h>
 
 #include "src/base/internal.h"
+#include "src/base/own_files.h"
 #include "src/call/call.h"
-#include "src/file/reopen.h"
 
 struct prealloc_async {
-	pthread_t thread;
-	int fd;				/* our duplicate of the caller's descriptor */
+	struct pa_own_run run;		/* the call, holding our copy of the file */
+	pthread_t thread;		/* serves its callouts, then posts @efd */
 	int efd;			/* eventfd: readable once @done */
-	uint64_t off, len;
-	struct prealloc_options opts;	/* the caller's, with our progress hook */
+	struct pa_call_args args;	/* the caller's options with our progress hook */
 	prealloc_progress_fn user_progress;
 	void *user_data;
 	struct prealloc_report rep;	/* written by the thread before @done */
@@ -40,14 +41,19 @@ static int progress(uint64_t done, uint64_t total, void *data)
 	return ret || atomic_load_explicit(&h->cancel, memory_order_relaxed);
 }
 
+static int call(void *arg)
+{
+	struct prealloc_async *h = arg;
+
+	return atomic_load(&h->cancel) ? -ECANCELED : pa_call_run(&h->args);
+}
+
 static void *worker(void *arg)
 {
 	struct prealloc_async *h = arg;
 	uint64_t one = 1;
 
-	h->rep.size = sizeof(h->rep);
-	h->result = atomic_load(&h->cancel) ? -ECANCELED :
-		    prealloc_file_ex(h->fd, h->off, h->len, &h->opts, &h->rep);
+	h->result = pa_own_files_wait(&h->run);
 	atomic_store_explicit(&h->done, true, memory_order_release);
 	/* Cannot fail: the counter is far from overflowing. */
 	(void)!write(h->efd, &one, sizeof(one));
@@ -56,11 +62,9 @@ static void *worker(void *arg)
 
 static void release(struct prealloc_async *h)
 {
-	prealloc_ctx_unref(h->opts.ctx);
+	prealloc_ctx_unref(h->args.opts.ctx);
 	if (h->efd >= 0)
 		close(h->efd);
-	if (h->fd >= 0)
-		close(h->fd);
 	free(h);
 }
 
@@ -76,36 +80,43 @@ PA_EXPORT int prealloc_async_start(int fd, uint64_t offset, uint64_t len,
 	h = calloc(1, sizeof(*h));
 	if (!h)
 		return -ENOMEM;
-	h->fd = h->efd = -1;
+	h->efd = -1;
 	/* Arguments and write access are checked here, the rest by the
 	 * call on the thread. */
-	ret = pa_options_load(opts, PREALLOC_BACKGROUND, &h->opts);
-	if (!ret)
-		ret = pa_check_write(fd, offset, len);
-	if (ret < 0) {
-		h->opts.ctx = NULL;	/* not referenced yet */
+	h->args.fl = pa_options_load(opts, PREALLOC_BACKGROUND, &h->args.opts);
+	if (!h->args.fl)
+		h->args.fl = pa_check_write(fd, offset, len);
+	if (h->args.fl < 0) {
+		ret = h->args.fl;
+		h->args.opts.ctx = NULL;	/* not referenced yet */
 		goto fail;
 	}
-	prealloc_ctx_ref(h->opts.ctx);
-	h->fd = pa_dup(fd);
-	if (h->fd < 0) {
-		ret = h->fd;
-		goto fail;
-	}
+	prealloc_ctx_ref(h->args.opts.ctx);
 	h->efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	if (h->efd < 0) {
 		ret = -errno;
 		goto fail;
 	}
-	h->off = offset;
-	h->len = len;
-	h->user_progress = h->opts.progress;
-	h->user_data = h->opts.progress_data;
-	h->opts.progress = progress;
-	h->opts.progress_data = h;
-	ret = pa_thread_start(&h->thread, worker, h);
+	h->args.fd = fd;
+	h->args.off = offset;
+	h->args.len = len;
+	h->args.report = &h->rep;
+	h->args.t0 = pa_now_ns();
+	h->rep.size = sizeof(h->rep);
+	h->user_progress = h->args.opts.progress;
+	h->user_data = h->args.opts.progress_data;
+	h->args.opts.progress = progress;
+	h->args.opts.progress_data = h;
+	ret = pa_own_files_start(&h->run, fd, call, h);
 	if (ret)
 		goto fail;
+	ret = pa_thread_start(&h->thread, worker, h);
+	if (ret) {
+		/* The call's thread waits for a server: it is told to stop. */
+		prealloc_async_cancel(h);
+		pa_own_files_wait(&h->run);
+		goto fail;
+	}
 	*ret_handle = h;
 	return 0;
 fail:

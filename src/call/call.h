@@ -10,8 +10,8 @@
 #include <stdint.h>
 
 #include "prealloc.h"
-#include "src/call/ofdlock.h"
 #include "src/call/pace.h"
+#include "src/call/proclock.h"
 #include "src/call/rangelock.h"
 #include "src/call/target.h"
 
@@ -19,12 +19,14 @@
 #define PA_DEFAULT_REQUEST	(4u << 20)
 
 /*
- * Every descriptor here is the call's own, held for its whole duration: a
+ * Every descriptor here is the call's own, in the file table of the thread
+ * the call runs on (src/base/own_files.h), held for its whole duration: a
  * caller that closes or dup2()s over its descriptor number mid-call cannot
- * redirect the work to another file.
+ * redirect the work to another file, and closing ours drops none of the
+ * caller's record locks.
  */
 struct pa_call {
-	int fd;				/* our duplicate of the caller's descriptor */
+	int fd;				/* our copy of the caller's descriptor */
 	int wfd;			/* buffered writes: fd, or fd reopened without
 					 * O_APPEND/O_DIRECT/O_SYNC when it has them */
 	int wfd_known;			/* the wfd whose status flags wfd_flags holds */
@@ -42,7 +44,7 @@ struct pa_call {
 	uint64_t total;
 	struct pa_pace pace;		/* background mode and max_rate (src/call/pace.c) */
 	struct pa_range_lock lock;	/* the bytes of a file the call may touch */
-	struct pa_ofd_lock olock;	/* the same bytes against other processes */
+	struct pa_proc_lock plock;	/* the file against other processes */
 };
 
 /*
@@ -59,6 +61,23 @@ int pa_options_load(const struct prealloc_options *opts, uint32_t extra_flags,
  * options: range, then write access.  @fd's status flags, or -errno
  * (-EINVAL, -EFBIG, -EBADF; src/call/api.c). */
 int pa_check_write(int fd, uint64_t off, uint64_t len);
+
+/* A prealloc_file_ex() call whose arguments are checked, for pa_call_run(). */
+struct pa_call_args {
+	int fd;				/* the caller's descriptor */
+	int fl;				/* its status flags (pa_check_write()) */
+	uint64_t off, len;
+	struct prealloc_options opts;	/* loaded (pa_options_load()) */
+	struct prealloc_report *report;	/* may be NULL */
+	uint64_t t0;			/* when the call began */
+};
+
+/*
+ * The call itself, on a thread whose file table is the library's own
+ * (pa_own_files_run(); src/call/api.c): the progress callback is sent back
+ * to the caller's thread.  0 or -errno, the report filled in.
+ */
+int pa_call_run(void *args);
 
 /*
  * Enter @phase of the call (an &enum prealloc_step: the public API names a

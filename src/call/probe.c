@@ -361,6 +361,13 @@ static void refusal_facts(struct prealloc_probe *p)
 	}
 }
 
+static int read_signatures(int rfd, void *arg)
+{
+	struct prealloc_probe *p = arg;
+
+	return rfd < 0 ? rfd : pa_blkid_signatures_fd(rfd, p->sigs, sizeof(p->sigs));
+}
+
 static void target_facts(struct prealloc_probe *p, int fd, uint64_t off, uint64_t len)
 {
 	const struct pa_caps *c = p->t.caps;
@@ -392,14 +399,10 @@ static void target_facts(struct prealloc_probe *p, int fd, uint64_t off, uint64_
 	limits_facts(f, fd);
 	if (bdev) {
 		/* A fresh open file description: the caller's offset stays put. */
-		int rfd = pa_reopen(fd, NULL, O_RDONLY | O_NONBLOCK);
-
-		if (rfd >= 0 && pa_blkid_signatures_fd(rfd, p->sigs, sizeof(p->sigs)) >= 0)
+		if (pa_with_reopened(fd, NULL, O_RDONLY | O_NONBLOCK, read_signatures, p) >= 0)
 			str(f, NULL, "signatures", p->sigs);
 		else
 			null(f, NULL, "signatures");
-		if (rfd >= 0)
-			close(rfd);
 	}
 	if (p->request)
 		plan_facts(p, off, len);

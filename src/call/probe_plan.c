@@ -52,23 +52,34 @@ static int check_device(const struct pa_work *w)
 	return 0;
 }
 
+struct classify_args {
+	struct pa_work *w;
+	struct pa_seglist *segs;
+};
+
+static int classify_own(int rfd, void *arg)
+{
+	const struct classify_args *a = arg;
+	bool fiemap;
+
+	if (rfd < 0)
+		return rfd;
+	pa_seglist_free(a->segs);
+	return pa_file_classify(rfd, a->w, a->segs, &fiemap);
+}
+
 /* The range's extent map, through a descriptor of our own when @fd cannot
  * read it (O_PATH). */
 static int classify(const struct pa_target *t, int fd, struct pa_work *w,
 		    struct pa_seglist *segs)
 {
+	struct classify_args a = { .w = w, .segs = segs };
 	bool fiemap;
-	int rfd, ret = pa_file_classify(fd, w, segs, &fiemap);
+	int ret = pa_file_classify(fd, w, segs, &fiemap);
 
 	if (ret != -EBADF)
 		return ret;
-	rfd = pa_reopen(fd, &t->st, O_RDONLY | O_NONBLOCK);
-	if (rfd < 0)
-		return rfd;
-	pa_seglist_free(segs);
-	ret = pa_file_classify(rfd, w, segs, &fiemap);
-	close(rfd);
-	return ret;
+	return pa_with_reopened(fd, &t->st, O_RDONLY | O_NONBLOCK, classify_own, &a);
 }
 
 /* In the call's order: the request, the plan, the first method, the range. */

@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <time.h>
 
+#include "src/base/own_files.h"
 #include "src/call/rangelock.h"
 
 /* How often a waiting call asks its progress callback whether to go on. */
@@ -67,7 +68,7 @@ int pa_range_lock(struct pa_range_lock *l, prealloc_progress_fn fn, void *data, 
 	int ret = 0;
 
 	pthread_once(&once, register_atfork);
-	l->owner = pthread_self();
+	l->owner = pa_caller_thread();
 	l->held = false;
 	pthread_mutex_lock(&lock);
 	while ((h = conflict(l))) {
@@ -107,3 +108,4 @@ void pa_range_unlock(struct pa_range_lock *l)
 	pthread_cond_broadcast(&released);
 	pthread_mutex_unlock(&lock);
 }
+

@@ -94,30 +94,40 @@ static int seek_regions(int fd, uint64_t off, uint64_t end, struct pa_extlist *o
 /*
  * Without FIEMAP: data regions from SEEK_DATA/SEEK_HOLE, all "written".
  * Seeking moves the file offset, which belongs to the caller: seek on a
- * descriptor of our own, or put the offset back.
+ * descriptor of our own (@sfd, or -errno when there is none).
  */
-static int read_seek(int fd, uint64_t off, uint64_t end, struct pa_extlist *out)
-{
-	struct stat st;
-	int sfd, ret;
+struct seek_args {
+	int fd;
+	uint64_t off, end;
+	struct pa_extlist *out;
+};
 
-	if (PA_RETRY_EINTR(fdatasync(fd)) < 0 && errno != EINVAL && errno != EROFS)
-		return -errno;
-	sfd = pa_reopen(fd, NULL, O_RDONLY);
-	if (sfd >= 0) {
-		ret = seek_regions(sfd, off, end, out);
-		close(sfd);
-		return ret;
-	}
+static int seek_own(int sfd, void *arg)
+{
+	const struct seek_args *a = arg;
+	struct stat st;
+	uint64_t end;
+
+	if (sfd >= 0)
+		return seek_regions(sfd, a->off, a->end, a->out);
 	/*
 	 * No descriptor of our own (no /proc): seeking the caller's would
 	 * move an offset its other threads share.  Call everything inside
 	 * EOF data: kept, never zeroed, and reported as of unknown state.
 	 */
-	if (fstat(fd, &st) < 0)
+	if (fstat(a->fd, &st) < 0)
 		return -errno;
-	end = PA_MIN(end, (uint64_t)st.st_size);
-	return end > off ? pa_extlist_push(out, off, end - off, 0) : 0;
+	end = PA_MIN(a->end, (uint64_t)st.st_size);
+	return end > a->off ? pa_extlist_push(a->out, a->off, end - a->off, 0) : 0;
+}
+
+static int read_seek(int fd, uint64_t off, uint64_t end, struct pa_extlist *out)
+{
+	struct seek_args a = { .fd = fd, .off = off, .end = end, .out = out };
+
+	if (PA_RETRY_EINTR(fdatasync(fd)) < 0 && errno != EINVAL && errno != EROFS)
+		return -errno;
+	return pa_with_reopened(fd, NULL, O_RDONLY, seek_own, &a);
 }
 
 int pa_extents_read(int fd, uint64_t off, uint64_t end, struct pa_extlist *out,

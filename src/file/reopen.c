@@ -2,10 +2,14 @@
 /*
  * Reopening the caller's file with status flags of our own (O_DIRECT on,
  * O_APPEND/O_SYNC off) without touching the caller's open file description,
- * whose flags other threads rely on.  Linux offers only /proc/self/fd for
- * this, which may be missing (a mount namespace without /proc) or refused
- * (a file created 0444 by a caller who still holds it O_RDWR): every user
- * of this helper has a slower way to go on without it.
+ * whose flags other threads rely on.  Linux offers only /proc/thread-self/fd
+ * for this, which may be missing (a mount namespace without /proc) or
+ * refused (a file created 0444 by a caller who still holds it O_RDWR):
+ * every user of this helper has a slower way to go on without it.
+ *
+ * A new description is only ever opened, and so closed, in a file table of
+ * the library's own (src/base/own_files.h): a close in the process's table
+ * drops the caller's record locks on the file.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -13,6 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "src/base/own_files.h"
 #include "src/base/sysfs_read.h"
 #include "src/base/sysfs_root.h"
 #include "src/file/reopen.h"
@@ -69,15 +74,20 @@ static int open_blockdev(const struct stat *st, int flags)
 int pa_reopen(int fd, const struct stat *st, int flags)
 {
 	struct stat own;
-	char path[32];
-	int nfd;
+	char path[40];
+	int nfd, lease;
 
 	if (!st) {
 		if (fstat(fd, &own) < 0)
 			return -errno;
 		st = &own;
 	}
-	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	/* A lease is broken by an open of the file: the caller's would be. */
+	lease = fcntl(fd, F_GETLEASE);
+	if (lease >= 0 && lease != F_UNLCK)
+		return -EBUSY;
+	/* This thread's table: ours, where the number is our copy's. */
+	snprintf(path, sizeof(path), "/proc/thread-self/fd/%d", fd);
 	nfd = open(path, flags | O_CLOEXEC | O_NOCTTY);
 	if (nfd < 0 && errno == ENOENT && S_ISBLK(st->st_mode))
 		nfd = open_blockdev(st, flags);
@@ -92,4 +102,31 @@ int pa_reopen(int fd, const struct stat *st, int flags)
 		return -ESTALE;
 	}
 	return nfd;
+}
+
+struct reopened {
+	int fd;
+	const struct stat *st;
+	int flags;
+	int (*fn)(int rfd, void *arg);
+	void *arg;
+};
+
+static int run_reopened(void *arg)
+{
+	const struct reopened *r = arg;
+	int rfd = pa_reopen(r->fd, r->st, r->flags), ret;
+
+	ret = r->fn(rfd, r->arg);
+	if (rfd >= 0)
+		close(rfd);
+	return ret;
+}
+
+int pa_with_reopened(int fd, const struct stat *st, int flags, int (*fn)(int rfd, void *arg),
+		     void *arg)
+{
+	struct reopened r = { .fd = fd, .st = st, .flags = flags, .fn = fn, .arg = arg };
+
+	return pa_own_files_run(fd, run_reopened, &r);
 }

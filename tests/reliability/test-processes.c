@@ -30,10 +30,10 @@
  *   lock   every call was ordered with the other processes' calls
  *          (&prealloc_report.lock_error 0).
  *
- * app_locks: another call's lock makes a call wait (calling its progress
- * callback, cancellable); the application's own whole-file locks, the only
- * ones that meet the library's, OFD or POSIX, never do: the call goes on
- * unordered (&prealloc_report.lock_error -EDEADLK).
+ * app_locks: another process's call makes a call wait (calling its progress
+ * callback, cancellable); the application's own record locks never meet the
+ * library's, and its own flock() makes the call go on unordered
+ * (&prealloc_report.lock_error -EDEADLK).
  *
  * Every round runs, whatever failed before; the counts by kind are printed
  * and any failure fails the test.  Nothing waits on time: the workers start
@@ -52,6 +52,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/file.h>
 #include <sys/mman.h>
 #include <sys/random.h>
 #include <sys/stat.h>
@@ -440,81 +441,166 @@ static void run_on(const char *type, bool exec)
 
 /* --- the application's own locks ------------------------------------------- */
 
-struct holder_lock {
-	int fd;			/* the description holding the lock */
+/* Another process's call, as the library's calls hold a file: flock() on
+ * a description of its own, until told to let go. */
+struct holder {
+	pid_t pid;
+	int go, ack;		/* pipes: tell it to let go, hear it did */
 	unsigned int waits;	/* progress calls with done 0 */
 	unsigned int release_at, cancel_at;
 };
 
-/* @type over [@start, end of file) through @fd's description. */
-static int ofd_lock(int fd, short type, uint64_t start)
+static void start_flock_holder(struct holder *h, const char *path)
 {
-	struct flock f = { .l_type = type, .l_whence = SEEK_SET, .l_start = (off_t)start };
+	int go[2], ack[2];
+	char b = 0;
 
-	return fcntl(fd, F_OFD_SETLK, &f);
+	assert_int_equal(pipe2(go, O_CLOEXEC), 0);
+	assert_int_equal(pipe2(ack, O_CLOEXEC), 0);
+	h->pid = fork();
+	assert_true(h->pid >= 0);
+	if (h->pid == 0) {
+		int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+		if (fd < 0 || flock(fd, LOCK_EX) < 0 || write(ack[1], &b, 1) != 1 ||
+		    read(go[0], &b, 1) != 1)
+			_exit(1);
+		close(fd);
+		_exit(write(ack[1], &b, 1) == 1 ? 0 : 1);
+	}
+	close(go[0]);
+	close(ack[1]);
+	h->go = go[1];
+	h->ack = ack[0];
+	assert_int_equal(read(h->ack, &b, 1), 1);	/* it holds the file */
 }
 
-/* While the call waits: count, then release the lock or cancel. */
+static void stop_flock_holder(struct holder *h)
+{
+	char b = 0;
+	int status;
+
+	if (h->go >= 0 && write(h->go, &b, 1) == 1)
+		assert_int_equal(read(h->ack, &b, 1), 1);
+	assert_int_equal(waitpid(h->pid, &status, 0), h->pid);
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	close(h->go);
+	close(h->ack);
+}
+
+/* While the call waits: count, then have the holder let go, or cancel. */
 static int waiting(uint64_t done, uint64_t total, void *data)
 {
-	struct holder_lock *h = data;
+	struct holder *h = data;
+	char b = 0;
 
 	(void)total;
 	if (done)
 		return 0;
-	if (++h->waits == h->release_at)
-		assert_int_equal(ofd_lock(h->fd, F_UNLCK, PA_OFD_BASE), 0);
+	if (++h->waits == h->release_at) {
+		assert_int_equal(write(h->go, &b, 1), 1);
+		assert_int_equal(read(h->ack, &b, 1), 1);
+		close(h->go);
+		h->go = -1;
+	}
 	return h->waits == h->cancel_at;
 }
 
+/* Who holds a lock on [@start, end of file) of @path, seen from another
+ * process: its pid (-1 for an OFD lock), or 0 for none. */
+static pid_t lock_holder(const char *path, uint64_t start)
+{
+	int p[2], status;
+	pid_t pid, who = 0;
+
+	assert_int_equal(pipe2(p, O_CLOEXEC), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		struct flock f = { .l_type = F_WRLCK, .l_whence = SEEK_SET,
+				   .l_start = (off_t)start };
+		int fd = open(path, O_RDWR | O_CLOEXEC);
+
+		if (fd < 0 || fcntl(fd, F_GETLK, &f) < 0)
+			_exit(1);
+		who = f.l_type == F_UNLCK ? 0 : f.l_pid;
+		_exit(write(p[1], &who, sizeof(who)) == sizeof(who) ? 0 : 1);
+	}
+	close(p[1]);
+	assert_int_equal(read(p[0], &who, sizeof(who)), sizeof(who));
+	close(p[0]);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	return who;
+}
+
+/* @type over [0, end of file) through @fd's description. */
+static int ofd_lock(int fd, short type)
+{
+	struct flock f = { .l_type = type, .l_whence = SEEK_SET };
+
+	return fcntl(fd, F_OFD_SETLK, &f);
+}
+
 /*
- * Another call's lock (another description's OFD lock on the shadow
- * region, as another process's call holds) makes a call wait, calling its
+ * Another process's call (its flock()) makes a call wait, calling its
  * progress callback with done 0, until it goes or the callback cancels.
- * An application's own lock reaching to end of file, OFD (another
- * description's: whose, the library cannot tell; etcd holds such a lock
- * on every WAL file it preallocates) or POSIX (the calling process's),
- * never makes a call wait: it goes on and says so.
+ * The application's own locks never meet the library's: a whole-file OFD
+ * lock on another description (etcd holds one on every WAL file it
+ * preallocates), a POSIX lockf(F_LOCK, 0), each still held afterwards; the
+ * call is ordered (&prealloc_report.lock_error 0) and never waits.  Only a
+ * flock() of the application's own does: the call goes on unordered
+ * (-EDEADLK) rather than wait for itself.
  */
 static void app_locks(void **state)
 {
-	struct holder_lock h = { .release_at = 3 };
+	struct holder h = { .release_at = 3 };
 	struct prealloc_options o = { .size = sizeof(o), .progress = waiting,
 				      .progress_data = &h };
 	struct prealloc_report r = { .size = sizeof(r) };
 	char path[128];
 	struct tfs t;
-	int fd;
+	int fd, ofd;
 
 	(void)state;
 	assert_int_equal(tfs_create(&t, "ext4", 64, NULL), 0);
 	fd = open(tfs_path(&t, "f", path, sizeof(path)), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-	h.fd = open(path, O_RDWR | O_CLOEXEC);
-	assert_true(fd >= 0 && h.fd >= 0);
-	assert_int_equal(ofd_lock(h.fd, F_WRLCK, PA_OFD_BASE), 0);
+	ofd = open(path, O_RDWR | O_CLOEXEC);
+	assert_true(fd >= 0 && ofd >= 0);
+	start_flock_holder(&h, path);
 	assert_int_equal(prealloc_file_ex(fd, 0, MiB, &o, &r), 0);
 	assert_int_equal(h.waits, 3);
 	assert_int_equal(r.lock_error, 0);
+	stop_flock_holder(&h);
 
-	h = (struct holder_lock){ .fd = h.fd, .cancel_at = 2 };
-	assert_int_equal(ofd_lock(h.fd, F_WRLCK, PA_OFD_BASE), 0);
+	h = (struct holder){ .cancel_at = 2 };
+	start_flock_holder(&h, path);
 	assert_int_equal(prealloc_file_ex(fd, MiB, MiB, &o, &r), -ECANCELED);
 	assert_int_equal(h.waits, 2);
-	assert_int_equal(ofd_lock(h.fd, F_UNLCK, PA_OFD_BASE), 0);
+	stop_flock_holder(&h);
 
-	h = (struct holder_lock){ .fd = h.fd };
-	assert_int_equal(ofd_lock(h.fd, F_WRLCK, 0), 0);
+	h = (struct holder){ .go = -1 };
+	assert_int_equal(ofd_lock(ofd, F_WRLCK), 0);
 	r = (struct prealloc_report){ .size = sizeof(r) };
 	assert_int_equal(prealloc_file_ex(fd, MiB, MiB, &o, &r), 0);
 	assert_int_equal(h.waits, 0);
-	assert_int_equal(r.lock_error, -EDEADLK);
-	assert_int_equal(ofd_lock(h.fd, F_UNLCK, 0), 0);
+	assert_int_equal(r.lock_error, 0);
+	assert_int_equal(lock_holder(path, 0), -1);
+	assert_int_equal(ofd_lock(ofd, F_UNLCK), 0);
 
 	assert_int_equal(lockf(fd, F_LOCK, 0), 0);
 	r = (struct prealloc_report){ .size = sizeof(r) };
-	assert_int_equal(prealloc_file_ex(fd, 2 * MiB, MiB, NULL, &r), 0);
+	assert_int_equal(prealloc_file_ex(fd, 2 * MiB, MiB, &o, &r), 0);
+	assert_int_equal(h.waits, 0);
+	assert_int_equal(r.lock_error, 0);
+	assert_int_equal(lock_holder(path, 0), getpid());
+	assert_int_equal(lockf(fd, F_ULOCK, 0), 0);
+
+	assert_int_equal(flock(ofd, LOCK_EX), 0);
+	r = (struct prealloc_report){ .size = sizeof(r) };
+	assert_int_equal(prealloc_file_ex(fd, 3 * MiB, MiB, &o, &r), 0);
+	assert_int_equal(h.waits, 0);
 	assert_int_equal(r.lock_error, -EDEADLK);
-	close(h.fd);
+	close(ofd);
 	close(fd);
 	tfs_destroy(&t);
 }

@@ -1,0 +1,247 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * A file table of the library's own.
+ *
+ * POSIX drops every record lock a process holds on a file when the
+ * process closes any descriptor of that file: the kernel removes the locks
+ * whose owner is the file table the close() goes through.  The library
+ * must open the caller's file again (O_DIRECT, no O_APPEND, a description
+ * to order calls between processes) and close what it opened; through the
+ * process's table, each close would take the caller's fcntl() locks with
+ * it (SQLite's, InnoDB's).  So whatever the library opens it opens on a
+ * thread whose table is its own (close_range(CLOSE_RANGE_UNSHARE), Linux
+ * 5.9, allowed where unshare() is not), holding a copy of the caller's
+ * descriptor alone: its closes release nothing of the caller's, and a
+ * fork() of the application mid-call inherits none of them.
+ *
+ * The application's code the call runs (progress callbacks, log hooks)
+ * needs the application's descriptors and thread: it is sent back to the
+ * waiting thread as a callout.
+ */
+#include <errno.h>
+#include <linux/close_range.h>
+#include <sched.h>
+#include <unistd.h>
+
+#include "src/base/internal.h"
+#include "src/base/own_files.h"
+
+static __thread struct pa_own_run *self;
+
+/* Our table: a copy of [0, @fd] (nothing above is copied), then only @fd
+ * (-1: empty).  Closing the copies below flushes nothing the caller loses:
+ * the caller's descriptions stay open in its own table, and the owner
+ * whose locks a close removes is this table. */
+static int own_table(int fd)
+{
+	if (close_range((unsigned int)fd + 1, ~0U, CLOSE_RANGE_UNSHARE) < 0) {
+		if (unshare(CLONE_FILES) < 0)
+			return -errno;
+		(void)close_range((unsigned int)fd + 1, ~0U, 0);
+	}
+	if (fd > 0)
+		(void)close_range(0, (unsigned int)fd - 1, 0);
+	return 0;
+}
+
+static void *serve(void *arg)
+{
+	struct pa_own_run *r = arg;
+	int ret = own_table(r->fd);
+
+	pthread_mutex_lock(&r->m);
+	r->state = ret;
+	pthread_cond_broadcast(&r->cv);
+	/* The work starts once someone serves its callouts. */
+	while (!ret && !r->waiting)
+		pthread_cond_wait(&r->cv, &r->m);
+	pthread_mutex_unlock(&r->m);
+	if (ret)
+		return NULL;
+	self = r;
+	ret = r->fn(r->arg);
+	/* Every last close here, before the caller goes on. */
+	(void)close_range(0, ~0U, 0);
+	pthread_mutex_lock(&r->m);
+	r->ret = ret;
+	r->done = true;
+	pthread_cond_broadcast(&r->cv);
+	pthread_mutex_unlock(&r->m);
+	return NULL;
+}
+
+int pa_own_files_start(struct pa_own_run *r, int fd, int (*fn)(void *arg), void *arg)
+{
+	int ret;
+
+	*r = (struct pa_own_run){ .fd = fd, .fn = fn, .arg = arg, .state = 1 };
+	pthread_mutex_init(&r->m, NULL);
+	pthread_cond_init(&r->cv, NULL);
+	ret = pa_thread_start(&r->thread, serve, r);
+	if (ret)
+		return ret;
+	pthread_mutex_lock(&r->m);
+	while (r->state == 1)
+		pthread_cond_wait(&r->cv, &r->m);
+	ret = r->state;
+	pthread_mutex_unlock(&r->m);
+	if (ret)
+		pthread_join(r->thread, NULL);
+	return ret;
+}
+
+int pa_own_files_wait(struct pa_own_run *r)
+{
+	pthread_mutex_lock(&r->m);
+	r->caller = pthread_self();
+	r->waiting = true;
+	pthread_cond_broadcast(&r->cv);
+	while (!r->done) {
+		void (*fn)(void *) = r->out_fn;
+
+		if (!fn) {
+			pthread_cond_wait(&r->cv, &r->m);
+			continue;
+		}
+		pthread_mutex_unlock(&r->m);
+		fn(r->out_arg);
+		pthread_mutex_lock(&r->m);
+		r->out_fn = NULL;
+		pthread_cond_broadcast(&r->cv);
+	}
+	pthread_mutex_unlock(&r->m);
+	pthread_join(r->thread, NULL);
+	return r->ret;
+}
+
+int pa_own_files_run(int fd, int (*fn)(void *arg), void *arg)
+{
+	struct pa_own_run r;
+	int ret;
+
+	if (self)
+		return fn(arg);
+	ret = pa_own_files_start(&r, fd, fn, arg);
+	return ret ? ret : pa_own_files_wait(&r);
+}
+
+void pa_callout(void (*fn)(void *arg), void *arg)
+{
+	struct pa_own_run *r = self;
+
+	if (!r) {
+		fn(arg);
+		return;
+	}
+	pthread_mutex_lock(&r->m);
+	r->out_fn = fn;
+	r->out_arg = arg;
+	pthread_cond_broadcast(&r->cv);
+	while (r->out_fn)
+		pthread_cond_wait(&r->cv, &r->m);
+	pthread_mutex_unlock(&r->m);
+}
+
+pthread_t pa_caller_thread(void)
+{
+	return self ? self->caller : pthread_self();
+}
+
+/*
+ * The process's one table that outlives calls: a library thread that
+ * serves one job at a time, for ever (the library is never unloaded:
+ * -z nodelete).  A fork()ed child has no such thread, nor the table.
+ */
+struct job {
+	int (*fn)(void *arg);
+	void *arg;
+	int ret;
+	bool done;
+};
+
+static struct {
+	pthread_mutex_t m;
+	pthread_cond_t cv;
+	int state;			/* 0 not started, 1 serving, or -errno */
+	struct job *job;		/* posted, not done */
+} kept = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, NULL };
+
+static pthread_once_t kept_once = PTHREAD_ONCE_INIT;
+
+static void kept_reset_in_child(void)
+{
+	pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
+	pthread_cond_t cv = PTHREAD_COND_INITIALIZER;
+
+	kept.m = m;
+	kept.cv = cv;
+	kept.state = 0;
+	kept.job = NULL;
+}
+
+static void kept_register_atfork(void)
+{
+	pthread_atfork(NULL, NULL, kept_reset_in_child);
+}
+
+static void *keep(void *unused)
+{
+	int ret = own_table(-1);
+
+	(void)unused;
+	pthread_mutex_lock(&kept.m);
+	kept.state = ret ? ret : 1;
+	pthread_cond_broadcast(&kept.cv);
+	while (!ret) {
+		struct job *j = kept.job;
+
+		if (!j) {
+			pthread_cond_wait(&kept.cv, &kept.m);
+			continue;
+		}
+		j->ret = j->fn(j->arg);
+		j->done = true;
+		kept.job = NULL;
+		pthread_cond_broadcast(&kept.cv);
+	}
+	pthread_mutex_unlock(&kept.m);
+	return NULL;
+}
+
+/* Start the thread once; caller holds kept.m.  1 or -errno. */
+static int kept_start_locked(void)
+{
+	pthread_t t;
+	int ret;
+
+	if (kept.state)
+		return kept.state;
+	ret = pa_thread_start(&t, keep, NULL);
+	if (ret)
+		return ret;		/* tried again by the next job */
+	pthread_detach(t);
+	while (!kept.state)
+		pthread_cond_wait(&kept.cv, &kept.m);
+	return kept.state;
+}
+
+int pa_kept_files_run(int (*fn)(void *arg), void *arg)
+{
+	struct job j = { .fn = fn, .arg = arg };
+	int ret;
+
+	pthread_once(&kept_once, kept_register_atfork);
+	pthread_mutex_lock(&kept.m);
+	ret = kept_start_locked();
+	if (ret == 1) {
+		while (kept.job)
+			pthread_cond_wait(&kept.cv, &kept.m);
+		kept.job = &j;
+		pthread_cond_broadcast(&kept.cv);
+		while (!j.done)
+			pthread_cond_wait(&kept.cv, &kept.m);
+		ret = j.ret;
+	}
+	pthread_mutex_unlock(&kept.m);
+	return ret;
+}

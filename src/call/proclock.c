@@ -1,0 +1,197 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Locks between processes.  Without them, calls of two processes on one
+ * page zero it through direct and buffered writes at once (the kernel then
+ * fails to invalidate the page cache and leaves -EIO in the file's
+ * writeback state for every process's next fsync()), and one call's undo
+ * releases blocks the other has written.
+ *
+ * Why flock(), on a description of the process's own:
+ *  - The application's own record locks must never meet ours: a process
+ *    never conflicts with its own POSIX locks, and SQLite, InnoDB and
+ *    lockf(fd, F_LOCK, 0) rely on it.  Any fcntl() lock of ours, OFD or
+ *    POSIX, on whatever bytes, would meet a whole-file lock of the
+ *    application's: its F_SETLK would fail while a call runs, and a
+ *    progress callback taking one would never return.  flock() locks live
+ *    apart from fcntl() locks on local filesystems (not on NFS and SMB,
+ *    where we take none).  The price: the whole file, not the call's bytes.
+ *  - One description per file for all of the process's calls on it, kept
+ *    in the library's table that outlives calls (pa_kept_files_run()) while
+ *    any of them runs: calls of one process (ordered between themselves by
+ *    the in-process lock) never wait for each other here, a progress
+ *    callback's own call included.  Not the caller's description: that
+ *    would share the lock with the application's own flock(), and after
+ *    fork() with the child.  Closing ours releases nothing of the
+ *    application's.
+ *  - Whose flock() holds the file, /proc/locks tells (its pid).  The call
+ *    waits for another process's.  One of its own process is the
+ *    application's (the process's calls share ours): waiting would never
+ *    end, so the call goes on unordered and says -EDEADLK; so it does when
+ *    /proc/locks cannot say.
+ *  - Polled (LOCK_NB) with a bounded backoff: the waiting call must call its
+ *    progress callback and be cancellable, and a library cannot own a
+ *    signal to interrupt a blocked flock().
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/vfs.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "src/base/own_files.h"
+#include "src/base/util.h"
+#include "src/call/proclock.h"
+#include "src/file/reopen.h"
+
+#define BACKOFF_MIN_NS (1 * 1000 * 1000)
+#define BACKOFF_MAX_NS (50 * 1000 * 1000)	/* as the in-process lock polls */
+
+#define NFS_MAGIC	0x6969
+#define SMB_MAGIC	0x517B
+#define CIFS_MAGIC	0xFF534D42u
+#define SMB2_MAGIC	0xFE534D42u
+
+/* A file this process holds, in the kept table. */
+struct held {
+	uint64_t dev, ino;
+	int fd;
+	unsigned int calls;
+	struct held *next;
+};
+
+static struct held *held;		/* touched by kept-table jobs only */
+
+/* What a job is given: the file, by a path the kept table can open. */
+struct job {
+	char path[64];
+	const struct stat *st;
+	uint64_t dev, ino;
+};
+
+/* Filesystems whose flock() is a record lock on the server. */
+static bool flock_is_record_lock(int fd)
+{
+	struct statfs sfs;
+
+	if (fstatfs(fd, &sfs) < 0)
+		return false;
+	return sfs.f_type == NFS_MAGIC || sfs.f_type == SMB_MAGIC ||
+	       (uint32_t)sfs.f_type == CIFS_MAGIC || (uint32_t)sfs.f_type == SMB2_MAGIC;
+}
+
+/* Is a flock() of this process's among those on @ino?  True as well when
+ * /proc/locks cannot say. */
+static bool held_here(uint64_t ino)
+{
+	FILE *f = fopen("/proc/locks", "re");
+	char *line = NULL, kind[16];
+	unsigned long long i;
+	bool own = false;
+	size_t n = 0;
+	long pid;
+
+	if (!f)
+		return true;
+	while (!own && getline(&line, &n, f) > 0)
+		own = sscanf(line, "%*[^:]: %15s %*s %*s %ld %*x:%*x:%llu", kind, &pid, &i) == 3 &&
+		      !strcmp(kind, "FLOCK") && i == ino && pid == (long)getpid();
+	free(line);
+	fclose(f);
+	return own;
+}
+
+static struct held **find(uint64_t dev, uint64_t ino)
+{
+	struct held **h = &held;
+
+	while (*h && ((*h)->dev != dev || (*h)->ino != ino))
+		h = &(*h)->next;
+	return h;
+}
+
+/* On the kept table: join the process's hold, or take it.  -EAGAIN while
+ * another process holds the file. */
+static int take(void *arg)
+{
+	const struct job *j = arg;
+	struct held **h = find(j->dev, j->ino), *n;
+	int fd, ret;
+
+	if (*h) {
+		(*h)->calls++;
+		return 0;
+	}
+	fd = open(j->path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0)
+		return -errno;
+	ret = pa_same_file(fd, j->st) ? 0 : -ESTALE;
+	if (!ret && PA_RETRY_EINTR(flock(fd, LOCK_EX | LOCK_NB)) < 0)
+		ret = errno != EWOULDBLOCK ? -errno : held_here(j->ino) ? -EDEADLK : -EAGAIN;
+	if (!ret && !(n = malloc(sizeof(*n))))
+		ret = -ENOMEM;
+	if (ret) {
+		close(fd);
+		return ret;
+	}
+	*n = (struct held){ .dev = j->dev, .ino = j->ino, .fd = fd, .calls = 1, .next = NULL };
+	*h = n;
+	return 0;
+}
+
+/* On the kept table: leave the hold; the last call releases it. */
+static int drop(void *arg)
+{
+	const struct job *j = arg;
+	struct held **h = find(j->dev, j->ino), *o = *h;
+
+	if (o && --o->calls == 0) {
+		*h = o->next;
+		close(o->fd);		/* releases the flock() */
+		free(o);
+	}
+	return 0;
+}
+
+static void backoff(uint64_t *ns)
+{
+	struct timespec ts = { .tv_sec = 0, .tv_nsec = (long)*ns };
+
+	nanosleep(&ts, NULL);
+	*ns = PA_MIN(*ns * 2, BACKOFF_MAX_NS);
+}
+
+int pa_proc_lock(struct pa_proc_lock *l, int fd, const struct stat *st,
+		 prealloc_progress_fn fn, void *data, uint64_t total)
+{
+	struct job j = { .st = st, .dev = st->st_dev, .ino = st->st_ino };
+	uint64_t wait = BACKOFF_MIN_NS;
+	int ret, lease = fcntl(fd, F_GETLEASE);
+
+	*l = (struct pa_proc_lock){ .dev = j.dev, .ino = j.ino };
+	if (flock_is_record_lock(fd))
+		return -EOPNOTSUPP;
+	if (lease >= 0 && lease != F_UNLCK)
+		return -EBUSY;
+	/* Our copy of the caller's descriptor, in this thread's table. */
+	snprintf(j.path, sizeof(j.path), "/proc/%d/task/%d/fd/%d", getpid(), gettid(), fd);
+	while ((ret = pa_kept_files_run(take, &j)) == -EAGAIN) {
+		if (fn && fn(0, total, data))
+			return -ECANCELED;
+		backoff(&wait);
+	}
+	l->held = ret == 0;
+	return ret;
+}
+
+void pa_proc_unlock(struct pa_proc_lock *l)
+{
+	struct job j = { .dev = l->dev, .ino = l->ino };
+
+	if (l->held)
+		pa_kept_files_run(drop, &j);
+	l->held = false;
+}
