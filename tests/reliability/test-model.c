@@ -7,7 +7,11 @@
  * progress call, forced methods the target refuses, requests that cannot
  * fit (ENOSPC before anything) and a filesystem filled up part way through
  * (ENOSPC in the middle).  A shadow image holds the expected bytes and size.
+ * The process also holds POSIX record locks on the file, taken and released
+ * at random through the stream, as SQLite and InnoDB hold theirs.
  * After every prealloc call the test checks:
+ *   - the process's record locks, seen from another process, granule by
+ *     granule, and the descriptor's status flags and offset: as before;
  *   - the bytes and the size (success: data kept or zeroed as asked, zeros
  *     elsewhere; failure: as before, except data a zero-data call zeroed);
  *   - allocation in whole blocks outside the range: unchanged on failure,
@@ -36,6 +40,7 @@
 #include <sys/random.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
+#include <sys/wait.h>
 
 #include "prealloc.h"
 #include "tassert.h"
@@ -48,6 +53,9 @@
 #define CAP (SPAN + 4 * MiB)	/* ... prealloc ranges may reach past it */
 #define FAR (1ull << 40)
 #define DEFAULT_STEPS 160
+#define LOCK_GRAIN (64 * KiB)	/* the process's record locks, in [0, SPAN) */
+#define LOCK_GRAINS ((int)(SPAN / LOCK_GRAIN))
+#define OFFSET 4321		/* the descriptor's offset, never moved */
 #define PA_MIN_U(a, b) ((a) < (b) ? (a) : (b))
 #define PA_MAX_U(a, b) ((a) > (b) ? (a) : (b))
 #define PA_ROUND_DOWN_U(x, a) ((x) / (a) * (a))
@@ -79,6 +87,8 @@ struct model {
 	unsigned int step;
 	unsigned int calls;
 	unsigned int failed[4];	/* -ECANCELED, -EOPNOTSUPP, -ENOSPC, -ENOSPC part way */
+	char locks[LOCK_GRAINS];	/* the process's locks: 0, 'r' or 'w' */
+	int flags;		/* the descriptor's status flags */
 	char log[160];		/* the current operation, for failure messages */
 };
 
@@ -317,6 +327,67 @@ static int check_report(struct model *m, uint64_t off, uint64_t len,
 	return 0;
 }
 
+/* Take or release a record lock over random granules. */
+static int op_lock(struct model *m)
+{
+	static const short types[] = { F_RDLCK, F_WRLCK, F_UNLCK };
+	uint64_t a = tc_below(&m->r, LOCK_GRAINS), b = a + 1 + tc_below(&m->r, LOCK_GRAINS - a);
+	short type = types[tc_below(&m->r, 3)];
+	struct flock f = { .l_type = type, .l_whence = SEEK_SET, .l_start = (off_t)(a * LOCK_GRAIN),
+			   .l_len = (off_t)((b - a) * LOCK_GRAIN) };
+
+	snprintf(m->log, sizeof(m->log), "lock granules [%" PRIu64 ", %" PRIu64 ") %s", a, b,
+		 type == F_RDLCK ? "read" : type == F_WRLCK ? "write" : "release");
+	if (fcntl(m->fd, F_SETLK, &f) < 0)
+		return -errno;
+	memset(m->locks + a, type == F_RDLCK ? 'r' : type == F_WRLCK ? 'w' : 0, b - a);
+	return 0;
+}
+
+/* The first granule whose lock another process sees otherwise than the
+ * model says, run in a child of the model's process (pid @owner). */
+static int first_lock_mismatch(const char *path, const char *locks, pid_t owner)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return 0;
+	for (int i = 0; i < LOCK_GRAINS; i++) {
+		struct flock f = { .l_type = F_WRLCK, .l_whence = SEEK_SET,
+				   .l_start = (off_t)((uint64_t)i * LOCK_GRAIN),
+				   .l_len = LOCK_GRAIN };
+		char seen;
+
+		if (fcntl(fd, F_GETLK, &f) < 0)
+			return i;
+		seen = f.l_type == F_UNLCK ? 0 : f.l_pid != owner ? '?' : f.l_type == F_RDLCK ? 'r' : 'w';
+		if (seen != locks[i])
+			return i;
+	}
+	return -1;
+}
+
+/* The process's locks, flags and offset are as the model says. */
+static int check_owned(struct model *m)
+{
+	char path[128];
+	int status;
+	pid_t pid;
+
+	expect_step(m, fcntl(m->fd, F_GETFL) == m->flags, "status flags changed");
+	expect_step(m, lseek(m->fd, 0, SEEK_CUR) == OFFSET, "offset moved");
+	tfs_path(m->t, "f", path, sizeof(path));
+	pid = fork();
+	if (pid == 0)
+		_exit(first_lock_mismatch(path, m->locks, getppid()) + 1);
+	expect_step(m, pid > 0 && waitpid(pid, &status, 0) == pid && WIFEXITED(status),
+		    "no lock checker");
+	expect_step(m, WEXITSTATUS(status) == 0, "lock of granule %d lost or changed (model: %c)",
+		    WEXITSTATUS(status) - 1,
+		    m->locks[WEXITSTATUS(status) - 1] ? m->locks[WEXITSTATUS(status) - 1] : '-');
+	return 0;
+}
+
 static int op_prealloc(struct model *m)
 {
 	static const unsigned int methods[] = {
@@ -357,6 +428,8 @@ static int op_prealloc(struct model *m)
 
 	ret = prealloc_file_ex(m->fd, off, len, &o, &r);
 	m->calls++;
+	if (check_owned(m))
+		return -1;
 	if (in.filler >= 0) {
 		char path[128];
 
@@ -416,10 +489,12 @@ static int op_prealloc(struct model *m)
 
 static int step(struct model *m)
 {
-	unsigned int k = (unsigned int)tc_below(&m->r, 20);
+	unsigned int k = (unsigned int)tc_below(&m->r, 22);
 	int ret;
 
-	if (k < 5)
+	if (k >= 20)
+		ret = op_lock(m);
+	else if (k < 5)
 		ret = op_write(m);
 	else if (k < 6)
 		ret = op_truncate(m);
@@ -472,6 +547,9 @@ static int run_fs(const char *type, const char *mkfs, uint64_t mb, uint64_t seed
 	    tc_write_pattern(m.src, NULL, 1000, 0, SPAN) || fsync(m.src) < 0)
 		goto out;
 	m.bs = (uint64_t)s.f_bsize;
+	m.flags = fcntl(m.fd, F_GETFL);
+	if (lseek(m.fd, OFFSET, SEEK_SET) != OFFSET)
+		goto out;
 	m.cow = strcmp(type, "btrfs") == 0;
 	m.no_fallocate = fallocate(m.fd, FALLOC_FL_KEEP_SIZE, 0, 1) < 0 && errno == EOPNOTSUPP;
 	{
