@@ -223,7 +223,7 @@ enum prealloc_write_zeroes {
  * @total: bytes the call will handle in all
  * @data: the caller's pointer from &struct prealloc_options
  *
- * Called from the calling thread between chunks of work, and now and then
+ * Called on the calling thread between chunks of work, and now and then
  * with @done 0 while the call waits for another on the same bytes (@total
  * is then the range's length).  Return 0 to go on, anything else to cancel:
  * the call undoes its work as any failed call does and returns -ECANCELED.
@@ -309,13 +309,15 @@ struct prealloc_options {
  *	filesystem shutdown, say): the file's size and allocation may not be
  *	as they were; 0 otherwise.  Since: 0.3
  * @__pad3: zero.
- * @lock_error: 0 when the call's bytes were held against other processes'
- *	calls on the file (or nothing needed holding: a block device is claimed
- *	whole); else why they could not be, and the call ran ordered only with
- *	this process's calls: -ENOLCK or -EINVAL (the filesystem offers no open
- *	file description locks), -EDEADLK (a lock of the application's own,
- *	POSIX or OFD, of any process, reaches to end of file), or why the file could not be opened again (-ENOENT
- *	without /proc, -EACCES: its mode forbids writing).  Since: 0.4
+ * @lock_error: 0 when the file was held against other processes' calls on
+ *	it (or nothing needed holding: a block device is claimed whole); else
+ *	why it could not be, and the call ran ordered only with this
+ *	process's calls: -EDEADLK (a flock() of the application's own holds
+ *	the file, or one whose holder /proc/locks cannot name), -EOPNOTSUPP
+ *	(NFS or SMB, whose flock() is a record lock), -EBUSY (the caller's
+ *	description holds a lease, which opening the file would break), or why
+ *	the file could not be opened again (-ENOENT without /proc, -EACCES: its
+ *	mode forbids reading).  Since: 0.4
  * @__pad4: zero.
  * @write_zeroes: &enum prealloc_write_zeroes: whether FALLOC_FL_WRITE_ZEROES
  *	zeroed bytes of the range, and if not, why not (the kernel, the device,
@@ -406,33 +408,48 @@ struct prealloc_census {
  * with %PREALLOC_ZERO_DATA; the device is claimed with O_EXCL for the call.
  * A library built without libblkid requires %PREALLOC_FORCE.
  *
- * Concurrency: the call works on a duplicate of @fd (closing or dup2()ing
- * over @fd does not redirect it).  Calls on one file whose ranges could
- * meet (they share a page or a filesystem block, or both reach past end of
- * file) run one after the other, whichever thread, context, async handle,
- * descriptor or process makes them: within a process by a range lock,
- * between processes by an open file description lock on a description the
- * call opens for itself, released by the kernel if the process dies.  A
- * waiting call calls its progress callback with done 0 now and then, so it
- * can be cancelled.  So no call fails or undoes another's work by meeting
- * it, and no call leaves an error for anyone's next fsync().  The lock is
- * taken on a shadow of the range, at byte offsets from 2^62 on, so the
- * application's own POSIX and OFD locks on its data never meet it; a lock
- * of its own reaching to end of file (l_len 0) does.  A call never waits on
- * such a lock (it may be the caller's own: etcd holds a whole-file OFD lock
- * on every WAL file it preallocates, and an OFD lock's owner cannot be
- * told): it goes on ordered with this process's calls only, and says so
- * (&prealloc_report.lock_error -EDEADLK); another process's F_SETLK over it
- * fails with EAGAIN while a call runs.  Where the
- * lock cannot be had (&prealloc_report.lock_error says why: a filesystem
- * without OFD locks, a file that cannot be opened again), calls of other
- * processes are not ordered with this one: if their pages or blocks meet,
- * one may fail with -EIO and leave that error for every process's next
- * fsync(), and a failed one's undo may release blocks the other wrote.
- * Like any close() of the file by the process, a call releases the POSIX
- * record locks (F_SETLK) the calling process holds on it: it closes
- * descriptors of its own.  Do not write into the range or truncate the file
- * during the call (a truncate may raise SIGBUS).
+ * What the call does to the caller's file and descriptor: it writes the
+ * range, moves the size as above and syncs; nothing else the process owns
+ * changes.  Its record locks (F_SETLK, OFD, lockf()) stay as they are: the
+ * call opens the file again (O_DIRECT, no O_APPEND) and closes what it
+ * opened only on a thread of the library's own, whose file table holds a
+ * copy of @fd alone (close_range(CLOSE_RANGE_UNSHARE), Linux 5.9), and a
+ * close() there cannot drop the process's locks as a close() of the
+ * process's own would.  @fd's status flags and offset are never changed.
+ * A description holding a lease (F_SETLEASE) is never opened again: the
+ * call uses @fd's own.  Opening and closing the file is visible to inotify
+ * (IN_OPEN, IN_CLOSE_WRITE) and fanotify (an open permission event may
+ * make the call wait for its answer).  The caller's thread waits, running
+ * the progress callback and the log hook (its own code, with its own
+ * descriptors); the work's thread has every signal blocked, so a signal
+ * never interrupts the call.  Where no such thread can be had the call
+ * fails before anything is done (-EAGAIN: no thread; -EPERM or -ENOSYS: a
+ * seccomp profile refuses both close_range() and unshare()).
+ *
+ * Concurrency: the call works on its copy of @fd (closing or dup2()ing over
+ * @fd does not redirect it).  Calls on one file whose ranges could meet
+ * (they share a page or a filesystem block, or both reach past end of file)
+ * run one after the other, whichever thread, context, async handle or
+ * descriptor makes them, by a range lock; calls of different processes on
+ * one file run one after the other by a flock() on a description the
+ * process keeps while any of its calls runs on the file, released by the
+ * kernel if the process dies.  A waiting call calls its progress callback
+ * with done 0 now and then, so it can be cancelled.  So no call fails or
+ * undoes another's work by meeting it, and no call leaves an error for
+ * anyone's next fsync().  flock() locks never meet record locks (on local
+ * filesystems): the application's own F_SETLK, lockf() and OFD locks, on
+ * any bytes, are granted while a call runs, from any thread or callback.
+ * A flock() of the application's own on the file would meet it: a call
+ * never waits for one of its own process (/proc/locks names the holder):
+ * it goes on ordered with this process's calls only, and says so
+ * (&prealloc_report.lock_error -EDEADLK); another process's flock() makes
+ * it wait.  Where the file cannot be held (&prealloc_report.lock_error says
+ * why: NFS, a file that cannot be opened again), calls of other processes
+ * are not ordered with this one: if their pages or blocks meet, one may
+ * fail with -EIO and leave that error for every process's next fsync(), and
+ * a failed one's undo may release blocks the other wrote.  Do not write
+ * into the range or truncate the file during the call (a truncate may
+ * raise SIGBUS).
  *
  * Returns: 0, or a negative errno: -EBADF (fd not open for writing), -EINVAL
  * (bad arguments, unknown flags, a block-device request as above, a
@@ -443,7 +460,8 @@ struct prealloc_census {
  * with O_EXCL by anyone, the caller included), -EEXIST (block device carries
  * a filesystem, RAID or partition-table signature and %PREALLOC_FORCE is not
  * set), -ECANCELED (progress callback asked to stop), -EDEADLK (called from
- * a progress callback on bytes its running call holds), -EOPNOTSUPP
+ * a progress callback on bytes its running call holds), -EAGAIN, -EPERM,
+ * -ENOSYS (no thread of the library's own files, as above), -EOPNOTSUPP
  * (%PREALLOC_KEEP_SIZE beyond EOF where the filesystem cannot reserve; an
  * O_APPEND @fd before Linux 6.9 where the file cannot be reopened), or what
  * the kernel returned (-EIO, -EDQUOT, -EPERM for an append-only or immutable
@@ -479,26 +497,29 @@ struct prealloc_async;
 
 /**
  * prealloc_async_start() - start prealloc_file_ex() on a library thread
- * @fd: as for prealloc_file(); duplicated (F_DUPFD_CLOEXEC, closed by
- *	prealloc_async_free()) before this returns, so the caller may close @fd
- *	at once.  The open file description's offset and flags are not changed.
+ * @fd: as for prealloc_file(); copied into the file table of the call's
+ *	thread before this returns, so the caller may close @fd at once.  The
+ *	open file description's offset and flags are not changed, nor the
+ *	process's record locks on the file.
  * @offset: as for prealloc_file()
  * @len: as for prealloc_file()
  * @opts: &struct prealloc_options (copied), or NULL; %PREALLOC_BACKGROUND is
- *	always added.  A @opts->progress callback is called from the library's
- *	thread.  @opts->ctx is referenced until prealloc_async_free().
+ *	always added.  A @opts->progress callback is called on a library
+ *	thread that shares the process's file table.  @opts->ctx is referenced
+ *	until prealloc_async_free().
  * @ret_handle: where to store the handle, to be released with
  *	prealloc_async_free()
  *
  * The work runs on a library thread with every signal blocked, under
- * prealloc_file_ex()'s contract.  Arguments are checked before it starts;
+ * prealloc_file_ex()'s contract (its file table the library's own).  Arguments are checked before it starts;
  * every other error (such as -ENOSPC) is what prealloc_async_poll()
  * returns.  A child process must not use handles inherited from its parent
  * (not even prealloc_async_free()).
  *
  * Returns: 0, or a negative errno: -EINVAL (NULL @ret_handle, bad arguments
  * as for prealloc_file_ex()), -EBADF (@fd not open for writing), -E2BIG,
- * -ENOMEM, -EAGAIN (no thread could be created), -EMFILE.
+ * -ENOMEM, -EAGAIN (no thread could be created), -EMFILE, -EPERM or -ENOSYS
+ * (as for prealloc_file()).
  * Since: 0.2
  */
 PREALLOC_WUR int prealloc_async_start(int fd, uint64_t offset, uint64_t len,
@@ -571,7 +592,7 @@ PREALLOC_WUR int prealloc_async_report(const struct prealloc_async *h,
  *
  * Work still running is cancelled and waited for (undo included), so the
  * file is in a final state when this returns; the handle's descriptors are
- * closed.  @h must not be used by other threads meanwhile or afterwards;
+ * closed (its copy of the file's in the call's own file table).  @h must not be used by other threads meanwhile or afterwards;
  * neither this nor prealloc_async_wait() may be called from the handle's
  * own progress callback (they would wait for themselves).
  * Since: 0.2
@@ -587,7 +608,9 @@ void prealloc_async_free(struct prealloc_async *h);
  *
  * Flushes delayed allocation and counts written, unwritten, hole and shared
  * bytes in [@offset, @offset + @len), beyond EOF included (FIEMAP, else
- * SEEK_DATA/SEEK_HOLE).
+ * SEEK_DATA/SEEK_HOLE on a description of its own, opened and closed on a
+ * thread of the library's own files: @fd's offset and the process's record
+ * locks stay as they are).
  *
  * Returns: 0, or a negative errno (-EINVAL, -EBADF, -EFBIG, or the kernel's).
  * Since: 0.2
@@ -730,8 +753,9 @@ int prealloc_ctx_flush(struct prealloc_ctx *ctx);
  * @format: printf(3) format of one newline-terminated line.
  * @args: the format's arguments.
  *
- * Called in the thread doing the work (the library's own for
- * prealloc_async_start()).  It must not call prealloc_ctx_set_log_fn() on
+ * Called on the thread that made the call (the library's own for
+ * prealloc_async_start() and the pool's worker), never on the thread whose
+ * file table is the library's.  It must not call prealloc_ctx_set_log_fn() on
  * the same context.
  */
 typedef void (*prealloc_log_fn)(void *data, int priority, const char *file, int line,
@@ -824,7 +848,9 @@ struct prealloc_probe;
  * Reads what prealloc_file_ex(@fd, @offset, @len, @opts) would read, plans
  * what it would do, and writes nothing.  Facts that cannot be learnt are
  * unknown, with the reason where one is known, and never make the call
- * fail.  @fd's offset is not moved.
+ * fail.  @fd's offset is not moved; where the probe needs a readable
+ * description (@fd O_PATH) it opens one on a thread of the library's own
+ * files, as prealloc_file() does, so the process's record locks stay.
  *
  * Returns: 0, or a negative errno: -EINVAL (@ret_probe NULL, bad options),
  * -E2BIG, -EFBIG (as for prealloc_file_ex()), -EBADF, -EISDIR, -ESPIPE,
