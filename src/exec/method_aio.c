@@ -250,7 +250,9 @@ static int writer_init(struct writer *w, struct pa_call *c, const struct pa_rang
 	return 0;
 }
 
-static struct pa_refusal setup_refusal;
+/* Refusals learnt for the process: by a probe of io_setup(), or by a
+ * call's io_submit(). */
+static struct pa_refusal setup_refusal, submit_refusal;
 
 int pa_zero_aio(struct pa_call *c, const struct pa_range *r, size_t n)
 {
@@ -267,7 +269,7 @@ int pa_zero_aio(struct pa_call *c, const struct pa_range *r, size_t n)
 	ctx_put(&w.ctx, !w.w.inflight && !w.refused);
 	pa_dw_free(&w.w);
 	if (w.refused) {
-		pa_refusal_learn(&setup_refusal, w.refused);
+		pa_refusal_learn(&submit_refusal, w.refused);
 		pa_log(c->target.ctx, LOG_NOTICE, "aio refused in this process: %s\n",
 		       pa_refusal_describe("io_submit", "Linux AIO", w.refused, buf, sizeof(buf)));
 	}
@@ -300,11 +302,17 @@ int pa_aio_usable(struct prealloc_ctx *ctx, char *why, size_t len)
 			pa_log(ctx, LOG_NOTICE, "aio refused in this process: %s\n",
 			       pa_refusal_describe("io_setup", "Linux AIO", err, buf, sizeof(buf)));
 	}
-	if (!err)
-		return 0;
-	if (why && len)
-		pa_refusal_describe("io_setup", "Linux AIO", err, why, len);
-	return -EOPNOTSUPP;
+	if (err) {
+		if (why && len)
+			pa_refusal_describe("io_setup", "Linux AIO", err, why, len);
+		return -EOPNOTSUPP;
+	}
+	if (pa_refusal_get(&submit_refusal, &err) && err) {
+		if (why && len)
+			pa_refusal_describe("io_submit", "Linux AIO", err, why, len);
+		return -EOPNOTSUPP;
+	}
+	return 0;
 }
 
 #else

@@ -24,7 +24,13 @@ struct writer {
 	struct pa_dw w;			/* first: the send callback's cast */
 	struct io_uring ring;
 	bool fixed;			/* buffer registered */
+	bool taken;			/* io_uring_enter() has taken a request */
+	int refused;			/* io_uring_enter() refused before it took one */
 };
+
+/* Refusals learnt for the process: by a probe of io_uring_setup(), or by a
+ * call's io_uring_enter(). */
+static struct pa_refusal setup_refusal, enter_refusal;
 
 static void send_write(struct pa_dw *dw, unsigned int s)
 {
@@ -113,7 +119,15 @@ static int run(struct writer *w)
 		if (submit_hook)
 			ret = submit_hook(ret);
 #endif
+		w->taken |= ret > 0;
 		if (ret < 0 && ret != -EINTR && ret != -EAGAIN && ret != -EBUSY) {
+			/* A profile that allows io_uring_setup() but not
+			 * io_uring_enter(): nothing was written, let the caller
+			 * fall back as when the setup is refused. */
+			if ((ret == -EPERM || ret == -ENOSYS) && !w->taken) {
+				w->refused = ret;
+				ret = -EOPNOTSUPP;
+			}
 			if (!w->w.err)
 				w->w.err = ret;
 			return drain(w);
@@ -160,10 +174,16 @@ int pa_zero_uring(struct pa_call *c, const struct pa_range *r, size_t n)
 	ret = run(&w);
 	io_uring_queue_exit(&w.ring);
 	pa_dw_free(&w.w);
+	if (w.refused) {
+		char buf[160];
+
+		pa_refusal_learn(&enter_refusal, w.refused);
+		pa_log(c->target.ctx, LOG_NOTICE, "uring refused in this process: %s\n",
+		       pa_refusal_describe("io_uring_enter", "io_uring", w.refused, buf,
+					   sizeof(buf)));
+	}
 	return ret;
 }
-
-static struct pa_refusal setup_refusal;
 
 /* A one-entry ring, set up and closed: what seccomp or the sysctl say. */
 static int setup_probe(void)
@@ -201,9 +221,15 @@ int pa_uring_usable(struct prealloc_ctx *ctx, char *why, size_t len)
 			pa_log(ctx, LOG_NOTICE, "uring refused in this process: %s\n",
 			       (describe(err, buf, sizeof(buf)), buf));
 	}
-	if (!err)
-		return 0;
-	if (why && len)
-		describe(err, why, len);
-	return -EOPNOTSUPP;
+	if (err) {
+		if (why && len)
+			describe(err, why, len);
+		return -EOPNOTSUPP;
+	}
+	if (pa_refusal_get(&enter_refusal, &err) && err) {
+		if (why && len)
+			pa_refusal_describe("io_uring_enter", "io_uring", err, why, len);
+		return -EOPNOTSUPP;
+	}
+	return 0;
 }

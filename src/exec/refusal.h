@@ -5,6 +5,24 @@
  * once, by a small setup call, and remembered for the process, so later
  * calls neither retry it nor lose time on it.  A forked child asks again:
  * its seccomp filter may differ from its parent's.
+ *
+ * Every system call a method makes, and what its refusal (EPERM or ENOSYS,
+ * as seccomp profiles answer) means; profiles are written call by call:
+ *
+ *   uring    io_uring_setup     probed: the method is not used, remembered
+ *            io_uring_register  the zero buffer goes unregistered: plain writes
+ *            io_uring_enter     before the kernel took a request: nothing
+ *                               written, the next method, remembered; after:
+ *                               the call's error, undone
+ *   aio      io_setup           probed: the method is not used, remembered
+ *            io_submit          as io_uring_enter
+ *            io_getevents       after requests were taken: the call's error
+ *   buffered pwritev2 RWF_DONTCACHE  plain writes, remembered per call
+ *            sync_file_range    no early write-back: the final sync does it
+ *   write-zeroes fallocate(FALLOC_FL_WRITE_ZEROES): EOPNOTSUPP is the
+ *            kernel's or the device's refusal (src/plan/write_zeroes.c)
+ *
+ * tests/fs/test-fallback.c refuses each of them alone.
  */
 #ifndef PREALLOC_REFUSAL_H
 #define PREALLOC_REFUSAL_H

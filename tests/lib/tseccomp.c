@@ -67,6 +67,29 @@ int tsec_refuse(int err, bool aio)
 #endif
 }
 
+int tsec_refuse_calls(const int *nr, unsigned int n, int err)
+{
+#ifdef TSEC_ARCH
+	/* Head, one jump a call (to the refusal past the ones after it), the
+	 * allow, the refusal. */
+	struct sock_filter f[3 + 8 + 2] = { TSEC_HEAD(n + 1) };
+	unsigned short k = 3;
+
+	if (n > 8)
+		return -EINVAL;
+	for (unsigned int i = 0; i < n; i++)
+		f[k++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
+						      (unsigned int)nr[i], (unsigned char)(n - i), 0);
+	f[k++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
+	f[k++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K,
+					      SECCOMP_RET_ERRNO | ((unsigned int)err & SECCOMP_RET_DATA));
+	return install(f, k);
+#else
+	(void)nr, (void)n, (void)err;
+	return -ENOSYS;
+#endif
+}
+
 int tsec_refuse_io_uring(int err)
 {
 	return tsec_refuse(err, false);

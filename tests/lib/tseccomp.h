@@ -19,6 +19,11 @@
  * architecture the filter does not know, or -errno. */
 int tsec_refuse(int err, bool aio);
 
+/* From now on each system call of @nr (@n of them, at most 8) fails with
+ * @err, every other is allowed: a profile written call by call.  0,
+ * -ENOSYS on an architecture the filter does not know, or -errno. */
+int tsec_refuse_calls(const int *nr, unsigned int n, int err);
+
 /* tsec_refuse(@err, false). */
 int tsec_refuse_io_uring(int err);
 
