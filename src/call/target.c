@@ -71,15 +71,14 @@ static void ext_flags(int fd, uint64_t fs_type, struct pa_plan_input *in)
 	in->no_fallocate = !(attr & (FS_INLINE_DATA_FL | FS_EXTENT_FL));
 }
 
-/* xfs keeps the blocks beyond EOF of a file that fallocate() marked
- * preallocated; in any other file they may be its speculative
- * preallocation, which it trims at the next close. */
-static bool eof_blocks_kept(int fd, uint64_t fs_type)
+/* Has fallocate() marked this xfs file preallocated?  xfs then keeps its
+ * blocks beyond EOF; in any other file they may be its speculative
+ * preallocation, which it trims at the next close.  Nothing clears the mark
+ * (FS_IOC_FSSETXATTR keeps it). */
+static bool xfs_marked(int fd)
 {
 	struct fsxattr fa;
 
-	if (fs_type != XFS_SUPER_MAGIC)
-		return true;
 	return ioctl(fd, FS_IOC_FSGETXATTR, &fa) == 0 && (fa.fsx_xflags & FS_XFLAG_PREALLOC);
 }
 
@@ -137,9 +136,10 @@ int pa_target_open(struct prealloc_ctx *ctx, int fd, uint64_t off, uint64_t len,
 		in->no_write = t->fs_type == HUGETLBFS_MAGIC;
 		ext_flags(fd, t->fs_type, in);
 		in->range_in_eof = off + len <= (uint64_t)t->st.st_size;
-		/* Asked only where it matters: keep-size past EOF. */
+		if (t->fs_type == XFS_SUPER_MAGIC)
+			in->reserve_marks = !xfs_marked(fd);
 		in->eof_blocks_kept = in->range_in_eof || !(flags & PREALLOC_KEEP_SIZE) ||
-				      eof_blocks_kept(fd, t->fs_type);
+				      !in->reserve_marks;
 	}
 	t->dev = S_ISBLK(t->st.st_mode) ? t->st.st_rdev : t->st.st_dev;
 	if (pa_caps_cache_get(&pa_ctx(ctx)->caps, t->dev, &t->caps) == 0) {

@@ -78,12 +78,12 @@ static const struct pa_method methods[PA_METHOD_COUNT] = {
 	[PREALLOC_METHOD_WRITE_ZEROES] = { "write-zeroes", ANY, write_zeroes_applies,
 					   write_zeroes },
 	[PREALLOC_METHOD_ZEROOUT] = { "zeroout", PA_M_BDEV, zeroout_applies, zeroout },
-	[PREALLOC_METHOD_URING] = { "uring", ANY | PA_M_RESERVE | PA_M_DIRECT | PA_M_BATCH,
-				    always, uring, pa_uring_usable },
-	[PREALLOC_METHOD_AIO] = { "aio", ANY | PA_M_RESERVE | PA_M_DIRECT | PA_M_BATCH,
-				  always, aio, pa_aio_usable },
-	[PREALLOC_METHOD_BUFFERED] = { "buffered", ANY | PA_M_RESERVE | PA_M_WHOLE, files_only,
-				       buffered },
+	[PREALLOC_METHOD_URING] = { "uring", ANY | PA_M_RESERVE | PA_M_WRITES | PA_M_DIRECT |
+					     PA_M_BATCH, always, uring, pa_uring_usable },
+	[PREALLOC_METHOD_AIO] = { "aio", ANY | PA_M_RESERVE | PA_M_WRITES | PA_M_DIRECT |
+					 PA_M_BATCH, always, aio, pa_aio_usable },
+	[PREALLOC_METHOD_BUFFERED] = { "buffered", ANY | PA_M_RESERVE | PA_M_WRITES | PA_M_WHOLE,
+				       files_only, buffered },
 	[PREALLOC_METHOD_ALLOCATE] = { "allocate", PA_M_FILE | PA_M_RESERVE | PA_M_WHOLE, NULL,
 				       allocate },
 };

@@ -26,6 +26,8 @@ enum pa_method_flags {
 	PA_M_DIRECT = 1u << 3,	/* O_DIRECT writes through c->dfd, direct alignment */
 	PA_M_WHOLE = 1u << 4,	/* zeroes whole pieces: no aligned middle, no edges */
 	PA_M_BATCH = 1u << 5,	/* takes a run of consecutive zero steps at once */
+	PA_M_WRITES = 1u << 6,	/* its writes allocate holes themselves: reserving
+				 * first only keeps the blocks together */
 };
 
 struct pa_method {

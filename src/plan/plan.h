@@ -22,6 +22,8 @@ struct pa_plan_input {
 	bool cow_unknown;		/* overlayfs whose upper layer cannot be judged */
 	bool inline_data;		/* ext4 inline data: buffered writes, never fallocate() */
 	bool eof_blocks_kept;		/* allocated blocks beyond EOF stay (false: xfs may trim them) */
+	bool reserve_marks;		/* fallocate() would mark the file preallocated for
+					 * good (xfs, not marked yet) */
 	bool no_fallocate;		/* ext2/3 file: nothing can be reserved beyond EOF */
 	bool mem_backed;		/* tmpfs/ramfs/hugetlbfs: no device below */
 	bool no_write;			/* hugetlbfs: no write(), fallocate() zeroes pages */

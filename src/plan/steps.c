@@ -76,13 +76,20 @@ static int push(struct pa_steps *s, uint8_t action, unsigned int m, uint64_t sta
 /*
  * Methods that write into reserved space reserve first; so does keep-size
  * beyond EOF whatever writes the rest.  Never on ext4 inline data:
- * fallocate() there loses the next write at umount (a kernel bug).
+ * fallocate() there loses the next write at umount (a kernel bug).  Not on
+ * an xfs file fallocate() has not marked preallocated, where the writes
+ * can allocate: the mark is for good, and a failed call would leave it,
+ * and with it every later append's speculative preallocation beyond EOF.
  */
 static bool needs_reserve(const struct pa_work *w, unsigned int m)
 {
+	bool beyond = keep_size(w) && w->end > w->old_size;
+
 	if (!is_file(w) || w->reserved || w->in->inline_data)
 		return false;
-	return pa_method_is(m, PA_M_RESERVE) || (keep_size(w) && w->end > w->old_size);
+	if (w->in->reserve_marks && pa_method_is(m, PA_M_WRITES) && !beyond)
+		return false;
+	return pa_method_is(m, PA_M_RESERVE) || beyond;
 }
 
 /* Keep-size blocks beyond EOF are reserved even when allocated, unless the

@@ -571,6 +571,89 @@ static void own_eof_blocks_undone(void **st)
 	own_blocks_case(true, true);
 }
 
+/* --- xfs: a failed call leaves the file unmarked -------------------------- */
+
+static unsigned int completions;
+
+static int fail_second_completion(int res)
+{
+	return ++completions == 2 ? -EIO : res;
+}
+
+static bool marked_preallocated(int fd)
+{
+	struct fsxattr fa;
+
+	assert_int_equal(ioctl(fd, FS_IOC_FSGETXATTR, &fa), 0);
+	return fa.fsx_xflags & FS_XFLAG_PREALLOC;
+}
+
+/* 32 MiB appended 1 MiB at a time, then closed (a log's life); the bytes
+ * the file then keeps allocated beyond EOF. */
+static uint64_t append_and_close(const char *name)
+{
+	static uint8_t buf[MiB];
+	char path[128];
+	struct stat st;
+	int fd;
+
+	memset(buf, 'L', sizeof(buf));
+	tfs_path(&fs, name, path, sizeof(path));
+	fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC);
+	assert_true(fd >= 0);
+	for (int i = 0; i < 32; i++)
+		assert_int_equal(write(fd, buf, sizeof(buf)), (ssize_t)sizeof(buf));
+	assert_int_equal(close(fd), 0);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	assert_true(fd >= 0 && fsync(fd) == 0 && fstat(fd, &st) == 0);
+	close(fd);
+	assert_int_equal(st.st_size, 32 * MiB);
+	return (uint64_t)st.st_blocks * 512 - (uint64_t)st.st_size;
+}
+
+/*
+ * xfs marks a file preallocated on any fallocate() that allocates, nothing
+ * clears the mark, and a marked file keeps its speculative preallocation
+ * beyond EOF for good.  A cancelled call and one failed by an I/O error
+ * part way leave the file unmarked: the same appends then keep no more
+ * beyond EOF than in a file no call touched.
+ */
+static void failed_call_leaves_no_mark(void **st)
+{
+	struct prealloc_options cancelled = { .size = sizeof(cancelled), .progress = cancel_now };
+	struct prealloc_options failing = { .size = sizeof(failing),
+					    .method = PREALLOC_METHOD_URING,
+					    .request_bytes = MiB };
+	uint64_t untouched, beyond;
+	int fd;
+
+	(void)st;
+	if (strcmp(fs_type, "xfs"))
+		skip();
+	close(open_file(&fs, "untouched"));
+	untouched = append_and_close("untouched");
+
+	fd = open_file(&fs, "cancelled");
+	assert_int_equal(prealloc_file_ex(fd, 0, 32 * MiB, &cancelled, NULL), -ECANCELED);
+	assert_false(marked_preallocated(fd));
+	close(fd);
+	beyond = append_and_close("cancelled");
+	print_message("beyond EOF after the appends: untouched %" PRIu64 " KiB, after a cancelled "
+		      "call %" PRIu64 " KiB\n", (uint64_t)(untouched / KiB), (uint64_t)(beyond / KiB));
+	assert_true(beyond <= untouched + MiB);
+
+	fd = open_file(&fs, "failed");
+	completions = 0;
+	pa_uring_set_cqe_hook(fail_second_completion);
+	assert_int_equal(prealloc_file_ex(fd, 0, 32 * MiB, &failing, NULL), -EIO);
+	pa_uring_set_cqe_hook(NULL);
+	assert_false(marked_preallocated(fd));
+	close(fd);
+	beyond = append_and_close("failed");
+	print_message("after a failed call %" PRIu64 " KiB\n", (uint64_t)(beyond / KiB));
+	assert_true(beyond <= untouched + MiB);
+}
+
 /* ext4 near full, as root: what passes the precheck fits, and what does not
  * fit fails before anything changes (ctime included). */
 static void near_full_ext4(void **st)
@@ -906,6 +989,7 @@ int main(void)
 		cmocka_unit_test(zero_data_counts),
 		cmocka_unit_test(zero_data_unshares),
 		cmocka_unit_test(submit_failure_undone),
+		cmocka_unit_test(failed_call_leaves_no_mark),
 	};
 	const struct CMUnitTest xfs_only[] = {
 		cmocka_unit_test(allocated_needs_nothing),
