@@ -10,12 +10,14 @@
 #include <prealloc.h>
 
 #include "cli.h"
+#include "exec.h"
 
 static const struct cli_command commands[] = {
 	{ "run", cmd_run, "make a range allocated, written and durable" },
 	{ "verify", cmd_verify, "count written, unwritten and hole bytes of a range" },
 	{ "probe", cmd_probe, "describe the storage under a path and the plan for it" },
 	{ "pool", cmd_pool, "fill or inspect a pool of ready segments in a directory" },
+	{ "exec", cmd_exec, "run a program whose fallocate() calls leave written extents" },
 };
 
 static void usage(void)
