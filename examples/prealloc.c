@@ -10,7 +10,7 @@
 #include <prealloc.h>
 
 #include "cli.h"
-#include "exec.h"
+#include "prealloc-exec.h"
 
 static const struct cli_command commands[] = {
 	{ "run", cmd_run, "make a range allocated, written and durable" },

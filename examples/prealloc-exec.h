@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* `prealloc exec` (examples/prealloc-exec.c). */
-#ifndef PREALLOC_EXEC_H
-#define PREALLOC_EXEC_H
+#ifndef PREALLOC_PREALLOC_EXEC_H
+#define PREALLOC_PREALLOC_EXEC_H
 
 int cmd_exec(int argc, char **argv);
 
