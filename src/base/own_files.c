@@ -19,6 +19,7 @@
  * waiting thread as a callout.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <linux/close_range.h>
 #include <sched.h>
 #include <unistd.h>
@@ -28,12 +29,35 @@
 
 static __thread struct pa_own_run *self;
 
+/*
+ * ThreadSanitizer keeps one table of descriptors per process: descriptors
+ * of the same number in two threads' own tables look to it like one
+ * descriptor raced on.  Under it the threads keep the process's table
+ * (what it checks is the threads, not the caller's locks).
+ */
+#if defined(__SANITIZE_THREAD__)
+#define SHARED_TABLE 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define SHARED_TABLE 1
+#endif
+#endif
+#ifndef SHARED_TABLE
+#define SHARED_TABLE 0
+#endif
+
 /* Our table: a copy of [0, @fd] (nothing above is copied), then only @fd
  * (-1: empty).  Closing the copies below flushes nothing the caller loses:
  * the caller's descriptions stay open in its own table, and the owner
- * whose locks a close removes is this table. */
-static int own_table(int fd)
+ * whose locks a close removes is this table.  The caller's file is then
+ * *@own.  Under ThreadSanitizer, a duplicate in the process's table. */
+static int own_table(int fd, int *own)
 {
+	*own = fd;
+	if (SHARED_TABLE) {
+		*own = fd >= 0 ? fcntl(fd, F_DUPFD_CLOEXEC, 3) : -1;
+		return fd >= 0 && *own < 0 ? -errno : 0;
+	}
 	if (close_range((unsigned int)fd + 1, ~0U, CLOSE_RANGE_UNSHARE) < 0) {
 		if (unshare(CLONE_FILES) < 0)
 			return -errno;
@@ -47,7 +71,7 @@ static int own_table(int fd)
 static void *serve(void *arg)
 {
 	struct pa_own_run *r = arg;
-	int ret = own_table(r->fd);
+	int fd, ret = own_table(r->fd, &fd);
 
 	pthread_mutex_lock(&r->m);
 	r->state = ret;
@@ -59,9 +83,12 @@ static void *serve(void *arg)
 	if (ret)
 		return NULL;
 	self = r;
-	ret = r->fn(r->arg);
+	ret = r->fn(fd, r->arg);
 	/* Every last close here, before the caller goes on. */
-	(void)close_range(0, ~0U, 0);
+	if (SHARED_TABLE)
+		close(fd);
+	else
+		(void)close_range(0, ~0U, 0);
 	pthread_mutex_lock(&r->m);
 	r->ret = ret;
 	r->done = true;
@@ -70,7 +97,7 @@ static void *serve(void *arg)
 	return NULL;
 }
 
-int pa_own_files_start(struct pa_own_run *r, int fd, int (*fn)(void *arg), void *arg)
+int pa_own_files_start(struct pa_own_run *r, int fd, int (*fn)(int fd, void *arg), void *arg)
 {
 	int ret;
 
@@ -114,13 +141,13 @@ int pa_own_files_wait(struct pa_own_run *r)
 	return r->ret;
 }
 
-int pa_own_files_run(int fd, int (*fn)(void *arg), void *arg)
+int pa_own_files_run(int fd, int (*fn)(int fd, void *arg), void *arg)
 {
 	struct pa_own_run r;
 	int ret;
 
 	if (self)
-		return fn(arg);
+		return fn(fd, arg);
 	ret = pa_own_files_start(&r, fd, fn, arg);
 	return ret ? ret : pa_own_files_wait(&r);
 }
@@ -149,14 +176,18 @@ pthread_t pa_caller_thread(void)
 
 /*
  * The process's one table that outlives calls: a library thread that
- * serves one job at a time, for ever (the library is never unloaded:
- * -z nodelete).  A fork()ed child has no such thread, nor the table.
+ * serves one job at a time for as long as its table holds something (a
+ * job says when it holds nothing more: pa_kept_files_done()), so that a
+ * process whose calls have ended has no thread of ours left.  A fork()ed
+ * child has no such thread, nor the table.
  */
 struct job {
 	int (*fn)(void *arg);
 	void *arg;
 	int ret;
 	bool done;
+	bool ended;			/* the thread ends after it: join it */
+	pthread_t thread;
 };
 
 static struct {
@@ -164,7 +195,8 @@ static struct {
 	pthread_cond_t cv;
 	int state;			/* 0 not started, 1 serving, or -errno */
 	struct job *job;		/* posted, not done */
-} kept = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, NULL };
+	bool ending;			/* the job said the table holds nothing */
+} kept = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, NULL, false };
 
 static pthread_once_t kept_once = PTHREAD_ONCE_INIT;
 
@@ -186,13 +218,13 @@ static void kept_register_atfork(void)
 
 static void *keep(void *unused)
 {
-	int ret = own_table(-1);
+	int none, ret = own_table(-1, &none);
 
 	(void)unused;
 	pthread_mutex_lock(&kept.m);
 	kept.state = ret ? ret : 1;
 	pthread_cond_broadcast(&kept.cv);
-	while (!ret) {
+	while (!ret) {			/* 1 once the table holds nothing */
 		struct job *j = kept.job;
 
 		if (!j) {
@@ -202,10 +234,22 @@ static void *keep(void *unused)
 		j->ret = j->fn(j->arg);
 		j->done = true;
 		kept.job = NULL;
+		if (kept.ending) {
+			kept.ending = false;
+			kept.state = 0;		/* the next job starts a thread */
+			j->ended = true;
+			j->thread = pthread_self();
+			ret = 1;
+		}
 		pthread_cond_broadcast(&kept.cv);
 	}
 	pthread_mutex_unlock(&kept.m);
 	return NULL;
+}
+
+void pa_kept_files_done(void)
+{
+	kept.ending = true;		/* under kept.m: called by a job */
 }
 
 /* Start the thread once; caller holds kept.m.  1 or -errno. */
@@ -219,9 +263,14 @@ static int kept_start_locked(void)
 	ret = pa_thread_start(&t, keep, NULL);
 	if (ret)
 		return ret;		/* tried again by the next job */
-	pthread_detach(t);
-	while (!kept.state)
+	kept.state = 2;			/* starting: its first answer comes */
+	while (kept.state == 2)
 		pthread_cond_wait(&kept.cv, &kept.m);
+	if (kept.state < 0) {		/* no table of its own: it ended */
+		pthread_mutex_unlock(&kept.m);
+		pthread_join(t, NULL);
+		pthread_mutex_lock(&kept.m);
+	}
 	return kept.state;
 }
 
@@ -232,10 +281,10 @@ int pa_kept_files_run(int (*fn)(void *arg), void *arg)
 
 	pthread_once(&kept_once, kept_register_atfork);
 	pthread_mutex_lock(&kept.m);
-	ret = kept_start_locked();
+	/* The thread may end while we wait for another job: ask again. */
+	while ((ret = kept_start_locked()) == 1 && kept.job)
+		pthread_cond_wait(&kept.cv, &kept.m);
 	if (ret == 1) {
-		while (kept.job)
-			pthread_cond_wait(&kept.cv, &kept.m);
 		kept.job = &j;
 		pthread_cond_broadcast(&kept.cv);
 		while (!j.done)
@@ -243,5 +292,9 @@ int pa_kept_files_run(int (*fn)(void *arg), void *arg)
 		ret = j.ret;
 	}
 	pthread_mutex_unlock(&kept.m);
+	/* Gone before we return: a process whose calls ended has no thread
+	 * of ours when it forks. */
+	if (j.ended)
+		pthread_join(j.thread, NULL);
 	return ret;
 }

@@ -12,8 +12,8 @@
 
 /* One piece of work on a thread of the library's own, and its callouts. */
 struct pa_own_run {
-	int fd;				/* the caller's, the same number in our table */
-	int (*fn)(void *arg);
+	int fd;				/* the caller's file in our table */
+	int (*fn)(int fd, void *arg);
 	void *arg;
 	pthread_t thread;
 	pthread_t caller;		/* the thread that serves the callouts */
@@ -28,26 +28,26 @@ struct pa_own_run {
 };
 
 /*
- * Start @fn(@arg) on a library thread (every signal blocked) whose file
- * table holds the caller's descriptor @fd alone, at the same number, and
- * return once it does: from then on the caller may close @fd.  The thread
- * closes every descriptor left in its table before @fn's result is
- * posted.  Callouts it makes (pa_callout()) run on the thread that calls
+ * Start @fn(@fd', @arg) on a library thread (every signal blocked) whose
+ * file table holds the caller's descriptor @fd alone, as @fd', and return
+ * once it does: from then on the caller may close @fd.  The thread closes
+ * every descriptor left in its table, @fd' included, before @fn's result
+ * is posted.  Callouts it makes (pa_callout()) run on the thread that calls
  * pa_own_files_wait(), which must follow a 0.  0, or -errno (no thread, or
  * the kernel refuses both close_range(CLOSE_RANGE_UNSHARE) and
  * unshare(CLONE_FILES)): nothing started.
  */
-int pa_own_files_start(struct pa_own_run *r, int fd, int (*fn)(void *arg), void *arg);
+int pa_own_files_start(struct pa_own_run *r, int fd, int (*fn)(int fd, void *arg), void *arg);
 
 /* Serve @r's callouts on this thread until @fn returns; its result. */
 int pa_own_files_wait(struct pa_own_run *r);
 
 /*
  * Start, then wait: @fn's result, or why it could not start.  From a
- * thread that is already the library's own (inside @fn), @fn simply runs
- * there: its table holds our copy of the file at the same number.
+ * thread that is already the library's own (inside @fn), @fn(@fd, @arg)
+ * simply runs there: @fd is then already a descriptor of its table.
  */
-int pa_own_files_run(int fd, int (*fn)(void *arg), void *arg);
+int pa_own_files_run(int fd, int (*fn)(int fd, void *arg), void *arg);
 
 /*
  * Run @fn(@arg) on the application's thread: the one serving this
@@ -69,5 +69,9 @@ pthread_t pa_caller_thread(void);
  * another.  @fn's result, or -errno when the thread cannot be had.
  */
 int pa_kept_files_run(int (*fn)(void *arg), void *arg);
+
+/* Called by a job whose table now holds nothing: the thread ends after it
+ * (the next job starts another), so none of ours outlives the calls. */
+void pa_kept_files_done(void);
 
 #endif

@@ -151,8 +151,6 @@ static void call_end(struct pa_call *c, struct prealloc_report *report, uint64_t
 		close(c->wfd);
 	if (c->dfd >= 0)
 		close(c->dfd);
-	if (c->fd >= 0)
-		close(c->fd);
 	pa_target_close(&c->target);
 	if (!report)
 		return;
@@ -194,10 +192,10 @@ static int progress_relay(uint64_t done, uint64_t total, void *data)
 	return p->ret;
 }
 
-int pa_call_run(void *args)
+int pa_call_run(int fd, void *args)
 {
 	const struct pa_call_args *a = args;
-	struct pa_call c = { .fd = a->fd, .wfd = -1, .wfd_known = -1, .dfd = -1,
+	struct pa_call c = { .fd = fd, .wfd = -1, .wfd_known = -1, .dfd = -1,
 			      .opts = a->opts };
 	struct progress_out out = { .fn = a->opts.progress, .data = a->opts.progress_data };
 	int ret;
@@ -225,7 +223,7 @@ PA_EXPORT int prealloc_file_ex(int fd, uint64_t offset, uint64_t len,
 			       const struct prealloc_options *opts,
 			       struct prealloc_report *report)
 {
-	struct pa_call_args a = { .fd = fd, .off = offset, .len = len, .report = report,
+	struct pa_call_args a = { .off = offset, .len = len, .report = report,
 				  .t0 = pa_now_ns() };
 
 	if (report && report->size < offsetof(struct prealloc_report, method))

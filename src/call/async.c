@@ -41,11 +41,11 @@ static int progress(uint64_t done, uint64_t total, void *data)
 	return ret || atomic_load_explicit(&h->cancel, memory_order_relaxed);
 }
 
-static int call(void *arg)
+static int call(int fd, void *arg)
 {
 	struct prealloc_async *h = arg;
 
-	return atomic_load(&h->cancel) ? -ECANCELED : pa_call_run(&h->args);
+	return atomic_load(&h->cancel) ? -ECANCELED : pa_call_run(fd, &h->args);
 }
 
 static void *worker(void *arg)
@@ -97,7 +97,6 @@ PA_EXPORT int prealloc_async_start(int fd, uint64_t offset, uint64_t len,
 		ret = -errno;
 		goto fail;
 	}
-	h->args.fd = fd;
 	h->args.off = offset;
 	h->args.len = len;
 	h->args.report = &h->rep;

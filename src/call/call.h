@@ -64,7 +64,6 @@ int pa_check_write(int fd, uint64_t off, uint64_t len);
 
 /* A prealloc_file_ex() call whose arguments are checked, for pa_call_run(). */
 struct pa_call_args {
-	int fd;				/* the caller's descriptor */
 	int fl;				/* its status flags (pa_check_write()) */
 	uint64_t off, len;
 	struct prealloc_options opts;	/* loaded (pa_options_load()) */
@@ -73,11 +72,12 @@ struct pa_call_args {
 };
 
 /*
- * The call itself, on a thread whose file table is the library's own
- * (pa_own_files_run(); src/call/api.c): the progress callback is sent back
- * to the caller's thread.  0 or -errno, the report filled in.
+ * The call itself on @fd, the caller's file in the table of a thread that
+ * is the library's own (pa_own_files_run(); src/call/api.c): the progress
+ * callback is sent back to the caller's thread.  0 or -errno, the report
+ * filled in.
  */
-int pa_call_run(void *args);
+int pa_call_run(int fd, void *args);
 
 /*
  * Enter @phase of the call (an &enum prealloc_step: the public API names a

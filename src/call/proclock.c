@@ -118,7 +118,7 @@ static struct held **find(uint64_t dev, uint64_t ino)
 static int take(void *arg)
 {
 	const struct job *j = arg;
-	struct held **h = find(j->dev, j->ino), *n;
+	struct held **h = find(j->dev, j->ino), *n = NULL;
 	int fd, ret;
 
 	if (*h) {
@@ -126,20 +126,21 @@ static int take(void *arg)
 		return 0;
 	}
 	fd = open(j->path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-	if (fd < 0)
-		return -errno;
-	ret = pa_same_file(fd, j->st) ? 0 : -ESTALE;
+	ret = fd < 0 ? -errno : pa_same_file(fd, j->st) ? 0 : -ESTALE;
 	if (!ret && PA_RETRY_EINTR(flock(fd, LOCK_EX | LOCK_NB)) < 0)
 		ret = errno != EWOULDBLOCK ? -errno : held_here(j->ino) ? -EDEADLK : -EAGAIN;
 	if (!ret && !(n = malloc(sizeof(*n))))
 		ret = -ENOMEM;
-	if (ret) {
-		close(fd);
-		return ret;
+	if (!ret) {
+		*n = (struct held){ .dev = j->dev, .ino = j->ino, .fd = fd, .calls = 1 };
+		*h = n;
+		return 0;
 	}
-	*n = (struct held){ .dev = j->dev, .ino = j->ino, .fd = fd, .calls = 1, .next = NULL };
-	*h = n;
-	return 0;
+	if (fd >= 0)
+		close(fd);
+	if (!held)
+		pa_kept_files_done();
+	return ret;
 }
 
 /* On the kept table: leave the hold; the last call releases it. */
@@ -153,6 +154,8 @@ static int drop(void *arg)
 		close(o->fd);		/* releases the flock() */
 		free(o);
 	}
+	if (!held)
+		pa_kept_files_done();
 	return 0;
 }
 

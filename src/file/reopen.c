@@ -105,17 +105,16 @@ int pa_reopen(int fd, const struct stat *st, int flags)
 }
 
 struct reopened {
-	int fd;
 	const struct stat *st;
 	int flags;
 	int (*fn)(int rfd, void *arg);
 	void *arg;
 };
 
-static int run_reopened(void *arg)
+static int run_reopened(int fd, void *arg)
 {
 	const struct reopened *r = arg;
-	int rfd = pa_reopen(r->fd, r->st, r->flags), ret;
+	int rfd = pa_reopen(fd, r->st, r->flags), ret;
 
 	ret = r->fn(rfd, r->arg);
 	if (rfd >= 0)
@@ -126,7 +125,7 @@ static int run_reopened(void *arg)
 int pa_with_reopened(int fd, const struct stat *st, int flags, int (*fn)(int rfd, void *arg),
 		     void *arg)
 {
-	struct reopened r = { .fd = fd, .st = st, .flags = flags, .fn = fn, .arg = arg };
+	struct reopened r = { .st = st, .flags = flags, .fn = fn, .arg = arg };
 
 	return pa_own_files_run(fd, run_reopened, &r);
 }
