@@ -139,17 +139,24 @@ static pid_t tgid_of(pid_t tid)
 	return tgid;
 }
 
-/* The program's descriptor @fd of process @pid, as a descriptor of ours. */
+/* The program's descriptor @fd of process @pid, as a descriptor of ours:
+ * its own description (pidfd_getfd()), else, where a profile refuses that
+ * call (container runtimes allow it only with CAP_SYS_PTRACE), the file
+ * opened anew through /proc (the library reopens it anyway). */
 static int program_fd(pid_t pid, int fd)
 {
-	int pidfd = (int)syscall(SYS_pidfd_open, pid, 0), own;
+	int pidfd = (int)syscall(SYS_pidfd_open, pid, 0), own = -1;
+	char path[64];
 
-	if (pidfd < 0)
-		return -errno;
-	own = (int)syscall(SYS_pidfd_getfd, pidfd, fd, 0);
-	own = own < 0 ? -errno : own;
-	close(pidfd);
-	return own;
+	if (pidfd >= 0) {
+		own = (int)syscall(SYS_pidfd_getfd, pidfd, fd, 0);
+		close(pidfd);
+	}
+	if (own >= 0)
+		return own;
+	snprintf(path, sizeof(path), "/proc/%d/fd/%d", (int)pid, fd);
+	own = open(path, O_WRONLY | O_CLOEXEC | O_NOCTTY);
+	return own < 0 ? -errno : own;
 }
 
 static void *serve(void *arg)
