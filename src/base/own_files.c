@@ -105,15 +105,19 @@ int pa_own_files_start(struct pa_own_run *r, int fd, int (*fn)(int fd, void *arg
 	pthread_mutex_init(&r->m, NULL);
 	pthread_cond_init(&r->cv, NULL);
 	ret = pa_thread_start(&r->thread, serve, r);
-	if (ret)
-		return ret;
-	pthread_mutex_lock(&r->m);
-	while (r->state == 1)
-		pthread_cond_wait(&r->cv, &r->m);
-	ret = r->state;
-	pthread_mutex_unlock(&r->m);
-	if (ret)
-		pthread_join(r->thread, NULL);
+	if (!ret) {
+		pthread_mutex_lock(&r->m);
+		while (r->state == 1)
+			pthread_cond_wait(&r->cv, &r->m);
+		ret = r->state;
+		pthread_mutex_unlock(&r->m);
+		if (ret)
+			pthread_join(r->thread, NULL);
+	}
+	if (ret) {
+		pthread_cond_destroy(&r->cv);
+		pthread_mutex_destroy(&r->m);
+	}
 	return ret;
 }
 
@@ -138,6 +142,8 @@ int pa_own_files_wait(struct pa_own_run *r)
 	}
 	pthread_mutex_unlock(&r->m);
 	pthread_join(r->thread, NULL);
+	pthread_cond_destroy(&r->cv);
+	pthread_mutex_destroy(&r->m);
 	return r->ret;
 }
 

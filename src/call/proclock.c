@@ -33,6 +33,7 @@
  *    signal to interrupt a blocked flock().
  */
 #include <errno.h>
+#include <pthread.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -64,6 +65,19 @@ struct held {
 };
 
 static struct held *held;		/* touched by kept-table jobs only */
+static pthread_once_t once = PTHREAD_ONCE_INIT;
+
+/* A fork()ed child has neither the kept table nor the calls that held
+ * those files: it holds nothing. */
+static void forget_in_child(void)
+{
+	held = NULL;
+}
+
+static void register_atfork(void)
+{
+	pthread_atfork(NULL, NULL, forget_in_child);
+}
 
 /* What a job is given: the file, by a path the kept table can open. */
 struct job {
@@ -175,6 +189,7 @@ int pa_proc_lock(struct pa_proc_lock *l, int fd, const struct stat *st,
 	int ret, lease = fcntl(fd, F_GETLEASE);
 
 	*l = (struct pa_proc_lock){ .dev = j.dev, .ino = j.ino };
+	pthread_once(&once, register_atfork);
 	if (flock_is_record_lock(fd))
 		return -EOPNOTSUPP;
 	if (lease >= 0 && lease != F_UNLCK)
