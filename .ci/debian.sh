@@ -84,6 +84,11 @@ done
 ldd "$work/zp" | grep -E 'libprealloc.so.1 => (/usr)?/lib/' >/dev/null || fail "zp does not load the packaged library"
 ! ldd "$work/zp-static" | grep -q libprealloc || fail "zp-static loads libprealloc.so"
 
+step "prealloc exec with the packaged interposer: util-linux's fallocate(1), unchanged"
+# Dynamically linked: the interposer at the path the packaged tool knows.
+prealloc exec --quiet -- fallocate -l 8M "$work/exec-test"
+prealloc verify "$work/exec-test" >/dev/null || fail "fallocate(1) under prealloc exec left the file unwritten"
+
 step "a CMake project: find_package(libprealloc 0.3 REQUIRED)"
 "$src/tests/checks/check-cmake.sh" "$src" none --system
 
