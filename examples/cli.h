@@ -47,6 +47,7 @@ enum cli_situation {
 	CLI_ON_BLKDEV = 1u << 1,	/* PATH is a block device */
 	CLI_NOT_DIRECT = 1u << 2,	/* --method forces a method other than uring, aio */
 	CLI_INSPECT_ONLY = 1u << 3,	/* nothing will be made (pool without --count) */
+	CLI_ON_DIR = 1u << 4,		/* PATH is a directory (verify walks it) */
 };
 
 /* Short option @opt does not apply when the situation has every bit of @when. */

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * `prealloc probe`: the storage under PATH, whether zeroing is offloaded, and
- * the plan for a request, with their reasons.  The facts come from the
+ * the plan for a request, with their reasons; for a directory, or a PATH not
+ * made yet, those of a new file in the directory.  The facts come from the
  * library's probe (prealloc_probe_new()) and are rendered twice, as text and
  * as JSON, by the same walk over them: a fact added to the library shows up
  * here without a change.
@@ -9,6 +10,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <libgen.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
@@ -25,13 +28,15 @@
 static void usage(void)
 {
 	fputs("Usage:\n"
-	      " prealloc probe [options] PATH\n"
+	      " prealloc probe [options] PATH|DIR\n"
 	      "\nDescribe the storage under PATH (a file or a block device): filesystem,\n"
 	      "device chain with each device's limits and NVMe/SCSI facts, whether zeroing\n"
 	      "is offloaded to the device and which fact decided it, direct-I/O alignment,\n"
 	      "atomic-write limits, and the plan for a request with its reason.  Nothing\n"
 	      "is written.  The options mean what they mean to 'prealloc run': the plan\n"
-	      "is the one run would follow with the same options.\n"
+	      "is the one run would follow with the same options.  For a directory, or a\n"
+	      "PATH that does not exist yet, the answer is for a new file in the directory\n"
+	      "(an anonymous file, probed and closed: nothing is left behind).\n"
 	      "\nOptions:\n"
 	      " -o, --offset N    first byte of the range (default 0)\n"
 	      " -l, --length N    length of the range (default 1 MiB)\n"
@@ -241,12 +246,15 @@ static void steps_text(const struct prealloc_probe *p)
 
 /* ---- output ---- */
 
-static void print_json(const char *path, const struct prealloc_probe *p)
+/* @subject: NULL for PATH itself, else what was probed in its place. */
+static void print_json(const char *path, const char *subject, const struct prealloc_probe *p)
 {
 	struct json_object *o = json_object_new_object(), *devs = json_object_new_array();
 	int n = prealloc_probe_device_count(p);
 
 	json_object_object_add(o, "path", json_object_new_string(path));
+	if (subject)
+		json_object_object_add(o, "subject", json_object_new_string(subject));
 	facts_json(p, 0, target_fact, o);
 	steps_json(p, o);
 	for (int d = 0; d < n; d++)
@@ -256,7 +264,7 @@ static void print_json(const char *path, const struct prealloc_probe *p)
 	cli_json_print(o);
 }
 
-static void print_text(const char *path, const struct prealloc_probe *p)
+static void print_text(const char *subject, const struct prealloc_probe *p)
 {
 	static const char *const answers[] = { "no", "yes", "unknown" };
 	int n = prealloc_probe_device_count(p), m;
@@ -269,7 +277,7 @@ static void print_text(const char *path, const struct prealloc_probe *p)
 		kind = NULL;
 	if (prealloc_probe_lookup(p, "filesystem", NULL, &fs) < 0)
 		fs = NULL;
-	printf("%s: %s%s%s\n", path, kind ? kind : "?", fs ? " on " : "", fs ? fs : "");
+	printf("%s: %s%s%s\n", subject, kind ? kind : "?", fs ? " on " : "", fs ? fs : "");
 	printf("zeroing offloaded: %s (%s)\n", off >= 0 && off < 3 ? answers[off] : "?", why);
 	m = prealloc_probe_plan(p, 0);
 	if (m >= 0) {
@@ -344,10 +352,83 @@ static int parse_probe(int argc, char **argv, struct probe_args *a)
 	return 0;
 }
 
+/* PATH itself; without read permission (a device node, as a user) a path
+ * descriptor is enough to probe: what needs reading (signatures) is then
+ * unknown. */
+static int open_path(const char *path, int flags)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | flags);
+
+	if (fd < 0 && (errno == EACCES || errno == EPERM))
+		fd = open(path, O_PATH | O_CLOEXEC | flags);
+	return fd;
+}
+
+/* The directory a new file at @path would go in, its name in @dir: when
+ * nothing is at @path (not even a dangling symlink, which run would follow
+ * elsewhere).  A descriptor, or -1 with errno ENOENT. */
+static int open_parent(const char *path, char *dir, size_t len)
+{
+	char copy[PATH_MAX];
+	struct stat st;
+	int fd;
+
+	if (lstat(path, &st) == 0 || errno != ENOENT || strlen(path) >= sizeof(copy))
+		goto none;
+	strcpy(copy, path);
+	snprintf(dir, len, "%s", dirname(copy));
+	fd = open_path(dir, O_DIRECTORY);
+	if (fd >= 0)
+		return fd;
+	dir[0] = 0;
+none:
+	errno = ENOENT;
+	return -1;
+}
+
+/* O_TMPFILE's stand-in: a hidden name in @dfd, unlinked at once.  A
+ * descriptor, or -1 with errno set. */
+static int open_hidden(int dfd)
+{
+	char name[64];
+	int fd = -1, err;
+
+	for (unsigned int i = 0; fd < 0 && i < 100; i++) {
+		snprintf(name, sizeof(name), ".prealloc-probe.%ld.%u", (long)getpid(), i);
+		fd = openat(dfd, name, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+		if (fd < 0 && errno != EEXIST)
+			return -1;
+	}
+	if (fd >= 0 && unlinkat(dfd, name, 0) < 0) {
+		err = errno;
+		close(fd);
+		errno = err;
+		return -1;
+	}
+	return fd;
+}
+
+/* What a new file in directory @dfd gets is learnt on one that no name
+ * reaches, so nothing is left behind.  Closes @dfd; a descriptor, or -1
+ * with errno set. */
+static int open_new_file(int dfd)
+{
+	int fd = openat(dfd, ".", O_TMPFILE | O_RDWR | O_CLOEXEC, 0600), err;
+
+	/* No O_TMPFILE: EOPNOTSUPP from the filesystem, EISDIR from old kernels. */
+	if (fd < 0 && (errno == EOPNOTSUPP || errno == EISDIR))
+		fd = open_hidden(dfd);
+	err = errno;
+	close(dfd);
+	errno = err;
+	return fd;
+}
+
 int cmd_probe(int argc, char **argv)
 {
 	struct probe_args a = { 0 };
 	struct prealloc_probe *p;
+	char dir[PATH_MAX] = "", subject[PATH_MAX + 16];
 	const char *path;
 	struct stat st;
 	int fd, r;
@@ -356,18 +437,13 @@ int cmd_probe(int argc, char **argv)
 	if (r)
 		return r < 0 ? 0 : r;
 	path = argv[optind];
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-	/* No read permission (a device node, as a user): a path descriptor is
-	 * enough to probe; what needs reading (signatures) is then unknown. */
-	if (fd < 0 && (errno == EACCES || errno == EPERM))
-		fd = open(path, O_PATH | O_CLOEXEC);
-	if (fd < 0) {
+	fd = open_path(path, 0);
+	if (fd < 0 && errno == ENOENT)
+		fd = open_parent(path, dir, sizeof(dir));
+	if (fd < 0 || fstat(fd, &st) < 0) {
 		cli_fail(path, errno, "cannot open");
-		return EXIT_OPERATIONAL;
-	}
-	if (fstat(fd, &st) < 0) {
-		cli_fail(path, errno, "cannot open");
-		close(fd);
+		if (fd >= 0)
+			close(fd);
 		return EXIT_OPERATIONAL;
 	}
 	r = cli_check_rules("probe", lopts, rules, sizeof(rules) / sizeof(rules[0]), a.seen,
@@ -375,6 +451,15 @@ int cmd_probe(int argc, char **argv)
 	if (r) {
 		close(fd);
 		return r;
+	}
+	if (S_ISDIR(st.st_mode)) {
+		if (!dir[0])
+			snprintf(dir, sizeof(dir), "%s", path);
+		fd = open_new_file(fd);
+		if (fd < 0) {
+			cli_fail(path, errno, "cannot create a new file in %s to probe", dir);
+			return EXIT_OPERATIONAL;
+		}
 	}
 	if (S_ISBLK(st.st_mode))
 		a.o.flags |= PREALLOC_ZERO_DATA;	/* block devices are only ever zeroed */
@@ -384,10 +469,11 @@ int cmd_probe(int argc, char **argv)
 		cli_fail(path, -r, "cannot probe");
 		return cli_exit_code(-r);
 	}
+	snprintf(subject, sizeof(subject), "new file in %s", dir);
 	if (a.json)
-		print_json(path, p);
+		print_json(path, dir[0] ? subject : NULL, p);
 	else
-		print_text(path, p);
+		print_text(dir[0] ? subject : path, p);
 	prealloc_probe_free(p);
 	return 0;
 }

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* The prealloc tool: exit codes, messages, JSON, on real files. */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <setjmp.h>
@@ -10,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <signal.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <sys/wait.h>
@@ -56,6 +58,22 @@ static void has_all(const char *text, const char *const *needles, const char *fi
 				    __FILE__, __LINE__)
 #define assert_err_has(...) has_all(err, (const char *const[]){ __VA_ARGS__, NULL }, \
 				    __FILE__, __LINE__)
+
+/* What the last run_tool() printed on stdout holds the string made from
+ * the printf() format and arguments. */
+#define assert_out_hasf(...) out_hasf(__FILE__, __LINE__, __VA_ARGS__)
+
+__attribute__((format(printf, 3, 4)))
+static void out_hasf(const char *file, int line, const char *fmt, ...)
+{
+	char needle[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(needle, sizeof(needle), fmt, ap);
+	va_end(ap);
+	has_all(out, (const char *const[]){ needle, NULL }, file, line);
+}
 
 /* Start the tool with @args (shell words, exec'd by the shell so the
  * child is the tool) as user @uid (root only), or as this process when @uid
@@ -267,8 +285,192 @@ static void probe_file(void **state)
 	assert_out_has("\"kind\":\"file\"", "\"zeroing_offloaded\":", "\"decided_by\":\"",
 		       "\"atomic_write\":{\"unit_min\":", "\"plan\":{\"method\":\"",
 		       "\"devices\":[");
+	assert_null(strstr(out, "\"subject\""));	/* PATH itself was probed */
 	assert_int_equal(run_tool("probe %s", path), 0);
 	assert_out_has("zeroing offloaded: ", "\n  because ", "atomic_write: unit_min=");
+}
+
+/* Entries of directory @path but "." and "..", or -1. */
+static int count_entries(const char *path)
+{
+	DIR *d = opendir(path);
+	struct dirent *e;
+	int n = 0;
+
+	if (!d)
+		return -1;
+	while ((e = readdir(d)))
+		n += strcmp(e->d_name, ".") && strcmp(e->d_name, "..");
+	closedir(d);
+	return n;
+}
+
+/* probe DIR, and probe PATH where nothing is yet: what a new file there
+ * gets, for the request asked, with nothing left behind and PATH not made. */
+static void probe_new_file(void **state)
+{
+	struct tfs t = { 0 };
+	char db[256], wal[300];
+	int fd, n;
+
+	(void)state;
+	if (geteuid() != 0 || !tfs_supported("ext4"))
+		skip();
+	assert_int_equal(tfs_create(&t, "ext4", 64, NULL), 0);
+	tfs_path(&t, "db", db, sizeof(db));
+	assert_int_equal(mkdir(db, 0755), 0);
+	snprintf(wal, sizeof(wal), "%s/wal-000000", db);
+	fd = open(wal, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	assert_true(fd >= 0);
+	close(fd);
+	n = count_entries(db);
+	assert_int_equal(n, 1);
+
+	assert_int_equal(run_tool("probe %s", db), 0);
+	assert_out_hasf("new file in %s: file on ext4\n", db);
+	assert_out_has("\nplan: ", "\n  because ", "\nsteps:\n");
+	assert_int_equal(run_tool("probe --json --offset 4K --length 64K %s", db), 0);
+	assert_out_hasf("{\"path\":\"%s\",\"subject\":\"new file in %s\",\"kind\":\"file\",", db, db);
+	assert_out_has("\"request\":{\"offset\":4096,\"length\":65536,", "\"plan\":{\"method\":\"");
+	assert_int_equal(count_entries(db), n);
+
+	snprintf(wal, sizeof(wal), "%s/wal-000001", db);
+	assert_int_equal(run_tool("probe %s", wal), 0);
+	assert_out_hasf("new file in %s: file on ext4\n", db);
+	assert_out_has("\nplan: ");
+	assert_int_equal(run_tool("probe --json %s", wal), 0);
+	assert_out_hasf("{\"path\":\"%s\",\"subject\":\"new file in %s\",", wal, db);
+	assert_int_equal(access(wal, F_OK), -1);
+	assert_int_equal(errno, ENOENT);
+	assert_int_equal(count_entries(db), n);
+	/* Only the last name may be missing. */
+	assert_int_equal(run_tool("probe %s/nodir/wal", db), 1);
+	assert_err_has("/nodir/wal: cannot open: No such file or directory");
+	tfs_destroy(&t);
+}
+
+/* A file of @size bytes under @top, written with pwrite() ('w'),
+ * fallocate()d ('u': unwritten) or sparse ('s'). */
+static void tree_file(const char *top, const char *name, char how, off_t size)
+{
+	static char buf[1 << 16];
+	char path[300];
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/%s", top, name);
+	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	assert_true(fd >= 0);
+	memset(buf, 'x', sizeof(buf));
+	for (off_t off = 0; how == 'w' && off < size; off += (off_t)sizeof(buf))
+		assert_int_equal(pwrite(fd, buf, sizeof(buf), off), sizeof(buf));
+	if (how == 'u')
+		assert_int_equal(fallocate(fd, 0, 0, size), 0);
+	if (how == 's')
+		assert_int_equal(ftruncate(fd, size), 0);
+	close(fd);
+}
+
+/* The sum of the numbers following each @key in [@from, @to). */
+static unsigned long long sum_of(const char *from, const char *to, const char *key)
+{
+	unsigned long long sum = 0;
+
+	while ((from = strstr(from, key)) && from < to) {
+		from += strlen(key);
+		sum += strtoull(from, NULL, 10);
+	}
+	return sum;
+}
+
+/* verify --json DIR: each count of "total" is the sum over "files". */
+static void totals_are_sums(void)
+{
+	static const char *const keys[] = {
+		"\"length\":", "\"written_bytes\":", "\"unwritten_bytes\":", "\"hole_bytes\":",
+	};
+	const char *files = strstr(out, "\"files\":["), *total = strstr(out, "\"total\":{");
+
+	assert_non_null(files);
+	assert_non_null(total);
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+		if (sum_of(files, total, keys[i]) != sum_of(total, total + strlen(total), keys[i]))
+			fail_msg("total %s is not the sum over the files:\n%s", keys[i], out);
+}
+
+/*
+ * verify DIR: every regular file below, whole, and the total; a symlink and
+ * another filesystem mounted inside are left out, a file the user cannot
+ * open is listed and the walk goes on.  Exit 0 once every file is written.
+ */
+static void verify_tree(void **state)
+{
+	struct tfs t = { 0 };
+	char top[256], sub[300], other[300], full[300], link[300];
+
+	(void)state;
+	if (geteuid() != 0 || !tfs_supported("ext4"))
+		skip();
+	assert_int_equal(tfs_create(&t, "ext4", 64, NULL), 0);
+	tfs_path(&t, "tree", top, sizeof(top));
+	snprintf(sub, sizeof(sub), "%s/sub", top);
+	snprintf(other, sizeof(other), "%s/other", top);
+	snprintf(full, sizeof(full), "%s/full", top);
+	snprintf(link, sizeof(link), "%s/link", top);
+	assert_int_equal(mkdir(top, 0755), 0);
+	assert_int_equal(mkdir(sub, 0755), 0);
+	assert_int_equal(mkdir(other, 0755), 0);
+	tree_file(top, "full", 'w', 1 << 20);
+	tree_file(top, "unw", 'u', 1 << 20);
+	tree_file(top, "sub/sparse", 's', 1 << 20);
+	tree_file(top, "empty", 's', 0);
+	assert_int_equal(symlink("full", link), 0);
+	assert_int_equal(mount("tmpfs", other, "tmpfs", 0, "size=1m"), 0);
+	tree_file(other, "elsewhere", 's', 4096);
+
+	assert_int_equal(run_tool("verify --json %s", top), 1);
+	assert_out_hasf("{\"path\":\"%s/full\",\"offset\":0,\"length\":1048576,\"written_bytes\":"
+			"1048576,\"unwritten_bytes\":0,\"hole_bytes\":0,", top);
+	assert_out_hasf("{\"path\":\"%s/sub/sparse\",\"offset\":0,\"length\":1048576,"
+			"\"written_bytes\":0,\"unwritten_bytes\":0,\"hole_bytes\":1048576,", top);
+	assert_out_hasf("{\"path\":\"%s/unw\",\"offset\":0,\"length\":1048576,\"written_bytes\":0,"
+			"\"unwritten_bytes\":1048576,\"hole_bytes\":0,", top);
+	assert_out_has("\"total\":{\"files\":4,\"empty_files\":1,\"errors\":0,\"length\":3145728,"
+		       "\"written_bytes\":1048576,\"unwritten_bytes\":1048576,\"hole_bytes\":1048576,",
+		       "\"fully_written\":false}}");
+	assert_null(strstr(out, "/link\""));
+	assert_null(strstr(out, "/elsewhere\""));
+	totals_are_sums();
+	assert_int_equal(run_tool("verify %s", top), 1);
+	assert_out_hasf("%s/unw: [0 B, 1 MiB): written 0 B, unwritten 1 MiB, holes 0 B", top);
+	assert_out_has("\ntotal: 3 MiB in 4 files (1 empty, 0 errors): written 1 MiB, "
+		       "unwritten 1 MiB, holes 1 MiB, shared 0 B: NOT fully written\n");
+
+	/* Each file is counted whole: a range is refused. */
+	assert_int_equal(run_tool("verify --offset 4K %s", top), 2);
+	assert_err_has("prealloc: --offset does not apply to a directory");
+	assert_int_equal(run_tool("verify --length 1M --json %s", top), 2);
+	assert_err_has("prealloc: --length does not apply to a directory");
+	assert_string_equal(out, "");
+
+	assert_int_equal(run_tool("run --length 1M %s/unw", top), 0);
+	assert_int_equal(run_tool("run --length 1M %s/sub/sparse", top), 0);
+	assert_int_equal(run_tool("verify --json %s", top), 0);
+	assert_out_has("\"total\":{\"files\":4,\"empty_files\":1,\"errors\":0,\"length\":3145728,"
+		       "\"written_bytes\":3145728,\"unwritten_bytes\":0,\"hole_bytes\":0,",
+		       "\"fully_written\":true}}");
+	totals_are_sums();
+	assert_int_equal(run_tool("verify %s", top), 0);
+	assert_out_has("(1 empty, 0 errors): written 3 MiB, unwritten 0 B, holes 0 B, shared 0 B: "
+		       "fully written\n");
+
+	assert_int_equal(chmod(full, 0), 0);
+	assert_int_equal(run_as(65534, "verify --json %s", top), 1);
+	assert_out_hasf("{\"path\":\"%s/full\",\"error\":\"Permission denied\"}", top);
+	assert_out_has("\"errors\":1,\"length\":2097152,\"written_bytes\":2097152,",
+		       "\"fully_written\":false}}");
+	assert_err_has("/full: Permission denied");
+	assert_int_equal(umount(other), 0);
+	tfs_destroy(&t);
 }
 
 static void operational_errors(void **state)
@@ -472,6 +674,8 @@ int main(void)
 		cmocka_unit_test(human_sizes),
 		cmocka_unit_test(subcommand_help),
 		cmocka_unit_test(probe_file),
+		cmocka_unit_test(probe_new_file),
+		cmocka_unit_test(verify_tree),
 		cmocka_unit_test(probe_loop_device),
 		cmocka_unit_test(options_that_do_not_apply),
 		cmocka_unit_test(stdout_write_error),
