@@ -54,12 +54,12 @@ static void usage(void)
 	      "call blocks until the range is zeroed.  Calls the library cannot convert are\n"
 	      "made as they were: the program sees what fallocate() would have returned.\n"
 	      "\nOptions:\n"
-	      " -m, --min-size N   convert calls of at least N bytes (default 1M)\n"
-	      " -p, --path GLOB    convert only files whose path matches GLOB (repeatable)\n"
-	      " -l, --log FILE     append one JSON line per call to FILE\n"
+	      "     --min-size N   convert calls of at least N bytes (default 1M)\n"
+	      "     --path GLOB    convert only files whose path matches GLOB (repeatable)\n"
+	      "     --log FILE     append one JSON line per call to FILE\n"
 	      "     --mode MODE    auto (default), preload (the interposer, for dynamically\n"
 	      "                    linked C programs) or seccomp (the supervisor, for any)\n"
-	      " -q, --quiet        no summary at the end\n"
+	      "     --quiet        no summary at the end\n"
 	      " -h, --help         show this help\n"
 	      "\nExit status: PROGRAM's, 128 + the signal that ended it, 127 when it cannot\n"
 	      "be run, 2 bad command line.\n", stdout);
@@ -130,13 +130,14 @@ static enum exec_mode choose(const char *path)
 
 static int parse(int argc, char **argv, struct exec_opts *o)
 {
-	enum { OPT_MODE = 256 };
+	/* Long options alone: their letters mean other things in run. */
+	enum { OPT_MIN = 256, OPT_PATH, OPT_LOG, OPT_MODE, OPT_QUIET };
 	static const struct option lopts[] = {
-		{ "min-size", required_argument, NULL, 'm' },
-		{ "path", required_argument, NULL, 'p' },
-		{ "log", required_argument, NULL, 'l' },
+		{ "min-size", required_argument, NULL, OPT_MIN },
+		{ "path", required_argument, NULL, OPT_PATH },
+		{ "log", required_argument, NULL, OPT_LOG },
 		{ "mode", required_argument, NULL, OPT_MODE },
-		{ "quiet", no_argument, NULL, 'q' },
+		{ "quiet", no_argument, NULL, OPT_QUIET },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -144,19 +145,19 @@ static int parse(int argc, char **argv, struct exec_opts *o)
 	int c;
 
 	*o = (struct exec_opts){ .min = EXEC_DEFAULT_MIN };
-	while ((c = getopt_long(argc, argv, "+m:p:l:qh", lopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+h", lopts, NULL)) != -1) {
 		switch (c) {
-		case 'm':
+		case OPT_MIN:
 			if (cli_size_arg("exec", "--min-size", optarg, 1, UINT64_MAX, &o->min))
 				return 2;
 			break;
-		case 'p':
+		case OPT_PATH:
 			o->paths = realloc(o->paths, plen + strlen(optarg) + 2);
 			if (!o->paths)
 				return 1;
 			plen += (size_t)sprintf(o->paths + plen, "%s%s", plen ? "\n" : "", optarg);
 			break;
-		case 'l':
+		case OPT_LOG:
 			o->log = optarg;
 			break;
 		case OPT_MODE:
@@ -169,7 +170,7 @@ static int parse(int argc, char **argv, struct exec_opts *o)
 			else
 				return cli_usage_error("exec", "unknown --mode '%s'", optarg);
 			break;
-		case 'q':
+		case OPT_QUIET:
 			o->quiet = true;
 			break;
 		case 'h':
