@@ -18,7 +18,7 @@
 /* How `prealloc exec` configures the interposer of every process it starts. */
 #define EXEC_ENV_MIN	"PREALLOC_EXEC_MIN_SIZE"	/* bytes */
 #define EXEC_ENV_PATHS	"PREALLOC_EXEC_PATHS"		/* globs, one per line */
-#define EXEC_ENV_LOG	"PREALLOC_EXEC_LOG"		/* a file to append JSON lines to */
+#define EXEC_ENV_LOG	"PREALLOC_EXEC_LOG"		/* the log's descriptor number */
 #define EXEC_ENV_TALLY	"PREALLOC_EXEC_TALLY"		/* the tally's descriptor number */
 
 #define EXEC_DEFAULT_MIN (1ull << 20)
@@ -64,7 +64,10 @@ enum exec_outcome {
 enum exec_outcome exec_convert(const struct exec_cfg *cfg, int fd, int mode, uint64_t off,
 			       uint64_t len, int pid, int prog_fd);
 
-/* Fill @cfg from the environment `prealloc exec` set (the interposer). */
+/* Fill @cfg from the environment `prealloc exec` set (the interposer): the
+ * log and the tally are descriptors it opened and every process of the
+ * program inherits, so a program that drops its privileges still reaches
+ * them. */
 void exec_cfg_from_env(struct exec_cfg *cfg);
 
 /* Print @t as the summary lines `prealloc exec` ends with, to @fd. */

@@ -185,8 +185,9 @@ static int parse(int argc, char **argv, struct exec_opts *o)
 	return 0;
 }
 
-/* The interposer's environment: its options, and it first in LD_PRELOAD. */
-static int set_env(const struct exec_opts *o, int tally_fd, bool preload)
+/* The interposer's environment: its options, the tally and the log as
+ * descriptors, and it first in LD_PRELOAD. */
+static int set_env(const struct exec_opts *o, int tally_fd, int log_fd, bool preload)
 {
 	const char *lib = secure_getenv("PREALLOC_EXEC_PRELOAD");
 	const char *old = getenv("LD_PRELOAD");
@@ -198,7 +199,8 @@ static int set_env(const struct exec_opts *o, int tally_fd, bool preload)
 	snprintf(num, sizeof(num), "%d", tally_fd);
 	ret |= setenv(EXEC_ENV_TALLY, num, 1);
 	ret |= o->paths ? setenv(EXEC_ENV_PATHS, o->paths, 1) : unsetenv(EXEC_ENV_PATHS);
-	ret |= o->log ? setenv(EXEC_ENV_LOG, o->log, 1) : unsetenv(EXEC_ENV_LOG);
+	snprintf(num, sizeof(num), "%d", log_fd);
+	ret |= log_fd >= 0 ? setenv(EXEC_ENV_LOG, num, 1) : unsetenv(EXEC_ENV_LOG);
 	if (!preload)
 		return ret;
 	if (!lib)
@@ -307,7 +309,7 @@ int cmd_exec(int argc, char **argv)
 	char path[PATH_MAX];
 	struct exec_opts o;
 	sigset_t set, old;
-	int ret, sv[2] = { -1, -1 }, tfd, listener = -1;
+	int ret, sv[2] = { -1, -1 }, tfd, lfd = -1, listener = -1;
 	bool seccomp;
 
 	ret = parse(argc, argv, &o);
@@ -319,9 +321,14 @@ int cmd_exec(int argc, char **argv)
 		return 127;
 	}
 	seccomp = (o.mode == MODE_AUTO ? choose(path) : o.mode) == MODE_SECCOMP;
-	/* The tally every process of the program counts into: inherited. */
+	/* The tally every process of the program counts into, and the log:
+	 * inherited. */
 	tfd = memfd_create("prealloc-exec-tally", 0);
-	if (tfd < 0 || ftruncate(tfd, sizeof(*cfg.tally)) < 0 || set_env(&o, tfd, !seccomp) ||
+	if (o.log && (lfd = open(o.log, O_WRONLY | O_APPEND | O_CREAT, 0644)) < 0) {
+		fprintf(stderr, "prealloc: %s: %s\n", o.log, strerror(errno));
+		return 1;
+	}
+	if (tfd < 0 || ftruncate(tfd, sizeof(*cfg.tally)) < 0 || set_env(&o, tfd, lfd, !seccomp) ||
 	    (seccomp && socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)) {
 		fprintf(stderr, "prealloc: exec: %s\n", strerror(errno));
 		return 1;
