@@ -11,10 +11,12 @@
 #  3. etcdctl check perf --load s passes under it.
 # The load tools are examples/etcd's (built from the module proxy, cached
 # under BUILD_DIR/examples/etcd).
-# usage: exec-test.sh BUILD_DIR; exit 77 without etcd-server or Go 1.26.
+# usage: exec-test.sh BUILD_DIR [SANITIZE]; exit 77 without etcd-server or
+# Go 1.26, and in a sanitizer build (the main run covers it).
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 build=$(cd "$1" && pwd)
+[ "${2:-none}" = none ] || { echo "sanitizer build ($2): skipped"; exit 77; }
 # shellcheck source=bindings/lib.sh
 . "$here/../../bindings/lib.sh"
 # shellcheck source=examples/etcd/lib.sh
