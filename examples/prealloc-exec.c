@@ -360,5 +360,7 @@ int cmd_exec(int argc, char **argv)
 	exec_supervise(listener, &cfg, p.sfd, on_signal, &p);
 	if (!o.quiet && cfg.tally)
 		exec_tally_print(cfg.tally, STDERR_FILENO);
+	free(o.paths);
+	free(cfg.paths);
 	return exit_status(p.status);
 }
