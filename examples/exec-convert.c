@@ -96,9 +96,13 @@ static void log_call(const struct exec_cfg *cfg, const struct record *r)
 		(void)!write(cfg->log_fd, line, (size_t)n);
 }
 
-/* Why a call is not ours, or NULL. */
+/*
+ * Why a call is not ours, or NULL; @path filled in when it was needed.
+ * Mode and size first: a passed call (a keep-size one per append, as
+ * RocksDB makes) costs no system call of ours before them.
+ */
 static const char *not_ours(const struct exec_cfg *cfg, int fd, int mode, uint64_t len,
-			    const char *path)
+			    char *path, size_t plen)
 {
 	struct stat st;
 
@@ -108,9 +112,30 @@ static const char *not_ours(const struct exec_cfg *cfg, int fd, int mode, uint64
 		return "small";
 	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))
 		return "not a regular file";
-	if (!path_wanted(cfg, path))
-		return "path";
-	return NULL;
+	if (!cfg->paths)
+		return NULL;
+	fd_path(fd, path, plen);
+	return path_wanted(cfg, path) ? NULL : "path";
+}
+
+static void count(struct exec_tally *t, enum exec_outcome out, int err, uint64_t len,
+		  unsigned int method)
+{
+	add(&t->seen, 1);
+	switch (out) {
+	case EXEC_PASSED:
+		add(&t->passed, 1);
+		break;
+	case EXEC_FELL_BACK:
+		add(&t->fell_back, 1);
+		add(&t->fallback_errno[err < EXEC_ERRNO_MAX ? err : 0], 1);
+		break;
+	case EXEC_CONVERTED:
+		add(&t->converted, 1);
+		add(&t->bytes, len);
+		add(&t->by_method[method % PREALLOC_METHOD_SLOTS], len);
+		break;
+	}
 }
 
 enum exec_outcome exec_convert(const struct exec_cfg *cfg, int fd, int mode, uint64_t off,
@@ -119,20 +144,15 @@ enum exec_outcome exec_convert(const struct exec_cfg *cfg, int fd, int mode, uin
 	struct prealloc_options o = { .size = sizeof(o), .progress = cfg->waiting,
 				      .progress_data = cfg->waiting_data };
 	struct prealloc_report rep = { .size = sizeof(rep) };
-	struct record r = { .pid = pid, .fd = prog_fd, .mode = mode, .off = off, .len = len };
-	struct exec_tally *t = cfg->tally;
-	enum exec_outcome out;
-	char path[PATH_MAX];
-	uint64_t t0 = now_ns();
+	struct record r = { .pid = pid, .fd = prog_fd, .mode = mode, .off = off, .len = len,
+			    .outcome = "passed" };
+	enum exec_outcome out = EXEC_PASSED;
+	char path[PATH_MAX] = "";
+	uint64_t t0 = cfg->log_fd >= 0 ? now_ns() : 0;
 	int ret;
 
-	fd_path(fd, path, sizeof(path));
-	r.path = path;
-	r.why = not_ours(cfg, fd, mode, len, path);
-	if (r.why) {
-		out = EXEC_PASSED;
-		r.outcome = "passed";
-	} else {
+	r.why = not_ours(cfg, fd, mode, len, path, sizeof(path));
+	if (!r.why) {
 		ret = prealloc_file_ex(fd, off, len, &o, &rep);
 		r.rep = &rep;
 		r.err = -ret;
@@ -140,24 +160,16 @@ enum exec_outcome exec_convert(const struct exec_cfg *cfg, int fd, int mode, uin
 		r.outcome = ret ? "fell-back" : "converted";
 		r.why = ret ? strerrorname_np(-ret) : "";
 	}
-	if (!r.why)
-		r.why = "";
-	r.ns = now_ns() - t0;
-	if (t) {
-		add(&t->seen, 1);
-		if (out == EXEC_PASSED)
-			add(&t->passed, 1);
-		else if (out == EXEC_FELL_BACK)
-			add(&t->fallback_errno[r.err < EXEC_ERRNO_MAX ? r.err : 0], 1);
-		if (out == EXEC_FELL_BACK)
-			add(&t->fell_back, 1);
-		if (out == EXEC_CONVERTED) {
-			add(&t->converted, 1);
-			add(&t->bytes, len);
-			add(&t->by_method[rep.method % PREALLOC_METHOD_SLOTS], len);
-		}
+	if (cfg->tally)
+		count(cfg->tally, out, r.err, len, rep.method);
+	if (cfg->log_fd >= 0) {
+		if (!path[0])
+			fd_path(fd, path, sizeof(path));
+		r.path = path;
+		r.pid = pid ? pid : getpid();
+		r.ns = now_ns() - t0;
+		log_call(cfg, &r);
 	}
-	log_call(cfg, &r);
 	return out;
 }
 

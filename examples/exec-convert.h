@@ -59,7 +59,8 @@ enum exec_outcome {
  * this process that refers to the program's (its own, or a copy of it).
  * Only mode 0 with @len at least cfg->min on a regular file whose path
  * matches cfg->paths is converted: prealloc_file_ex() on @fd.  Counts the
- * call and logs it (@pid, @prog_fd: the program's view, for the log).
+ * call and logs it (@pid, 0 for this process, and @prog_fd: the program's
+ * view, for the log).
  */
 enum exec_outcome exec_convert(const struct exec_cfg *cfg, int fd, int mode, uint64_t off,
 			       uint64_t len, int pid, int prog_fd);

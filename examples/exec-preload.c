@@ -66,7 +66,7 @@ static int convert(int fd, int mode, off64_t off, off64_t len, uintptr_t caller)
 		return -1;
 	if (off < 0 || len <= 0)
 		return -1;	/* the kernel's EINVAL, from the real call */
-	return exec_convert(&cfg, fd, mode, (uint64_t)off, (uint64_t)len, getpid(), fd) ==
+	return exec_convert(&cfg, fd, mode, (uint64_t)off, (uint64_t)len, 0, fd) ==
 	       EXEC_CONVERTED ? 0 : -1;
 }
 
