@@ -46,7 +46,11 @@ static int export_filter(uint64_t min, struct sock_fprog *prog)
 	int mfd = memfd_create("prealloc-exec-filter", MFD_CLOEXEC), ret = -ENOMEM;
 	struct stat st;
 
+	/* Other architectures' calls (int $0x80, an i386 child) pass:
+	 * libseccomp would kill them. */
 	if (ctx && mfd >= 0)
+		ret = seccomp_attr_set(ctx, SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_ALLOW);
+	if (!ret)
 		ret = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(fallocate), 2,
 				       SCMP_A1(SCMP_CMP_EQ, 0), SCMP_A3(SCMP_CMP_GE, min));
 	if (!ret)
@@ -101,7 +105,7 @@ struct served {
 static int program_holds(uint64_t done, uint64_t total, void *data)
 {
 	const struct served *s = data;
-	FILE *f = fopen("/proc/locks", "re");
+	FILE *f = done ? NULL : fopen("/proc/locks", "re");
 	char *line = NULL, kind[16];
 	unsigned long long ino;
 	bool held = false;
@@ -109,8 +113,10 @@ static int program_holds(uint64_t done, uint64_t total, void *data)
 	long pid;
 
 	(void)total;
-	if (done || !f)
-		return f ? 0 : 1;
+	if (done)
+		return 0;
+	if (!f)
+		return 1;
 	while (!held && getline(&line, &n, f) > 0)
 		held = sscanf(line, "%*[^:]: %15s %*s %*s %ld %*x:%*x:%llu", kind, &pid, &ino) == 3 &&
 		       !strcmp(kind, "FLOCK") && pid == (long)s->tgid && ino == s->ino;
@@ -222,8 +228,9 @@ static bool take(int listener, const struct exec_cfg *cfg)
 	}
 	seccomp_notify_free(s->req, s->resp);
 	free(s);
-	/* -ENOENT: the caller was interrupted before we took it. */
-	return ret == -ENOENT || ret == -EINTR;
+	/* -ENOENT: the caller was interrupted before we took it; -ECANCELED:
+	 * we were (libseccomp's EINTR). */
+	return ret == -ENOENT || ret == -ECANCELED;
 }
 
 void exec_supervise(int listener, const struct exec_cfg *cfg, int poll_fd,
@@ -245,5 +252,11 @@ void exec_supervise(int listener, const struct exec_cfg *cfg, int poll_fd,
 			serving = take(listener, cfg);
 		else if (serving && (p[1].revents & (POLLHUP | POLLERR | POLLNVAL)))
 			serving = false;
+		/* Not serving any more: the program's next calls get ENOSYS
+		 * rather than wait for nobody. */
+		if (!serving && listener >= 0) {
+			close(listener);
+			listener = -1;
+		}
 	}
 }

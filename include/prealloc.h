@@ -312,8 +312,9 @@ struct prealloc_options {
  * @lock_error: 0 when the file was held against other processes' calls on
  *	it (or nothing needed holding: a block device is claimed whole); else
  *	why it could not be, and the call ran ordered only with this
- *	process's calls: -EDEADLK (a flock() of the application's own holds
- *	the file, or one whose holder /proc/locks cannot name), -EOPNOTSUPP
+ *	process's calls: -EDEADLK (a flock() that is not another process's
+ *	call holds the file: the application's own, a process's without the
+ *	library, or one /proc/locks cannot name), -EOPNOTSUPP
  *	(NFS or SMB, whose flock() is a record lock), -EBUSY (the caller's
  *	description holds a lease, which opening the file would break), or why
  *	the file could not be opened again (-ENOENT without /proc, -EACCES: its
@@ -439,11 +440,12 @@ struct prealloc_census {
  * anyone's next fsync().  flock() locks never meet record locks (on local
  * filesystems): the application's own F_SETLK, lockf() and OFD locks, on
  * any bytes, are granted while a call runs, from any thread or callback.
- * A flock() of the application's own on the file would meet it: a call
- * never waits for one of its own process (/proc/locks names the holder):
+ * An application's flock() on the file would meet it: a call waits only
+ * for a holder that is another process running the library (/proc/locks
+ * names it, its maps name the library), that is, another call; for any
+ * other (its own process's, flock(1)'s around a command, a backup tool's)
  * it goes on ordered with this process's calls only, and says so
- * (&prealloc_report.lock_error -EDEADLK); another process's flock() makes
- * it wait.  Where the file cannot be held (&prealloc_report.lock_error says
+ * (&prealloc_report.lock_error -EDEADLK).  Where the file cannot be held (&prealloc_report.lock_error says
  * why: NFS, a file that cannot be opened again), calls of other processes
  * are not ordered with this one: if their pages or blocks meet, one may
  * fail with -EIO and leave that error for every process's next fsync(), and

@@ -22,6 +22,7 @@
 #include <fcntl.h>
 #include <linux/close_range.h>
 #include <sched.h>
+#include <sys/prctl.h>
 #include <unistd.h>
 
 #include "src/base/internal.h"
@@ -227,6 +228,7 @@ static void *keep(void *unused)
 	int none, ret = own_table(-1, &none);
 
 	(void)unused;
+	prctl(PR_SET_NAME, PA_KEPT_THREAD_NAME);
 	pthread_mutex_lock(&kept.m);
 	kept.state = ret ? ret : 1;
 	pthread_cond_broadcast(&kept.cv);
@@ -258,7 +260,8 @@ void pa_kept_files_done(void)
 	kept.ending = true;		/* under kept.m: called by a job */
 }
 
-/* Start the thread once; caller holds kept.m.  1 or -errno. */
+/* Start the thread once; caller holds kept.m.  1 serving, 2 starting for
+ * another caller (wait on kept.cv), or -errno. */
 static int kept_start_locked(void)
 {
 	pthread_t t;
@@ -287,8 +290,9 @@ int pa_kept_files_run(int (*fn)(void *arg), void *arg)
 
 	pthread_once(&kept_once, kept_register_atfork);
 	pthread_mutex_lock(&kept.m);
-	/* The thread may end while we wait for another job: ask again. */
-	while ((ret = kept_start_locked()) == 1 && kept.job)
+	/* The thread may be starting for another caller, or end while we
+	 * wait for another job: ask again. */
+	while ((ret = kept_start_locked()) == 2 || (ret == 1 && kept.job))
 		pthread_cond_wait(&kept.cv, &kept.m);
 	if (ret == 1) {
 		kept.job = &j;

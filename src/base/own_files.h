@@ -70,6 +70,10 @@ pthread_t pa_caller_thread(void);
  */
 int pa_kept_files_run(int (*fn)(void *arg), void *arg);
 
+/* The name of that thread (/proc/PID/task/TID/comm): another process
+ * tells by it that this one holds files there. */
+#define PA_KEPT_THREAD_NAME "prealloc-keep"
+
 /* Called by a job whose table now holds nothing: the thread ends after it
  * (the next job starts another), so none of ours outlives the calls. */
 void pa_kept_files_done(void);

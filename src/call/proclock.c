@@ -24,14 +24,18 @@
  *    fork() with the child.  Closing ours releases nothing of the
  *    application's.
  *  - Whose flock() holds the file, /proc/locks tells (its pid).  The call
- *    waits for another process's.  One of its own process is the
- *    application's (the process's calls share ours): waiting would never
- *    end, so the call goes on unordered and says -EDEADLK; so it does when
- *    /proc/locks cannot say.
+ *    waits only for another process that holds files for its calls: its
+ *    kept table's thread has a name of its own (PA_KEPT_THREAD_NAME), and
+ *    calls end.  One of its own process is the application's (the
+ *    process's calls share ours), one of a process without that thread an
+ *    application's (flock(1) around a command, a backup tool): waiting
+ *    might never end, so the call goes on unordered and says -EDEADLK; so
+ *    it does when /proc/locks cannot say.
  *  - Polled (LOCK_NB) with a bounded backoff: the waiting call must call its
  *    progress callback and be cancellable, and a library cannot own a
  *    signal to interrupt a blocked flock().
  */
+#include <dirent.h>
 #include <errno.h>
 #include <pthread.h>
 #include <fcntl.h>
@@ -97,25 +101,82 @@ static bool flock_is_record_lock(int fd)
 	       (uint32_t)sfs.f_type == CIFS_MAGIC || (uint32_t)sfs.f_type == SMB2_MAGIC;
 }
 
-/* Is a flock() of this process's among those on @ino?  True as well when
- * /proc/locks cannot say. */
-static bool held_here(uint64_t ino)
+/* Does process @pid hold files for calls of its own: has it the kept
+ * table's thread (src/base/own_files.h), by its name?  A holder without
+ * one holds an application's flock(), not a call's. */
+static bool holds_for_calls(long pid)
+{
+	char path[64], comm[32];
+	struct dirent *e;
+	bool found = false;
+	DIR *d;
+
+	snprintf(path, sizeof(path), "/proc/%ld/task", pid);
+	d = opendir(path);
+	while (d && !found && (e = readdir(d))) {
+		FILE *f;
+
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%ld/task/%.20s/comm", pid, e->d_name);
+		f = fopen(path, "re");
+		found = f && fgets(comm, sizeof(comm), f) &&
+			!strncmp(comm, PA_KEPT_THREAD_NAME, strlen(PA_KEPT_THREAD_NAME));
+		if (f)
+			fclose(f);
+	}
+	if (d)
+		closedir(d);
+	return found;
+}
+
+/*
+ * A holder of the flock() on @ino not worth waiting for, or 0: every
+ * holder holds for its calls, which end (or there is none any more).  Not
+ * worth it: this process (the application's own: our calls share one
+ * hold), a process without the kept table's thread (flock(1) around a
+ * command, a backup tool's shared lock), or one /proc/locks cannot name
+ * (-1): waiting might never end.
+ */
+static long foreign_holder(uint64_t ino)
 {
 	FILE *f = fopen("/proc/locks", "re");
 	char *line = NULL, kind[16];
 	unsigned long long i;
-	bool own = false;
+	long pid, foreign = 0;
 	size_t n = 0;
-	long pid;
 
 	if (!f)
-		return true;
-	while (!own && getline(&line, &n, f) > 0)
-		own = sscanf(line, "%*[^:]: %15s %*s %*s %ld %*x:%*x:%llu", kind, &pid, &i) == 3 &&
-		      !strcmp(kind, "FLOCK") && i == ino && pid == (long)getpid();
+		return -1;
+	while (!foreign && getline(&line, &n, f) > 0)
+		if (sscanf(line, "%*[^:]: %15s %*s %*s %ld %*x:%*x:%llu", kind, &pid, &i) == 3 &&
+		    !strcmp(kind, "FLOCK") && i == ino &&
+		    (pid <= 0 || pid == (long)getpid() || !holds_for_calls(pid)))
+			foreign = pid > 0 ? pid : -1;
 	free(line);
 	fclose(f);
-	return own;
+	return foreign;
+}
+
+/* flock() @fd: 0, -EAGAIN while calls of other processes hold it, or
+ * -EDEADLK when a holder not worth waiting for does, twice running (a
+ * holder seen between its release and its thread's end looks foreign). */
+static int try_flock(int fd, uint64_t ino)
+{
+	long last = 0, pid;
+
+	for (;;) {
+		if (PA_RETRY_EINTR(flock(fd, LOCK_EX | LOCK_NB)) == 0)
+			return 0;
+		if (errno != EWOULDBLOCK)
+			return -errno;
+		pid = foreign_holder(ino);
+		if (!pid)
+			return -EAGAIN;
+		if (pid == last)
+			return -EDEADLK;
+		last = pid;
+	}
 }
 
 static struct held **find(uint64_t dev, uint64_t ino)
@@ -141,8 +202,8 @@ static int take(void *arg)
 	}
 	fd = open(j->path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
 	ret = fd < 0 ? -errno : pa_same_file(fd, j->st) ? 0 : -ESTALE;
-	if (!ret && PA_RETRY_EINTR(flock(fd, LOCK_EX | LOCK_NB)) < 0)
-		ret = errno != EWOULDBLOCK ? -errno : held_here(j->ino) ? -EDEADLK : -EAGAIN;
+	if (!ret)
+		ret = try_flock(fd, j->ino);
 	if (!ret && !(n = malloc(sizeof(*n))))
 		ret = -ENOMEM;
 	if (!ret) {

@@ -27,9 +27,10 @@ struct pa_proc_lock {
  * held, with nothing held: the reopen's error (-ENOENT without /proc,
  * -EACCES), -EBUSY (@fd's description holds a lease, which an open would
  * break), -EOPNOTSUPP (NFS and SMB, where flock() is a record lock and
- * would meet the application's), or -EDEADLK (a flock() of the
- * application's own holds the file, or a holder /proc/locks cannot name:
- * waiting might never end).
+ * would meet the application's), or -EDEADLK (a flock() not of a call of
+ * another process holds the file: the application's own, one of a process
+ * without the library, or one /proc/locks cannot name: waiting might never
+ * end).
  */
 int pa_proc_lock(struct pa_proc_lock *l, int fd, const struct stat *st,
 		 prealloc_progress_fn fn, void *data, uint64_t total);

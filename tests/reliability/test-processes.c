@@ -441,8 +441,8 @@ static void run_on(const char *type, bool exec)
 
 /* --- the application's own locks ------------------------------------------- */
 
-/* Another process's call, as the library's calls hold a file: flock() on
- * a description of its own, until told to let go. */
+/* Another process: a call of the library's (@call) held in its progress
+ * callback until told to let go, or an application's plain flock(). */
 struct holder {
 	pid_t pid;
 	int go, ack;		/* pipes: tell it to let go, hear it did */
@@ -450,7 +450,24 @@ struct holder {
 	unsigned int release_at, cancel_at;
 };
 
-static void start_flock_holder(struct holder *h, const char *path)
+static int child_go = -1, child_ack = -1;
+
+/* In the child's call: say it holds the file, then wait to be let go. */
+static int hold_until_go(uint64_t done, uint64_t total, void *data)
+{
+	static bool said;
+	char b = 0;
+
+	(void)total;
+	(void)data;
+	if (!done || said)
+		return 0;
+	said = true;
+	return write(child_ack, &b, 1) != 1 || read(child_go, &b, 1) != 1;
+}
+
+/* @at: where the call zeroes (8 MiB; fresh each time, or it has nothing to do). */
+static void start_flock_holder(struct holder *h, const char *path, bool call, uint64_t at)
 {
 	int go[2], ack[2];
 	char b = 0;
@@ -460,11 +477,21 @@ static void start_flock_holder(struct holder *h, const char *path)
 	h->pid = fork();
 	assert_true(h->pid >= 0);
 	if (h->pid == 0) {
-		int fd = open(path, O_RDONLY | O_CLOEXEC);
+		struct prealloc_options o = { .size = sizeof(o), .progress = hold_until_go,
+					      .request_bytes = 64 << 10 };
+		int fd = open(path, call ? O_RDWR | O_CLOEXEC : O_RDONLY | O_CLOEXEC);
 
-		if (fd < 0 || flock(fd, LOCK_EX) < 0 || write(ack[1], &b, 1) != 1 ||
-		    read(go[0], &b, 1) != 1)
+		child_go = go[0];
+		child_ack = ack[1];
+		if (fd < 0)
 			_exit(1);
+		if (call) {
+			if (prealloc_file_ex(fd, at, 8 * MiB, &o, NULL))
+				_exit(1);
+		} else if (flock(fd, LOCK_EX) < 0 || write(ack[1], &b, 1) != 1 ||
+			   read(go[0], &b, 1) != 1) {
+			_exit(1);
+		}
 		close(fd);
 		_exit(write(ack[1], &b, 1) == 1 ? 0 : 1);
 	}
@@ -542,14 +569,15 @@ static int ofd_lock(int fd, short type)
 }
 
 /*
- * Another process's call (its flock()) makes a call wait, calling its
- * progress callback with done 0, until it goes or the callback cancels.
- * The application's own locks never meet the library's: a whole-file OFD
- * lock on another description (etcd holds one on every WAL file it
- * preallocates), a POSIX lockf(F_LOCK, 0), each still held afterwards; the
- * call is ordered (&prealloc_report.lock_error 0) and never waits.  Only a
- * flock() of the application's own does: the call goes on unordered
- * (-EDEADLK) rather than wait for itself.
+ * Another process's call makes a call wait, calling its progress callback
+ * with done 0, until it goes or the callback cancels.  The application's
+ * own locks never meet the library's: a whole-file OFD lock on another
+ * description (etcd holds one on every WAL file it preallocates), a POSIX
+ * lockf(F_LOCK, 0), each still held afterwards; the call is ordered
+ * (&prealloc_report.lock_error 0) and never waits.  Only a flock() does,
+ * and one that is not a call's, the application's own or another
+ * process's (flock(1) around a command), is never waited for: the call
+ * goes on unordered (-EDEADLK).
  */
 static void app_locks(void **state)
 {
@@ -566,14 +594,14 @@ static void app_locks(void **state)
 	fd = open(tfs_path(&t, "f", path, sizeof(path)), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
 	ofd = open(path, O_RDWR | O_CLOEXEC);
 	assert_true(fd >= 0 && ofd >= 0);
-	start_flock_holder(&h, path);
+	start_flock_holder(&h, path, true, 16 * MiB);
 	assert_int_equal(prealloc_file_ex(fd, 0, MiB, &o, &r), 0);
 	assert_int_equal(h.waits, 3);
 	assert_int_equal(r.lock_error, 0);
 	stop_flock_holder(&h);
 
 	h = (struct holder){ .cancel_at = 2 };
-	start_flock_holder(&h, path);
+	start_flock_holder(&h, path, true, 32 * MiB);
 	assert_int_equal(prealloc_file_ex(fd, MiB, MiB, &o, &r), -ECANCELED);
 	assert_int_equal(h.waits, 2);
 	stop_flock_holder(&h);
@@ -595,9 +623,18 @@ static void app_locks(void **state)
 	assert_int_equal(lock_holder(path, 0), getpid());
 	assert_int_equal(lockf(fd, F_ULOCK, 0), 0);
 
-	assert_int_equal(flock(ofd, LOCK_EX), 0);
+	h = (struct holder){ .go = -1 };
+	start_flock_holder(&h, path, false, 0);
 	r = (struct prealloc_report){ .size = sizeof(r) };
 	assert_int_equal(prealloc_file_ex(fd, 3 * MiB, MiB, &o, &r), 0);
+	assert_int_equal(h.waits, 0);
+	assert_int_equal(r.lock_error, -EDEADLK);
+	stop_flock_holder(&h);
+
+	h = (struct holder){ .go = -1 };
+	assert_int_equal(flock(ofd, LOCK_EX), 0);
+	r = (struct prealloc_report){ .size = sizeof(r) };
+	assert_int_equal(prealloc_file_ex(fd, 4 * MiB, MiB, &o, &r), 0);
 	assert_int_equal(h.waits, 0);
 	assert_int_equal(r.lock_error, -EDEADLK);
 	close(ofd);
