@@ -80,10 +80,13 @@ struct record {
  * interleave). */
 static void log_call(const struct exec_cfg *cfg, const struct record *r)
 {
-	char path[1024], line[1600];
+	char path[PATH_MAX], line[PATH_MAX + 512];
+	struct stat st;
 	int n;
 
-	if (cfg->log_fd < 0)
+	/* The program may have closed it and opened a file of its own there. */
+	if (cfg->log_fd < 0 || fstat(cfg->log_fd, &st) < 0 ||
+	    (uint64_t)st.st_dev != cfg->log_dev || (uint64_t)st.st_ino != cfg->log_ino)
 		return;
 	json_escape(r->path, path, sizeof(path));
 	n = snprintf(line, sizeof(line),
@@ -173,12 +176,31 @@ enum exec_outcome exec_convert(const struct exec_cfg *cfg, int fd, int mode, uin
 	return out;
 }
 
+/* Descriptor "@fd:@dev:@ino" from the environment, if it is still that
+ * file (a daemon may have closed it and opened one of its own there):
+ * a duplicate of ours, or -1. */
+static int inherited(const char *v)
+{
+	unsigned long long dev, ino;
+	struct stat st;
+	int fd, dup;
+
+	if (!v || sscanf(v, "%d:%llu:%llu", &fd, &dev, &ino) != 3 || fstat(fd, &st) < 0 ||
+	    (unsigned long long)st.st_dev != dev || (unsigned long long)st.st_ino != ino)
+		return -1;
+	/* Far above the numbers a program opens its own files at, where the
+	 * descriptor limit allows. */
+	dup = fcntl(fd, F_DUPFD_CLOEXEC, 1000);
+	return dup >= 0 ? dup : fcntl(fd, F_DUPFD_CLOEXEC, 3);
+}
+
 void exec_cfg_from_env(struct exec_cfg *cfg)
 {
 	const char *min = getenv(EXEC_ENV_MIN), *paths = getenv(EXEC_ENV_PATHS);
-	const char *log = getenv(EXEC_ENV_LOG), *tally = getenv(EXEC_ENV_TALLY);
+	int tfd = inherited(getenv(EXEC_ENV_TALLY));
+	struct stat st;
 
-	*cfg = (struct exec_cfg){ .min = EXEC_DEFAULT_MIN, .log_fd = -1 };
+	*cfg = (struct exec_cfg){ .min = EXEC_DEFAULT_MIN };
 	if (min)
 		cfg->min = strtoull(min, NULL, 10);
 	if (paths && *paths && (cfg->paths = calloc(1, strlen(paths) + 2))) {
@@ -187,13 +209,17 @@ void exec_cfg_from_env(struct exec_cfg *cfg)
 			if (*p == '\n')
 				*p = '\0';
 	}
-	if (log && *log)
-		cfg->log_fd = atoi(log);
-	if (tally && *tally) {
+	cfg->log_fd = inherited(getenv(EXEC_ENV_LOG));
+	if (cfg->log_fd >= 0 && fstat(cfg->log_fd, &st) == 0) {
+		cfg->log_dev = (uint64_t)st.st_dev;
+		cfg->log_ino = (uint64_t)st.st_ino;
+	}
+	if (tfd >= 0) {
 		void *m = mmap(NULL, sizeof(*cfg->tally), PROT_READ | PROT_WRITE, MAP_SHARED,
-			       atoi(tally), 0);
+			       tfd, 0);
 
 		cfg->tally = m == MAP_FAILED ? NULL : m;
+		close(tfd);
 	}
 }
 

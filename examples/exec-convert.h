@@ -18,8 +18,8 @@
 /* How `prealloc exec` configures the interposer of every process it starts. */
 #define EXEC_ENV_MIN	"PREALLOC_EXEC_MIN_SIZE"	/* bytes */
 #define EXEC_ENV_PATHS	"PREALLOC_EXEC_PATHS"		/* globs, one per line */
-#define EXEC_ENV_LOG	"PREALLOC_EXEC_LOG"		/* the log's descriptor number */
-#define EXEC_ENV_TALLY	"PREALLOC_EXEC_TALLY"		/* the tally's descriptor number */
+#define EXEC_ENV_LOG	"PREALLOC_EXEC_LOG"		/* the log: "fd:dev:ino" */
+#define EXEC_ENV_TALLY	"PREALLOC_EXEC_TALLY"		/* the tally: "fd:dev:ino" */
 
 #define EXEC_DEFAULT_MIN (1ull << 20)
 #define EXEC_ERRNO_MAX 134
@@ -39,6 +39,7 @@ struct exec_cfg {
 	uint64_t min;				/* smaller calls pass */
 	char *paths;				/* NUL-separated globs, or NULL: all */
 	int log_fd;				/* O_APPEND, or -1 */
+	uint64_t log_dev, log_ino;		/* what log_fd must still be */
 	struct exec_tally *tally;		/* shared, or NULL */
 	/* Called while a converted call waits for another process's hold on
 	 * the file; non-zero gives up (the supervisor: the program itself
@@ -65,10 +66,10 @@ enum exec_outcome {
 enum exec_outcome exec_convert(const struct exec_cfg *cfg, int fd, int mode, uint64_t off,
 			       uint64_t len, int pid, int prog_fd);
 
-/* Fill @cfg from the environment `prealloc exec` set (the interposer): the
- * log and the tally are descriptors it opened and every process of the
- * program inherits, so a program that drops its privileges still reaches
- * them. */
+/* Fill @cfg from the environment `prealloc exec` set: the log and the
+ * tally are descriptors it opened and the program's processes inherit (so
+ * one that drops its privileges still reaches them), taken only while they
+ * are still those files (see exec-preload.c: before main()). */
 void exec_cfg_from_env(struct exec_cfg *cfg);
 
 /* Print @t as the summary lines `prealloc exec` ends with, to @fd. */

@@ -58,6 +58,14 @@ static void init(void)
 	exec_cfg_from_env(&cfg);
 }
 
+/* Before the program's main(): the descriptors `prealloc exec` passed are
+ * still its own then; a daemon closes every descriptor and opens its own
+ * files in their place soon after. */
+__attribute__((constructor)) static void early(void)
+{
+	pthread_once(&once, init);
+}
+
 /* Converted: 0.  Otherwise -1: make the real call. */
 static int convert(int fd, int mode, off64_t off, off64_t len, uintptr_t caller)
 {

@@ -185,6 +185,20 @@ static int parse(int argc, char **argv, struct exec_opts *o)
 	return 0;
 }
 
+/* @name = "fd:dev:ino" of @fd (unset for -1): the interposer takes it only
+ * while it is still that file. */
+static int set_fd_env(const char *name, int fd)
+{
+	struct stat st;
+	char v[64];
+
+	if (fd < 0 || fstat(fd, &st) < 0)
+		return unsetenv(name);
+	snprintf(v, sizeof(v), "%d:%llu:%llu", fd, (unsigned long long)st.st_dev,
+		 (unsigned long long)st.st_ino);
+	return setenv(name, v, 1);
+}
+
 /* The interposer's environment: its options, the tally and the log as
  * descriptors, and it first in LD_PRELOAD. */
 static int set_env(const struct exec_opts *o, int tally_fd, int log_fd, bool preload)
@@ -196,11 +210,9 @@ static int set_env(const struct exec_opts *o, int tally_fd, int log_fd, bool pre
 
 	snprintf(num, sizeof(num), "%llu", (unsigned long long)o->min);
 	ret |= setenv(EXEC_ENV_MIN, num, 1);
-	snprintf(num, sizeof(num), "%d", tally_fd);
-	ret |= setenv(EXEC_ENV_TALLY, num, 1);
+	ret |= set_fd_env(EXEC_ENV_TALLY, tally_fd);
 	ret |= o->paths ? setenv(EXEC_ENV_PATHS, o->paths, 1) : unsetenv(EXEC_ENV_PATHS);
-	snprintf(num, sizeof(num), "%d", log_fd);
-	ret |= log_fd >= 0 ? setenv(EXEC_ENV_LOG, num, 1) : unsetenv(EXEC_ENV_LOG);
+	ret |= set_fd_env(EXEC_ENV_LOG, log_fd);
 	if (!preload)
 		return ret;
 	if (!lib)
@@ -286,7 +298,10 @@ static int on_signal(void *data)
 	if (read(p->sfd, &si, sizeof(si)) != sizeof(si))
 		return 0;
 	if (si.ssi_signo != SIGCHLD) {
-		kill(p->child, (int)si.ssi_signo);
+		/* Not once it is reaped (its pid may be another's), nor what
+		 * the terminal sent the whole process group already. */
+		if (!p->reaped && si.ssi_code != SI_KERNEL)
+			kill(p->child, (int)si.ssi_signo);
 		return 0;
 	}
 	while ((pid = waitpid(-1, &st, WNOHANG)) > 0)
@@ -323,8 +338,9 @@ int cmd_exec(int argc, char **argv)
 	seccomp = (o.mode == MODE_AUTO ? choose(path) : o.mode) == MODE_SECCOMP;
 	/* The tally every process of the program counts into, and the log:
 	 * inherited. */
-	tfd = memfd_create("prealloc-exec-tally", 0);
-	if (o.log && (lfd = open(o.log, O_WRONLY | O_APPEND | O_CREAT, 0644)) < 0) {
+	tfd = memfd_create("prealloc-exec-tally", seccomp ? MFD_CLOEXEC : 0);
+	if (o.log && (lfd = open(o.log, O_WRONLY | O_APPEND | O_CREAT |
+				 (seccomp ? O_CLOEXEC : 0), 0644)) < 0) {
 		fprintf(stderr, "prealloc: %s: %s\n", o.log, strerror(errno));
 		return 1;
 	}

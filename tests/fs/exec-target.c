@@ -10,8 +10,9 @@
  *                         whose handler counts (a signal during the call)
  *   exec-target filter FILE   its own seccomp filter first (mknod refused)
  *   exec-target nnp       prints prctl(PR_GET_NO_NEW_PRIVS)
- *   exec-target wait FILE reads a byte from standard input, then the
- *                         4 MiB call; prints its errno (0 for success)
+ *   exec-target wait FILE says "ready", reads a byte from standard input,
+ *                         then the 4 MiB call; prints its errno (0 for
+ *                         success)
  *
  * all: data  'D' bytes at [0, 4096), a record lock on [0, 100), then
  *            fallocate(mode 0) of [0, 8 MiB); the lock must still be the
@@ -224,7 +225,7 @@ int main(int argc, char **argv)
 	if (argc == 2 && !strcmp(argv[1], "nnp"))
 		return printf("%d\n", prctl(PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0)) < 0;
 	if (argc == 3 && !strcmp(argv[1], "wait")) {
-		if (read(0, &b, 1) != 1)
+		if (printf("ready\n") < 0 || fflush(stdout) || read(0, &b, 1) != 1)
 			return 1;
 		printf("%d\n", one(argv[2], 4 * MiB));
 		return 0;
