@@ -318,7 +318,7 @@ struct prealloc_options {
  *	(NFS or SMB, whose flock() is a record lock), -EBUSY (the caller's
  *	description holds a lease, which opening the file would break), or why
  *	the file could not be opened again (-ENOENT without /proc, -EACCES: its
- *	mode forbids reading).  Since: 0.4
+ *	mode forbids reading, -ESTALE, -ENOMEM, -EMFILE).  Since: 0.4
  * @__pad4: zero.
  * @write_zeroes: &enum prealloc_write_zeroes: whether FALLOC_FL_WRITE_ZEROES
  *	zeroed bytes of the range, and if not, why not (the kernel, the device,
