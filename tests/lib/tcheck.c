@@ -8,6 +8,7 @@
 #include <unistd.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
+#include <sys/wait.h>
 
 #include "tcheck.h"
 
@@ -214,4 +215,30 @@ int tc_before_take(struct tc_before *b, int fd, const char *dir)
 	b->dir = dir;
 	b->free = tc_free_bytes(dir);
 	return ret;
+}
+
+int tc_lock_holder(const char *path, int64_t start, int64_t len)
+{
+	int p[2], status, who = -2;
+	pid_t pid;
+
+	if (pipe2(p, O_CLOEXEC) < 0 || (pid = fork()) < 0)
+		return -2;
+	if (pid == 0) {
+		struct flock f = { .l_type = F_WRLCK, .l_whence = SEEK_SET,
+				   .l_start = (off_t)start, .l_len = (off_t)len };
+		int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+		if (fd < 0 || fcntl(fd, F_GETLK, &f) < 0)
+			_exit(1);
+		who = f.l_type == F_UNLCK ? 0 : f.l_pid;
+		_exit(write(p[1], &who, sizeof(who)) == sizeof(who) ? 0 : 1);
+	}
+	close(p[1]);
+	if (read(p[0], &who, sizeof(who)) != sizeof(who))
+		who = -2;
+	close(p[0]);
+	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status))
+		who = -2;
+	return who;
 }

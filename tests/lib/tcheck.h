@@ -74,4 +74,10 @@ struct tc_before {
 };
 int tc_before_take(struct tc_before *b, int fd, const char *dir);
 
+/* Who holds a record lock meeting a write lock on [@start, @start + @len)
+ * of @path (@len 0: to the end), asked from a child process (a process
+ * never meets its own locks): its pid, -1 for an OFD lock, 0 for none, or
+ * -2 when the child could not say. */
+int tc_lock_holder(const char *path, int64_t start, int64_t len);
+
 #endif

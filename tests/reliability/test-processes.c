@@ -533,33 +533,6 @@ static int waiting(uint64_t done, uint64_t total, void *data)
 	return h->waits == h->cancel_at;
 }
 
-/* Who holds a lock on [@start, end of file) of @path, seen from another
- * process: its pid (-1 for an OFD lock), or 0 for none. */
-static pid_t lock_holder(const char *path, uint64_t start)
-{
-	int p[2], status;
-	pid_t pid, who = 0;
-
-	assert_int_equal(pipe2(p, O_CLOEXEC), 0);
-	pid = fork();
-	assert_true(pid >= 0);
-	if (pid == 0) {
-		struct flock f = { .l_type = F_WRLCK, .l_whence = SEEK_SET,
-				   .l_start = (off_t)start };
-		int fd = open(path, O_RDWR | O_CLOEXEC);
-
-		if (fd < 0 || fcntl(fd, F_GETLK, &f) < 0)
-			_exit(1);
-		who = f.l_type == F_UNLCK ? 0 : f.l_pid;
-		_exit(write(p[1], &who, sizeof(who)) == sizeof(who) ? 0 : 1);
-	}
-	close(p[1]);
-	assert_int_equal(read(p[0], &who, sizeof(who)), sizeof(who));
-	close(p[0]);
-	assert_int_equal(waitpid(pid, &status, 0), pid);
-	return who;
-}
-
 /* @type over [0, end of file) through @fd's description. */
 static int ofd_lock(int fd, short type)
 {
@@ -612,7 +585,7 @@ static void app_locks(void **state)
 	assert_int_equal(prealloc_file_ex(fd, MiB, MiB, &o, &r), 0);
 	assert_int_equal(h.waits, 0);
 	assert_int_equal(r.lock_error, 0);
-	assert_int_equal(lock_holder(path, 0), -1);
+	assert_int_equal(tc_lock_holder(path, 0, 0), -1);
 	assert_int_equal(ofd_lock(ofd, F_UNLCK), 0);
 
 	assert_int_equal(lockf(fd, F_LOCK, 0), 0);
@@ -620,7 +593,7 @@ static void app_locks(void **state)
 	assert_int_equal(prealloc_file_ex(fd, 2 * MiB, MiB, &o, &r), 0);
 	assert_int_equal(h.waits, 0);
 	assert_int_equal(r.lock_error, 0);
-	assert_int_equal(lock_holder(path, 0), getpid());
+	assert_int_equal(tc_lock_holder(path, 0, 0), getpid());
 	assert_int_equal(lockf(fd, F_ULOCK, 0), 0);
 
 	h = (struct holder){ .go = -1 };
