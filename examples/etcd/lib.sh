@@ -10,7 +10,9 @@ free_port() {
 # etcd_start BINARY DATA_DIR LOG [ARGS...]: start a member in DATA_DIR and
 # wait until it serves linearizable reads; sets etcd_pid, etcd_url and
 # etcd_metrics.  The ports are picked once per data directory (a member
-# restarts on the ports it was created with).
+# restarts on the ports it was created with).  BINARY may put a parent in
+# front of etcd (`prealloc exec`, which passes signals on): etcd_pid is then
+# etcd itself, the one to kill -9, and exec_pid the parent to stop and reap.
 declare -A etcd_ports=()
 etcd_start() {
 	local bin=$1 dir=$2 log=$3 client peer metrics
@@ -24,23 +26,25 @@ etcd_start() {
 		--listen-client-urls "$etcd_url" --advertise-client-urls "$etcd_url" \
 		--listen-peer-urls "$peer" --initial-advertise-peer-urls "$peer" \
 		--initial-cluster "m=$peer" --listen-metrics-urls "http://127.0.0.1:$metrics" "$@" &
-	etcd_pid=$!
+	exec_pid=$!
+	etcd_pid=$exec_pid
 	"$etcd_bin/etcd-load" wait -endpoint "$etcd_url" ||
 		{ echo "etcd did not come up; its log:" >&2; tail -n 20 "$log" >&2; return 1; }
+	etcd_pid=$(pgrep -P "$exec_pid" -x etcd) || etcd_pid=$exec_pid
 }
 
 # etcd_kill: SIGKILL the member (if it still runs) and reap it.
 etcd_kill() {
 	kill -KILL "$etcd_pid" 2>/dev/null || true
-	wait "$etcd_pid" 2>/dev/null || true
+	wait "${exec_pid:-}" 2>/dev/null || true
 }
 
 # etcd_stop: a clean shutdown.  etcd ends itself with the SIGTERM it
 # handled, so 143 is success.
 etcd_stop() {
 	local rc=0
-	kill -TERM "$etcd_pid"
-	wait "$etcd_pid" || rc=$?
+	kill -TERM "${exec_pid:-}"
+	wait "${exec_pid:-}" || rc=$?
 	[ "$rc" = 0 ] || [ "$rc" = 143 ]
 }
 

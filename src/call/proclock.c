@@ -247,13 +247,13 @@ int pa_proc_lock(struct pa_proc_lock *l, int fd, const struct stat *st,
 {
 	struct job j = { .st = st, .dev = st->st_dev, .ino = st->st_ino };
 	uint64_t wait = BACKOFF_MIN_NS;
-	int ret, lease = fcntl(fd, F_GETLEASE);
+	int ret;
 
 	*l = (struct pa_proc_lock){ .dev = j.dev, .ino = j.ino };
 	pthread_once(&once, register_atfork);
 	if (flock_is_record_lock(fd))
 		return -EOPNOTSUPP;
-	if (lease >= 0 && lease != F_UNLCK)
+	if (pa_leased(fd))
 		return -EBUSY;
 	/* Our copy of the caller's descriptor, in this thread's table. */
 	snprintf(j.path, sizeof(j.path), "/proc/%d/task/%d/fd/%d", getpid(), gettid(), fd);

@@ -71,20 +71,25 @@ static int open_blockdev(const struct stat *st, int flags)
 	return fd < 0 ? -errno : fd;
 }
 
+bool pa_leased(int fd)
+{
+	int lease = fcntl(fd, F_GETLEASE);
+
+	return lease >= 0 && lease != F_UNLCK;
+}
+
 int pa_reopen(int fd, const struct stat *st, int flags)
 {
 	struct stat own;
 	char path[40];
-	int nfd, lease;
+	int nfd;
 
 	if (!st) {
 		if (fstat(fd, &own) < 0)
 			return -errno;
 		st = &own;
 	}
-	/* A lease is broken by an open of the file: the caller's would be. */
-	lease = fcntl(fd, F_GETLEASE);
-	if (lease >= 0 && lease != F_UNLCK)
+	if (pa_leased(fd))
 		return -EBUSY;
 	/* This thread's table: ours, where the number is our copy's. */
 	snprintf(path, sizeof(path), "/proc/thread-self/fd/%d", fd);

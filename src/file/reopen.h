@@ -9,6 +9,10 @@
 /* Is @fd the file @st describes (same st_dev and st_ino)? */
 bool pa_same_file(int fd, const struct stat *st);
 
+/* Does @fd's description hold a lease?  Any open of the file by another
+ * description breaks it: the caller's would be, were we to open one. */
+bool pa_leased(int fd);
+
 /* The file @fd refers to, opened anew with @flags (O_CLOEXEC added) through
  * /proc/thread-self/fd and checked to be the file @st describes, or @fd's
  * own file when @st is NULL (src/file/reopen.c).  Only on a thread of the

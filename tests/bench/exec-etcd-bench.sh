@@ -54,25 +54,6 @@ exec "$prealloc_tool" exec --quiet --log "$scratch/exec.log" -- "$stock" "\$@"
 WRAP
 chmod +x "$scratch/etcd-exec"
 
-# etcd_pid is etcd itself, exec_pid what was started (prealloc exec in
-# the exec arm, which passes SIGTERM on).
-eval "lib_$(declare -f etcd_start)"
-etcd_start() {
-	lib_etcd_start "$@"
-	exec_pid=$etcd_pid
-	[ "$1" = "$stock" ] || etcd_pid=$(pgrep -P "$exec_pid" -x etcd)
-}
-etcd_kill() {
-	kill -KILL "$etcd_pid" 2>/dev/null || true
-	wait "$exec_pid" 2>/dev/null || true
-}
-etcd_stop() {
-	local rc=0
-	kill -TERM "$exec_pid"
-	wait "$exec_pid" || rc=$?
-	[ "$rc" = 0 ] || [ "$rc" = 143 ]
-}
-
 # figures VARIANT SEGMENTS LOAD_OUTPUT PERF_FILE: the run's JSON line.
 figures() {
 	PYTHONPATH="$src/tests/bench" python3 - "$round" "$@" "$scratch/exec.log" \

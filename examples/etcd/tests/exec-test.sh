@@ -46,24 +46,6 @@ exec "$prealloc_tool" exec --quiet --log "$scratch/exec.log" -- "$stock" --logge
 WRAP
 chmod +x "$etcd_bin/etcd"
 
-# etcd_pid is etcd itself (the load tool kills it), exec_pid its parent.
-eval "lib_$(declare -f etcd_start)"
-etcd_start() {
-	lib_etcd_start "$@"
-	exec_pid=$etcd_pid
-	etcd_pid=$(pgrep -P "$exec_pid" -x etcd)
-}
-etcd_kill() {
-	kill -KILL "$etcd_pid" 2>/dev/null || true
-	wait "$exec_pid" 2>/dev/null || true
-}
-etcd_stop() {
-	local rc=0
-	kill -TERM "$exec_pid"	# passed on to etcd
-	wait "$exec_pid" || rc=$?
-	[ "$rc" = 0 ] || [ "$rc" = 143 ]
-}
-
 # every_call_converted: the supervisor converted each call it saw.
 every_call_converted() {
 	local n
