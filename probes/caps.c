@@ -17,7 +17,7 @@
 #include <sys/stat.h>
 
 #include "probes/caps.h"
-#include "src/base/own_files.h"
+#include "base/own_files.h"
 #include "probes/chain.h"
 
 struct pa_caps_entry {

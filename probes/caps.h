@@ -13,7 +13,7 @@
 #include <sys/types.h>
 
 #include "prealloc.h"
-#include "src/base/sysfs_root.h"
+#include "base/sysfs_root.h"
 
 struct pa_device;	/* one device of the chain; see probes/chain.h */
 

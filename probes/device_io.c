@@ -8,7 +8,7 @@
 #include <sys/stat.h>
 
 #include "probes/device_io.h"
-#include "src/base/util.h"
+#include "base/util.h"
 
 bool pa_probe_query_ok(char *reason, size_t len, const char *what, int r)
 {

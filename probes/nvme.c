@@ -13,7 +13,7 @@
 #include "probes/facts.h"
 #include "probes/nvme.h"
 #include "probes/registry.h"
-#include "src/base/util.h"
+#include "base/util.h"
 
 #if HAVE_LIBNVME
 #include <libnvme.h>

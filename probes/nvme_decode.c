@@ -11,7 +11,7 @@
 
 #include "config.h"
 #include "probes/nvme.h"
-#include "src/base/util.h"
+#include "base/util.h"
 
 #if HAVE_LIBNVME
 #include <nvme/types.h>

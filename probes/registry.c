@@ -6,8 +6,8 @@
 #include <unistd.h>
 
 #include "probes/registry.h"
-#include "src/base/sysfs_read.h"
-#include "src/base/util.h"
+#include "base/sysfs_read.h"
+#include "base/util.h"
 
 /* Order matters only if two probers could match the same disk. */
 static const struct pa_prober *const probers[] = {

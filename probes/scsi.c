@@ -15,8 +15,8 @@
 #include "probes/facts.h"
 #include "probes/registry.h"
 #include "probes/scsi.h"
-#include "src/base/sysfs_read.h"
-#include "src/base/util.h"
+#include "base/sysfs_read.h"
+#include "base/util.h"
 
 #if HAVE_SGUTILS
 #include <scsi/sg_lib.h>

@@ -10,7 +10,7 @@
 
 #include "config.h"
 #include "probes/scsi.h"
-#include "src/base/util.h"
+#include "base/util.h"
 
 #if HAVE_SGUTILS
 /* sg_unaligned.h's generic loads shift bytes into an int, undefined for a

@@ -17,7 +17,7 @@
 
 #include "probes/chain.h"
 #include "probes/registry.h"
-#include "src/base/sysfs_read.h"
+#include "base/sysfs_read.h"
 
 const char *const pa_queue_attr_names[PA_Q_NR] = {
 	[PA_Q_LOGICAL_BLOCK_SIZE] = "logical_block_size",

@@ -6,8 +6,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "src/base/internal.h"
-#include "src/base/own_files.h"
+#include "base/internal.h"
+#include "base/own_files.h"
 #include "src/call/call.h"
 #include "src/call/rangelock.h"
 #include "src/call/target.h"

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Asynchronous preallocation: prealloc_file_ex() in background mode on a
- * thread of the library's own files (src/base/own_files.h), whose callouts
+ * thread of the library's own files (base/own_files.h), whose callouts
  * (the progress callback, the log hook) a second library thread serves,
  * with an eventfd that turns readable when the result is in, and
  * cancellation through the call's progress hook (so a cancelled call undoes
@@ -16,8 +16,8 @@
 #include <unistd.h>
 #include <sys/eventfd.h>
 
-#include "src/base/internal.h"
-#include "src/base/own_files.h"
+#include "base/internal.h"
+#include "base/own_files.h"
 #include "src/call/call.h"
 
 struct prealloc_async {

@@ -20,7 +20,7 @@
 
 /*
  * Every descriptor here is the call's own, in the file table of the thread
- * the call runs on (src/base/own_files.h), held for its whole duration: a
+ * the call runs on (base/own_files.h), held for its whole duration: a
  * caller that closes or dup2()s over its descriptor number mid-call cannot
  * redirect the work to another file, and closing ours drops none of the
  * caller's record locks.

@@ -6,7 +6,7 @@
 #include <sys/sysmacros.h>
 #include <sys/utsname.h>
 
-#include "src/base/internal.h"
+#include "base/internal.h"
 #include "src/call/context.h"
 
 static struct prealloc_ctx default_ctx = {

@@ -13,7 +13,7 @@
 
 #include "prealloc.h"
 #include "probes/caps.h"
-#include "src/base/sysfs_root.h"
+#include "base/sysfs_root.h"
 #include "src/call/log.h"
 #include "src/exec/wz_cache.h"
 

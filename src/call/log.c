@@ -2,7 +2,7 @@
 /* The caller's log hook (src/call/log.h). */
 #include <stdarg.h>
 
-#include "src/base/own_files.h"
+#include "base/own_files.h"
 #include "src/call/log.h"
 
 /* One message, handed to the hook on the application's thread. */

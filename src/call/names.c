@@ -2,7 +2,7 @@
 /* Names of the public enums, for messages: a leaf every file may call. */
 #include <string.h>
 
-#include "src/base/internal.h"
+#include "base/internal.h"
 #include "src/exec/method.h"
 #include "src/plan/plan.h"
 

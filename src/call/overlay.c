@@ -13,7 +13,7 @@
 #include <string.h>
 #include <sys/vfs.h>
 
-#include "src/base/internal.h"
+#include "base/internal.h"
 #include "src/call/overlay.h"
 
 /* The mount id of @fd, or -1. */

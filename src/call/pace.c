@@ -27,9 +27,9 @@
 #include <string.h>
 #include <linux/ioprio.h>
 
-#include "src/base/internal.h"
-#include "src/base/sysfs_read.h"
-#include "src/base/sysfs_root.h"
+#include "base/internal.h"
+#include "base/sysfs_read.h"
+#include "base/sysfs_root.h"
 #include "src/call/context.h"
 #include "src/call/devstat.h"
 #include "src/call/pace.h"

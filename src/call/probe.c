@@ -21,7 +21,7 @@
 #include "probes/chain.h"
 #include "probes/facts.h"
 #include "probes/registry.h"
-#include "src/base/internal.h"
+#include "base/internal.h"
 #include "src/call/call.h"
 #include "src/call/context.h"
 #include "src/call/target.h"

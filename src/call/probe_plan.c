@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "src/base/internal.h"
+#include "base/internal.h"
 #include "src/call/probe_plan.h"
 #include "src/call/target.h"
 #include "src/exec/direct.h"

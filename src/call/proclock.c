@@ -47,8 +47,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "src/base/own_files.h"
-#include "src/base/util.h"
+#include "base/own_files.h"
+#include "base/util.h"
 #include "src/call/proclock.h"
 #include "src/file/reopen.h"
 
@@ -102,7 +102,7 @@ static bool flock_is_record_lock(int fd)
 }
 
 /* Does process @pid hold files for calls of its own: has it the kept
- * table's thread (src/base/own_files.h), by its name?  A holder without
+ * table's thread (base/own_files.h), by its name?  A holder without
  * one holds an application's flock(), not a call's. */
 static bool holds_for_calls(long pid)
 {

@@ -13,7 +13,7 @@
 #include <errno.h>
 #include <time.h>
 
-#include "src/base/own_files.h"
+#include "base/own_files.h"
 #include "src/call/rangelock.h"
 
 /* How often a waiting call asks its progress callback whether to go on. */

@@ -12,7 +12,7 @@
 #include <stdint.h>
 
 #include "prealloc.h"
-#include "src/base/util.h"
+#include "base/util.h"
 
 /* A range of one file held by one call; lives in the call's frame. */
 struct pa_range_lock {

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* The report's verdict on a file's range, from the range's classification
  * and what the run did: no I/O, tested with a table (tests/unit/test-report.c). */
-#include "src/base/internal.h"
+#include "base/internal.h"
 #include "src/call/report.h"
 
 /* Bytes of EOF segment @s inside the old last block. */

@@ -10,7 +10,7 @@
 #include <sys/vfs.h>
 #include <unistd.h>
 
-#include "src/base/internal.h"
+#include "base/internal.h"
 #include "src/call/context.h"
 #include "src/call/overlay.h"
 #include "src/call/target.h"

@@ -30,7 +30,7 @@
 #include <linux/fs.h>
 
 #include "probes/blkid.h"
-#include "src/base/internal.h"
+#include "base/internal.h"
 #include "src/call/call.h"
 #include "src/exec/blockdev.h"
 #include "src/exec/direct.h"

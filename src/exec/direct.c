@@ -11,7 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "src/base/internal.h"
+#include "base/internal.h"
 #include "src/call/call.h"
 #include "src/call/context.h"
 #include "src/exec/direct.h"

@@ -8,7 +8,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
-#include "src/base/internal.h"
+#include "base/internal.h"
 #include "src/call/call.h"
 #include "src/call/progress.h"
 #include "src/exec/direct.h"

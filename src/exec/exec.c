@@ -13,8 +13,8 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "src/base/internal.h"
-#include "src/base/mutant.h"
+#include "base/internal.h"
+#include "base/mutant.h"
 #include "src/call/call.h"
 #include "src/exec/exec.h"
 #include "src/exec/method.h"

@@ -4,7 +4,7 @@
  * it is and how it runs; its code is in its own file (src/exec/zero.c for the
  * simple ones, src/exec/method_uring.c, src/exec/method_aio.c).
  */
-#include "src/base/internal.h"
+#include "base/internal.h"
 #include "src/call/call.h"
 #include "src/call/progress.h"
 #include "src/exec/method.h"

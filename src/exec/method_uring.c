@@ -12,8 +12,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "src/base/internal.h"
-#include "src/base/sysfs_read.h"
+#include "base/internal.h"
+#include "base/sysfs_read.h"
 #include "src/call/call.h"
 #include "src/call/context.h"
 #include "src/exec/direct_writer.h"

@@ -8,7 +8,7 @@
 #include <fcntl.h>
 #include <sys/stat.h>
 
-#include "src/base/internal.h"
+#include "base/internal.h"
 #include "src/call/call.h"
 #include "src/call/report.h"
 #include "src/call/target.h"

@@ -10,7 +10,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
-#include "src/base/internal.h"
+#include "base/internal.h"
 #include "src/call/call.h"
 #include "src/call/context.h"
 #include "src/call/progress.h"

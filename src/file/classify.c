@@ -6,7 +6,7 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#include "src/base/internal.h"
+#include "base/internal.h"
 #include "src/file/extents.h"
 
 static int grow(void **v, size_t *cap, size_t elem)

@@ -10,7 +10,7 @@
 #include <linux/fs.h>
 #include <sys/ioctl.h>
 
-#include "src/base/internal.h"
+#include "base/internal.h"
 #include "src/file/extents.h"
 #include "src/file/reopen.h"
 

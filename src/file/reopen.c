@@ -8,7 +8,7 @@
  * every user of this helper has a slower way to go on without it.
  *
  * A new description is only ever opened, and so closed, in a file table of
- * the library's own (src/base/own_files.h): a close in the process's table
+ * the library's own (base/own_files.h): a close in the process's table
  * drops the caller's record locks on the file.
  */
 #include <errno.h>
@@ -17,9 +17,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "src/base/own_files.h"
-#include "src/base/sysfs_read.h"
-#include "src/base/sysfs_root.h"
+#include "base/own_files.h"
+#include "base/sysfs_read.h"
+#include "base/sysfs_root.h"
 #include "src/file/reopen.h"
 
 int pa_dup(int fd)

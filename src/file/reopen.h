@@ -16,7 +16,7 @@ bool pa_leased(int fd);
 /* The file @fd refers to, opened anew with @flags (O_CLOEXEC added) through
  * /proc/thread-self/fd and checked to be the file @st describes, or @fd's
  * own file when @st is NULL (src/file/reopen.c).  Only on a thread of the
- * library's own files (src/base/own_files.h), where closing it is safe.
+ * library's own files (base/own_files.h), where closing it is safe.
  * The new descriptor, or -errno: -ENOENT (no /proc), -EACCES (the file's
  * mode forbids it), -ESTALE (not the same file), -EBUSY (@fd's description
  * holds a lease, which an open would break), ... */

@@ -14,9 +14,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "src/base/internal.h"
-#include "src/base/sysfs_read.h"
-#include "src/base/sysfs_root.h"
+#include "base/internal.h"
+#include "base/sysfs_read.h"
+#include "base/sysfs_root.h"
 #include "src/call/context.h"
 #include "src/file/space.h"
 

@@ -12,7 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "src/base/internal.h"
+#include "base/internal.h"
 #include "src/file/undo.h"
 
 /* Is anything allocated in [start, end)? */

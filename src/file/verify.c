@@ -7,7 +7,7 @@
 #include <sys/stat.h>
 #include <sys/vfs.h>
 
-#include "src/base/internal.h"
+#include "base/internal.h"
 #include "src/file/extents.h"
 
 static void count(const struct pa_extlist *ext, uint64_t off, uint64_t end,

@@ -7,7 +7,7 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#include "src/base/internal.h"
+#include "base/internal.h"
 #include "src/exec/method.h"
 #include "src/plan/steps.h"
 

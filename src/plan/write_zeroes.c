@@ -8,7 +8,7 @@
 #include <stddef.h>
 
 #include "probes/caps.h"
-#include "src/base/util.h"
+#include "base/util.h"
 #include "src/plan/plan.h"
 
 static const struct pa_wz_verdict verdicts[] = {

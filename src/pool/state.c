@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "src/base/internal.h"
+#include "base/internal.h"
 #include "src/pool/state.h"
 
 void pa_state_init(struct pa_state *s, uint32_t target)

@@ -16,7 +16,7 @@
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 
-#include "src/base/mutant.h"
+#include "base/mutant.h"
 #include "src/pool/store.h"
 
 /* The pool's directory, locked: one pool per directory, since a second one

@@ -12,7 +12,7 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 
-#include "src/base/internal.h"
+#include "base/internal.h"
 #include "src/pool/state.h"
 
 #define PA_POOL_PREFIX ".prealloc-"

@@ -5,7 +5,7 @@
 # nor internal (nm of the .so's symbol table and of the static archive), so
 # no code path can consult one.
 # The test-only archive must have them, or this check proves nothing.
-# Likewise the crash test's durability mutants (src/base/mutant.h): neither the
+# Likewise the crash test's durability mutants (base/mutant.h): neither the
 # pa_mutant symbol nor its environment variable's name in the installed
 # libraries; both in MUTANT-LIBRARY.a.
 # usage: check-no-hooks.sh LIBRARY.so LIBRARY.a TEST-LIBRARY.a [MUTANT-LIBRARY.a]

@@ -36,7 +36,7 @@
 
 #include "probes/caps.h"
 #include "probes/chain.h"
-#include "src/base/sysfs_root.h"
+#include "base/sysfs_root.h"
 #include "src/call/context.h"
 #include "prealloc.h"
 #include "prealloc-pool.h"

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "src/base/mutant.h"
+#include "base/mutant.h"
 
 static const char *const names[] = {
 	[PA_MUTANT_DATA_SYNC] = "data-sync",

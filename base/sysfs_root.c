@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: MIT */
-/* Where sysfs is (src/base/sysfs_root.h). */
+/* Where sysfs is (base/sysfs_root.h). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/sysmacros.h>
 
-#include "src/base/sysfs_root.h"
+#include "base/sysfs_root.h"
 
 int pa_sysfs_root_init(struct pa_sysfs_root *r, const char *path)
 {

@@ -25,8 +25,8 @@
 #include <sys/prctl.h>
 #include <unistd.h>
 
-#include "src/base/internal.h"
-#include "src/base/own_files.h"
+#include "base/internal.h"
+#include "base/own_files.h"
 
 static __thread struct pa_own_run *self;
 

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
-/* The caller's size-prefixed structs (src/base/internal.h). */
+/* The caller's size-prefixed structs (base/internal.h). */
 #include <string.h>
 
-#include "src/base/internal.h"
+#include "base/internal.h"
 
 /*
  * Copy a size-prefixed input struct: min(user_size, ksize) bytes, rest zero;

@@ -10,7 +10,7 @@
 
 #include "config.h"
 #include "prealloc.h"
-#include "src/base/util.h"
+#include "base/util.h"
 
 #define PA_EXPORT __attribute__((visibility("default")))
 
@@ -31,12 +31,12 @@ _Static_assert(PA_METHOD_COUNT <= PREALLOC_METHOD_SLOTS, "report has a slot per 
 #endif
 
 /* pthread_create() with every signal blocked in the new thread
- * (src/base/thread.c).  0 or -errno. */
+ * (base/thread.c).  0 or -errno. */
 int pa_thread_start(pthread_t *t, void *(*fn)(void *), void *arg);
 
 /* Copy a size-prefixed input struct (see &prealloc_options.size): 0, -EINVAL
  * (user_size below min_size) or -E2BIG (unknown non-zero bytes)
- * (src/base/sized_in.c). */
+ * (base/sized_in.c). */
 int pa_copy_sized_in(void *dst, size_t ksize, const void *src, uint32_t user_size,
 		     size_t min_size);
 

@@ -8,9 +8,9 @@
 #include <unistd.h>
 #include <sys/sysmacros.h>
 
-#include "src/base/sysfs_read.h"
-#include "src/base/sysfs_root.h"
-#include "src/base/util.h"
+#include "base/sysfs_read.h"
+#include "base/sysfs_root.h"
+#include "base/util.h"
 
 int pa_path_join(char *buf, size_t len, const char *a, const char *b)
 {

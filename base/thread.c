@@ -3,7 +3,7 @@
 #include <pthread.h>
 #include <signal.h>
 
-#include "src/base/internal.h"
+#include "base/internal.h"
 
 int pa_thread_start(pthread_t *t, void *(*fn)(void *), void *arg)
 {

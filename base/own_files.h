@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Descriptors of the library's own in a file table of its own
- * (src/base/own_files.c): what lets it open and close the caller's file
+ * (base/own_files.c): what lets it open and close the caller's file
  * without dropping the caller's record locks.
  */
 #ifndef PREALLOC_OWN_FILES_H
