@@ -6,7 +6,7 @@
 # uring, forced zeroout) and with dd over the same range, alternating, then
 # check that the range reads zero and the MiB after it is unchanged.
 #
-# usage: tests/bench/blockdev-bench.sh BUILD/examples/prealloc [RUNS]
+# usage: tests/bench/blockdev-bench.sh BUILD/src/tool/prealloc [RUNS]
 # Prints one line per run and the median of each column, in milliseconds
 # (whole command, the library's final fdatasync included; dd as in the issue,
 # without conv=fsync).

@@ -1,16 +1,17 @@
 #!/bin/sh
-# The examples are real examples of using the library: every examples/*.c
-# includes only system headers, <prealloc.h>, <prealloc-pool.h> and the tool's own headers in
-# examples/ (nothing from src/ or probes/; the RocksDB plugin in
-# examples/rocksdb/ likewise, with RocksDB's headers), and the tool is linked against
-# the shared library, not the static archive.
+# The tool and the examples use the library as any program would: every
+# src/tool/*.c and examples/*.c includes only system headers, <prealloc.h>,
+# <prealloc-pool.h> and its own folder's headers (nothing else of src/, nothing
+# of base/ or probes/; the RocksDB plugin in examples/rocksdb/ likewise, with
+# RocksDB's headers), and the tool is linked against the shared library, not
+# the static archive.
 # usage: check-examples.sh SOURCE_ROOT TOOL
 set -eu
 root=$1
 tool=$2
 status=0
-for f in "$root"/examples/*.c "$root"/examples/*.h "$root"/examples/rocksdb/*.cc \
-	 "$root"/examples/rocksdb/*.h; do
+for f in "$root"/src/tool/*.c "$root"/src/tool/*.h "$root"/examples/*.c \
+	 "$root"/examples/rocksdb/*.cc "$root"/examples/rocksdb/*.h; do
 	[ -f "$f" ] || continue
 	grep -hoE '^[[:space:]]*#[[:space:]]*include[[:space:]]*["<][^">]+[">]' "$f" |
 	sed -E 's/.*include[[:space:]]*//' | while read -r inc; do
@@ -22,7 +23,7 @@ for f in "$root"/examples/*.c "$root"/examples/*.h "$root"/examples/rocksdb/*.cc
 		esac
 		# A system header must not be one of the library's own.
 		if [ -f "$root/$name" ] ||
-		   [ -n "$(find "$root/src" "$root/probes" -name "${name##*/}" -print -quit)" ] ||
+		   [ -n "$(find "$root/src" "$root/base" "$root/probes" -name "${name##*/}" -print -quit)" ] ||
 		   [ "$name" = config.h ] || case $inc in \"*) true ;; *) false ;; esac; then
 			echo "$f: internal header $inc" >&2
 			exit 1

@@ -10,8 +10,8 @@
 #     tests/vm/vm.sh run --kernel 6.18 --devices sdebug,nloop --mem 2048 \
 #       --sdebug "dev_size_mb=512 lbpu=1 lbpws=1 lbprz=1 ndelay=10000" \
 #       --timeout 3600 \
-#       --extra /usr/bin/fio,/usr/bin/dd,$PWD/build/examples/prealloc \
-#       -- tests/vm/bg-guest.sh --prealloc $PWD/build/examples/prealloc
+#       --extra /usr/bin/fio,/usr/bin/dd,$PWD/build/src/tool/prealloc \
+#       -- tests/vm/bg-guest.sh --prealloc $PWD/build/src/tool/prealloc
 #
 # For each file system (--fs) and device (the unmap-zeroing scsi_debug disk,
 # the nvme-loop namespace over a second one): mkfs, mount, lay out the

@@ -69,7 +69,7 @@ def parse_args(argv=None):
     p.add_argument('--default-req', default='4M', help='PA_DEFAULT_REQUEST')
     p.add_argument('--frag-size', default='1G', help='file size for the frag section')
     p.add_argument('--frag-runs', type=int, default=7)
-    p.add_argument('--tool', default=os.path.join(TOP, 'build-bench/examples/prealloc'),
+    p.add_argument('--tool', default=os.path.join(TOP, 'build-bench/src/tool/prealloc'),
                    help='the prealloc tool (background section)')
     p.add_argument('--bg-size', default='2G', help='background section: bytes to preallocate')
     p.add_argument('--bg-seconds', type=float, default=6, help='foreground run length')

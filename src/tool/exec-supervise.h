@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* The supervisor of `prealloc exec` (examples/exec-supervise.c). */
+/* The supervisor of `prealloc exec` (src/tool/exec-supervise.c). */
 #ifndef PREALLOC_EXEC_SUPERVISE_H
 #define PREALLOC_EXEC_SUPERVISE_H
 

@@ -16,12 +16,12 @@
 # swapping every round; prints markdown tables of medians and of the
 # median [IQR] of per-round ratios (patched / stock).
 #
-# usage: tests/bench/etcd-bench.sh BUILD_DIR
+# usage: examples/etcd/bench/etcd-bench.sh BUILD_DIR
 #   PREALLOC_ETCD_BENCH_ROUNDS (7), PREALLOC_ETCD_BENCH_LOADS ("seq s l"),
 #   PREALLOC_ETCD_BENCH_FS ("ext4 xfs"), PREALLOC_ETCD_BENCH_PUTS (3200),
 #   PREALLOC_ETCD_BENCH_VALUE (65536).  Raw lines go to stderr.
 set -euo pipefail
-src=$(cd "$(dirname "$0")/../.." && pwd)
+src=$(cd "$(dirname "$0")/../../.." && pwd)
 # shellcheck source=bindings/lib.sh
 . "$src/bindings/lib.sh"
 # shellcheck source=examples/etcd/lib.sh

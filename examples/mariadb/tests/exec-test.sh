@@ -13,7 +13,7 @@
 set -euo pipefail
 build=$(cd "$1" && pwd)
 [ "${2:-none}" = none ] || { echo "sanitizer build ($2): the interposer cannot load: skipped"; exit 77; }
-here=$(cd "$(dirname "$0")/../.." && pwd)
+here=$(cd "$(dirname "$0")/../../.." && pwd)
 # shellcheck source=bindings/lib.sh
 . "$here/bindings/lib.sh"
 [ "$(id -u)" = 0 ] || { echo "needs root: skipped"; exit 77; }
@@ -21,8 +21,8 @@ for b in /usr/sbin/mariadbd mariadb-install-db sysbench mariadb; do
 	command -v "$b" >/dev/null || { echo "$b not installed: skipped"; exit 77; }
 done
 reexec_private "$0" "$@"
-tool=$build/examples/prealloc
-export PREALLOC_EXEC_PRELOAD=$build/examples/libprealloc-exec.so LD_LIBRARY_PATH=$build
+tool=$build/src/tool/prealloc
+export PREALLOC_EXEC_PRELOAD=$build/src/tool/libprealloc-exec.so LD_LIBRARY_PATH=$build
 
 scratch=$(mktemp -d /tmp/prealloc-exec-mariadb-XXXXXX)
 chmod 755 "$scratch"

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * `prealloc exec`: what its two ways of reaching a program's fallocate()
- * share (examples/exec-convert.c).  The interposer (examples/exec-preload.c,
+ * share (src/tool/exec-convert.c).  The interposer (src/tool/exec-preload.c,
  * loaded into the program with LD_PRELOAD) and the supervisor
- * (examples/exec-supervise.c, seccomp user notification) both hand each
+ * (src/tool/exec-supervise.c, seccomp user notification) both hand each
  * call to exec_convert(), and count it in one tally that `prealloc exec`
  * shares with every process of the program (a memfd, MAP_SHARED).
  */

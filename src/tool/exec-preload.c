@@ -3,7 +3,7 @@
  * The interposer of `prealloc exec` (libprealloc-exec.so, loaded with
  * LD_PRELOAD): fallocate(), posix_fallocate() and their 64-bit names, as a
  * dynamically linked program calls them through the C library.  A mode-0
- * call the library can make written is made so (examples/exec-convert.c);
+ * call the library can make written is made so (src/tool/exec-convert.c);
  * every other call, and every call the library fails, goes to the C
  * library's own function, so the program sees what it would have seen.
  * Programs that make the system call themselves (Go, static binaries,

@@ -26,7 +26,7 @@
 #        (default ARMS), to bound the matrix
 set -euo pipefail
 BUILD=$(realpath "$1") OUT=$(realpath -m "$2")
-ROOT=$(dirname "$(realpath "$0")")/../..
+ROOT=$(dirname "$(realpath "$0")")/../../..
 PG_BINDIR=$(pg_config --bindir 2>/dev/null || echo /usr/lib/postgresql/15/bin)
 PGP_MODULE=$BUILD/examples/postgresql/pg_prealloc.so
 PGP_SQL=$ROOT/examples/postgresql/pg_prealloc--1.0.sql

@@ -14,14 +14,14 @@
 # who goes first swapping every round; prints a markdown table of medians
 # and of the median [IQR] of per-round ratios exec / stock.
 #
-# usage: tests/bench/exec-etcd-bench.sh BUILD_DIR [RAW.jsonl]
+# usage: examples/etcd/bench/exec-bench.sh BUILD_DIR [RAW.jsonl]
 #   PREALLOC_EXEC_BENCH_ROUNDS (7), PREALLOC_EXEC_BENCH_PUTS (3200),
 #   PREALLOC_EXEC_BENCH_VALUE (65536), PREALLOC_EXEC_BENCH_PERF=1 also
 #   counts, system-wide during the load, jbd2 commits and ext4's
 #   conversions of unwritten extents (perf stat on tracepoints).
 #   Raw lines go to stderr and, if given, RAW.jsonl.
 set -euo pipefail
-src=$(cd "$(dirname "$0")/../.." && pwd)
+src=$(cd "$(dirname "$0")/../../.." && pwd)
 # shellcheck source=bindings/lib.sh
 . "$src/bindings/lib.sh"
 # shellcheck source=examples/etcd/lib.sh

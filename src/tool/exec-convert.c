@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* One fallocate() of a program under `prealloc exec` (examples/exec-convert.h). */
+/* One fallocate() of a program under `prealloc exec` (src/tool/exec-convert.h). */
 #include <errno.h>
 #include <fcntl.h>
 #include <fnmatch.h>
