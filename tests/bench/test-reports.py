@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
 """The benchmarks' reports, without running a benchmark: the statistics on
-known numbers, the guest report of a saved console (testdata/), and
-RESULTS.md's tables against the raw results they were copied from
-(results/): a table there that its file no longer gives fails here."""
+known numbers, the guest report of a saved console (testdata/), and the
+full reports' tables against the raw results they were copied from: each
+run's report (results/DATE-NAME.md, linked from RESULTS.md's summary) sits
+beside its raw results (results/DATE-NAME.json, .jsonl, .log.xz), and a
+table there that its raw file no longer gives fails here."""
 import io
 import json
 import os
@@ -44,16 +46,28 @@ class Stats(unittest.TestCase):
         self.assertEqual(stats.median_iqr([1, 2, 3, 4, 5]), '3.00 [2.00, 4.00]')
 
 
-class Reports(unittest.TestCase):
-    def setUp(self):
-        with open(path('RESULTS.md')) as f:
-            self.results = f.read()
+def report_text(name):
+    """The report results/NAME, where RESULTS.md links a run's tables."""
+    with open(path('results', name)) as f:
+        return f.read()
 
-    def assert_in_results(self, text):
+
+class Reports(unittest.TestCase):
+    def assert_in_report(self, text, name):
         rows = table_rows(text)
         self.assertTrue(rows)
+        report_md = report_text(name)
         for row in rows:
-            self.assertIn(row, self.results)
+            self.assertIn(row, report_md)
+
+    def test_linked(self):
+        """Every report checked below is linked from RESULTS.md."""
+        with open(path('RESULTS.md')) as f:
+            results = f.read()
+        for name in ('2026-11-27-seeds-7.3.md', '2026-11-27-zero.md', '2026-11-27-cache.md',
+                     '2026-11-27-bg.md', '2026-11-27-etcd.md', '2026-11-27-pgbench.md',
+                     '2026-11-27-pgbench-ahead2.md'):
+            self.assertIn('](results/%s)' % name, results)
 
     def test_guest(self):
         with open(path('testdata', 'guest-console.log')) as f:
@@ -64,7 +78,8 @@ class Reports(unittest.TestCase):
     def test_seeds_7_3(self):
         for name in ('2026-11-27-seeds-7.3-1cpu.log.xz', '2026-11-27-seeds-7.3-2cpu.log.xz'):
             trials = guest.parse(guest.read_console(path('results', name)))[1]
-            self.assert_in_results('\n'.join(guest.ratio_table(trials)[2:]))
+            self.assert_in_report('\n'.join(guest.ratio_table(trials)[2:]),
+                                  '2026-11-27-seeds-7.3.md')
 
     def run_bench_report(self, name):
         with open(path('results', name)) as f:
@@ -76,17 +91,18 @@ class Reports(unittest.TestCase):
         direct = re.findall(r'\| method \| MiB/s \(IQR\).*?\n\n', md, re.S)
         self.assertEqual(len(direct), 2)
         for t in direct:
-            self.assert_in_results(t)
+            self.assert_in_report(t, '2026-11-27-zero.md')
 
     def test_cache(self):
         md = self.run_bench_report('2026-11-27-cache.json')
-        self.assert_in_results(md.split('### Page cache after a call')[1])
+        self.assert_in_report(md.split('### Page cache after a call')[1], '2026-11-27-cache.md')
 
     def test_background(self):
         md = self.run_bench_report('2026-11-27-bg.json')
+        report_md = report_text('2026-11-27-bg.md')
         for row in ('| ext4 | mq-deadline | background-aio | 1.32 (1.10-1.72) |',
                     '| xfs | bfq | background (uring) | 1.18 (1.05-1.37) |'):
-            self.assertIn(row, self.results)
+            self.assertIn(row, report_md)
         self.assertIn('| background-aio | 1.32 | 1.10-1.72 |', md)
         self.assertIn('| background | 1.18 | 1.05-1.37 |', md)
 
@@ -96,11 +112,12 @@ class Reports(unittest.TestCase):
             out = io.StringIO()
             with redirect_stdout(out):
                 etcd.report(path('results', name))
-            self.assert_in_results(out.getvalue())
+            self.assert_in_report(out.getvalue(), '2026-11-27-etcd.md')
 
     def test_pgbench(self):
         for name in ('2026-11-27-pgbench.jsonl', '2026-11-27-pgbench-ahead2.jsonl'):
-            self.assert_in_results('\n'.join(pgbench.report(path('results', name))))
+            self.assert_in_report('\n'.join(pgbench.report(path('results', name))),
+                                  name.replace('.jsonl', '.md'))
 
 
 if __name__ == '__main__':
