@@ -56,7 +56,7 @@
  * in flight at every such rate and wait for its remaining time.  The rate
  * decides the progress: in the same 7 runs a fifth reached 0.08x of solo at
  * p99 1.45x / 1.34x (ext4 / xfs) and IOPS 0.98x / 0.97x, two sevenths 0.10x
- * at 1.35x / 1.35x and 0.98x / 0.92x (RESULTS.md). */
+ * at 1.35x / 1.35x and 0.98x / 0.92x (the sweep in commit 0b89950). */
 #define FLOOR_NUM	2
 #define FLOOR_DEN	7
 #define GROW_SHARE	8		/* increase per window: peak / GROW_SHARE */

@@ -201,7 +201,8 @@ static int keep_going(uint64_t done, uint64_t total, void *data)
  * Quiet writes: while a segment is ready anyway the worker writes 256 KiB at
  * a time, one in flight, so a commit's cache flush waits behind at most that
  * much.  Behind the default 4 x 4 MiB burst, the first commit after a switch
- * took 10-30 times a normal one (tests/bench/RESULTS.md).
+ * took 27-29 times the steady p99
+ * (tests/bench/results/2026-11-23-wal.md).
  */
 #define PA_POOL_QUIET_REQUEST (256u << 10)
 
