@@ -67,17 +67,23 @@ for dir in "${test_dirs[@]}"; do
 done
 
 # The same 1 GiB call through each language, whole processes, a fresh
-# file every time (removed and synced away outside the timing).
+# file every time (removed and synced away outside the timing).  The arms:
+# language -> its command, %s standing for the file's path (paths without
+# blanks: the stage's and the mounts').
+declare -A big_arm=(
+	[c]="$tool run --length $big %s"
+	[rust]="$CARGO_TARGET_DIR/release/examples/wal_segment %s $big"
+	[go]="$stage/wal-segment %s $big"
+)
+langs=(c rust go)	# the order they take turns in
 one_big() { # LANG PATH
-	case $1 in
-	c) "$tool" run --length "$big" "$2" ;;
-	rust) "$CARGO_TARGET_DIR/release/examples/wal_segment" "$2" "$big" ;;
-	go) "$stage/wal-segment" "$2" "$big" ;;
-	esac >/dev/null
+	local cmd
+	# shellcheck disable=SC2059
+	read -ra cmd <<<"$(printf "${big_arm[$1]}" "$2")"
+	"${cmd[@]}" >/dev/null
 }
 big_raw=$stage/big.txt
 : >"$big_raw"
-langs=(c rust go)
 for dir in "${test_dirs[@]}"; do
 	for ((r = 0; r < big_rounds; r++)); do
 		for ((i = 0; i < 3; i++)); do

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * What <prealloc.h> and <prealloc-pool.h> both need: the ABI check, the
- * version macros, the attribute of results that must be looked at, and the
- * opaque context.  Included by both, so neither includes the other's
+ * version macros, the attribute of results that must be looked at, the
+ * anonymous union of a renamed field, and the opaque context.  Included by both, so neither includes the other's
  * declarations to get these; not meant to be included on its own.
  */
 #ifndef LIBPREALLOC_COMMON_H
@@ -27,6 +27,18 @@
 #define PREALLOC_WUR __attribute__((warn_unused_result))
 #else
 #define PREALLOC_WUR
+#endif
+
+/*
+ * Opens a member that is an anonymous union: one field with two names (a
+ * new name and the old one it replaces), the same bytes.  Anonymous unions
+ * are C11 and C++; GCC and clang take them in every mode, and with
+ * __extension__ without a -Wpedantic warning in C99 and C89 too.
+ */
+#if defined(__GNUC__) || defined(__clang__)
+#define PREALLOC_ANON_UNION __extension__ union
+#else
+#define PREALLOC_ANON_UNION union
 #endif
 
 /* A library context (prealloc_ctx_new() in <prealloc.h>). */

@@ -97,41 +97,75 @@ enum prealloc_method {
 };
 
 /**
- * enum prealloc_step - the step of a prealloc_file_ex() call that failed
- * @PREALLOC_STEP_NONE: nothing failed (the call succeeded).
- * @PREALLOC_STEP_TARGET: examining the descriptor and probing the storage.
- * @PREALLOC_STEP_REQUEST: the request does not suit the target: -EINVAL
+ * enum prealloc_phase - the phase of a prealloc_file_ex() call that failed
+ * @PREALLOC_PHASE_NONE: nothing failed (the call succeeded).
+ * @PREALLOC_PHASE_TARGET: examining the descriptor and probing the storage.
+ * @PREALLOC_PHASE_REQUEST: the request does not suit the target: -EINVAL
  *	(block-device range or flags), -EPERM (append-only or immutable file),
  *	-EOPNOTSUPP (a forced method the target cannot take).
- * @PREALLOC_STEP_CLAIM: claiming a block device with O_EXCL (-EBUSY).
- * @PREALLOC_STEP_SIGNATURES: looking for block-device signatures (-EEXIST).
- * @PREALLOC_STEP_CLASSIFY: reading the extent map of the range.
- * @PREALLOC_STEP_SPACE_CHECK: the free-space check, before anything is
+ * @PREALLOC_PHASE_CLAIM: claiming a block device with O_EXCL (-EBUSY).
+ * @PREALLOC_PHASE_SIGNATURES: looking for block-device signatures (-EEXIST).
+ * @PREALLOC_PHASE_CLASSIFY: reading the extent map of the range.
+ * @PREALLOC_PHASE_SPACE_CHECK: the free-space check, before anything is
  *	written: -ENOSPC here means nothing was changed.
- * @PREALLOC_STEP_RESERVE: reserving the range with fallocate().
- * @PREALLOC_STEP_ZERO: zeroing with &prealloc_report.failed_method.
- * @PREALLOC_STEP_SYNC: the final fdatasync().
+ * @PREALLOC_PHASE_RESERVE: reserving the range with fallocate().
+ * @PREALLOC_PHASE_ZERO: zeroing with &prealloc_report.failed_method.
+ * @PREALLOC_PHASE_SYNC: the final fdatasync().
  *
  * In the order a call runs them, skipping those a target does not need;
  * after a refused method the next one runs again from
- * %PREALLOC_STEP_RESERVE.  New steps get new values at the end.
+ * %PREALLOC_PHASE_RESERVE.  New phases get new values at the end.  A
+ * "step" is a step of the plan (prealloc_probe_step(), &enum
+ * prealloc_action); before 0.5 the phases were called steps too: &enum
+ * prealloc_step keeps those names, with the same values.
+ * Since: 0.5
+ */
+enum prealloc_phase {
+	PREALLOC_PHASE_NONE = 0,
+	PREALLOC_PHASE_TARGET,
+	PREALLOC_PHASE_REQUEST,
+	PREALLOC_PHASE_CLAIM,
+	PREALLOC_PHASE_SIGNATURES,
+	PREALLOC_PHASE_CLASSIFY,
+	PREALLOC_PHASE_SPACE_CHECK,
+	PREALLOC_PHASE_RESERVE,
+	PREALLOC_PHASE_ZERO,
+	PREALLOC_PHASE_SYNC,
+};
+
+/**
+ * enum prealloc_step - the old name of &enum prealloc_phase (deprecated)
+ * @PREALLOC_STEP_NONE: %PREALLOC_PHASE_NONE.
+ * @PREALLOC_STEP_TARGET: %PREALLOC_PHASE_TARGET.
+ * @PREALLOC_STEP_REQUEST: %PREALLOC_PHASE_REQUEST.
+ * @PREALLOC_STEP_CLAIM: %PREALLOC_PHASE_CLAIM.
+ * @PREALLOC_STEP_SIGNATURES: %PREALLOC_PHASE_SIGNATURES.
+ * @PREALLOC_STEP_CLASSIFY: %PREALLOC_PHASE_CLASSIFY.
+ * @PREALLOC_STEP_SPACE_CHECK: %PREALLOC_PHASE_SPACE_CHECK.
+ * @PREALLOC_STEP_RESERVE: %PREALLOC_PHASE_RESERVE.
+ * @PREALLOC_STEP_ZERO: %PREALLOC_PHASE_ZERO.
+ * @PREALLOC_STEP_SYNC: %PREALLOC_PHASE_SYNC.
+ *
+ * The names of 0.2 to 0.4, kept so that code written for them compiles
+ * unchanged (with prealloc_step_name() and &prealloc_report.failed_step);
+ * new code names the phases.  Every value is its phase's.
  */
 enum prealloc_step {
-	PREALLOC_STEP_NONE = 0,
-	PREALLOC_STEP_TARGET,
-	PREALLOC_STEP_REQUEST,
-	PREALLOC_STEP_CLAIM,
-	PREALLOC_STEP_SIGNATURES,
-	PREALLOC_STEP_CLASSIFY,
-	PREALLOC_STEP_SPACE_CHECK,
-	PREALLOC_STEP_RESERVE,
-	PREALLOC_STEP_ZERO,
-	PREALLOC_STEP_SYNC,
+	PREALLOC_STEP_NONE = PREALLOC_PHASE_NONE,
+	PREALLOC_STEP_TARGET = PREALLOC_PHASE_TARGET,
+	PREALLOC_STEP_REQUEST = PREALLOC_PHASE_REQUEST,
+	PREALLOC_STEP_CLAIM = PREALLOC_PHASE_CLAIM,
+	PREALLOC_STEP_SIGNATURES = PREALLOC_PHASE_SIGNATURES,
+	PREALLOC_STEP_CLASSIFY = PREALLOC_PHASE_CLASSIFY,
+	PREALLOC_STEP_SPACE_CHECK = PREALLOC_PHASE_SPACE_CHECK,
+	PREALLOC_STEP_RESERVE = PREALLOC_PHASE_RESERVE,
+	PREALLOC_STEP_ZERO = PREALLOC_PHASE_ZERO,
+	PREALLOC_STEP_SYNC = PREALLOC_PHASE_SYNC,
 };
 
 /**
  * enum prealloc_action - what a step of the plan does to its bytes
- * @PREALLOC_ACTION_RESERVE: fallocate() them (%PREALLOC_STEP_RESERVE).
+ * @PREALLOC_ACTION_RESERVE: fallocate() them (%PREALLOC_PHASE_RESERVE).
  * @PREALLOC_ACTION_ZERO: make them read zero with the step's method.
  * @PREALLOC_ACTION_WRITE_EDGES: pwrite() zeros to the bytes a whole-block
  *	method leaves around its aligned middle.
@@ -294,12 +328,15 @@ struct prealloc_options {
  * @bytes_by_method: bytes of the range covered by each method, indexed by
  *	&enum prealloc_method (index 0 is unused); %PREALLOC_METHOD_SLOTS long
  *	whatever methods exist.
- * @failed_step: the &enum prealloc_step that failed, %PREALLOC_STEP_NONE
+ * @failed_phase: the &enum prealloc_phase that failed, %PREALLOC_PHASE_NONE
  *	on success.  Arguments rejected before any work (-EINVAL, -E2BIG,
- *	-EFBIG, -EBADF) leave the whole report untouched.
+ *	-EFBIG, -EBADF) leave the whole report untouched.  Since: 0.5 (the
+ *	same bytes were @failed_step before).
+ * @failed_step: the old name of @failed_phase (deprecated): the other
+ *	member of an anonymous union, the same bytes.
  * @failed_method: the &enum prealloc_method that was running when the call
  *	failed (%PREALLOC_METHOD_AUTO when none was); with
- *	%PREALLOC_STEP_RESERVE, the method that needed the reservation.
+ *	%PREALLOC_PHASE_RESERVE, the method that needed the reservation.
  * @bytes_unknown: bytes of @bytes_kept whose extent state cannot be told
  *	without FIEMAP; @written is then 0.  Since: 0.2
  * @background: &enum prealloc_background bits: the pacing that applied.
@@ -343,7 +380,10 @@ struct prealloc_report {
 	uint64_t bytes_reserved;
 	uint64_t elapsed_ns;
 	uint64_t bytes_by_method[PREALLOC_METHOD_SLOTS];
-	uint32_t failed_step;
+	PREALLOC_ANON_UNION {
+		uint32_t failed_phase;
+		uint32_t failed_step;
+	};
 	uint32_t failed_method;
 	uint64_t bytes_unknown;
 	uint32_t background;
@@ -640,11 +680,22 @@ PREALLOC_WUR const char *prealloc_method_name(enum prealloc_method method);
 PREALLOC_WUR int prealloc_method_from_name(const char *name);
 
 /**
- * prealloc_step_name() - short name of a step, for messages
- * @step: &enum prealloc_step
+ * prealloc_phase_name() - short name of a phase, for messages
+ * @phase: &enum prealloc_phase
  *
  * Returns: "none", "target", "request", "claim", "signatures", "classify",
  * "space-check", "reserve", "zero" or "sync"; NULL for an unknown value.
+ * Since: 0.5
+ */
+PREALLOC_WUR const char *prealloc_phase_name(enum prealloc_phase phase);
+
+/**
+ * prealloc_step_name() - the old name of prealloc_phase_name() (deprecated)
+ * @step: &enum prealloc_step
+ *
+ * Kept, and exported, for code and binaries of 0.2 to 0.4.
+ *
+ * Returns: prealloc_phase_name(@step).
  * Since: 0.2
  */
 PREALLOC_WUR const char *prealloc_step_name(enum prealloc_step step);
@@ -938,7 +989,7 @@ PREALLOC_WUR const char *prealloc_probe_plan_reason(const struct prealloc_probe 
  *
  * Returns: 0, or -ENOENT (@index past the last step), -ENODATA (the probe
  * was made without a request), the error the call would fail with before
- * any step (-EOPNOTSUPP, -ENOSPC, -EPERM, -EINVAL: see &enum prealloc_step),
+ * any step (-EOPNOTSUPP, -ENOSPC, -EPERM, -EINVAL: see &enum prealloc_phase),
  * the error reading the range's extent map (an O_PATH descriptor that
  * cannot be reopened), -EINVAL (@probe NULL).
  * Since: 0.3

@@ -204,7 +204,7 @@ int pa_call_run(int fd, void *args)
 		c.opts.progress = progress_relay;
 		c.opts.progress_data = &out;
 	}
-	pa_phase(&c, PREALLOC_STEP_TARGET, 0);
+	pa_phase(&c, PREALLOC_PHASE_TARGET, 0);
 	ret = open_locked(&c, a->off, a->len);
 	if (!ret)
 		open_wfd(&c, a->fl);
@@ -214,7 +214,7 @@ int pa_call_run(int fd, void *args)
 		ret = S_ISBLK(c.target.st.st_mode) ? pa_blockdev_prealloc(&c, a->off, a->len) :
 						     pa_file_prealloc(&c, a->off, a->len);
 	if (!ret)
-		pa_phase(&c, PREALLOC_STEP_NONE, 0);
+		pa_phase(&c, PREALLOC_PHASE_NONE, 0);
 	call_end(&c, a->report, a->t0);
 	return ret;
 }

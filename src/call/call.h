@@ -80,14 +80,14 @@ struct pa_call_args {
 int pa_call_run(int fd, void *args);
 
 /*
- * Enter @phase of the call (an &enum prealloc_step: the public API names a
- * call's phases so), running @method (0 for none): what the report names as
- * failed_step/failed_method if the call fails before the next one.  Inside
- * the library a "step" is only ever a step of the plan (src/plan/steps.h).
+ * Enter @phase of the call (an &enum prealloc_phase), running @method (0 for
+ * none): what the report names as failed_phase/failed_method if the call
+ * fails before the next one.  A "step" is only ever a step of the plan
+ * (src/plan/steps.h, prealloc_probe_step()).
  */
 static inline void pa_phase(struct pa_call *c, uint32_t phase, uint32_t method)
 {
-	c->rep.failed_step = phase;
+	c->rep.failed_phase = phase;
 	c->rep.failed_method = method;
 }
 

@@ -25,22 +25,28 @@ PA_EXPORT int prealloc_method_from_name(const char *name)
 	return -EINVAL;
 }
 
-static const char *const step_names[] = {
-	[PREALLOC_STEP_NONE] = "none",
-	[PREALLOC_STEP_TARGET] = "target",
-	[PREALLOC_STEP_REQUEST] = "request",
-	[PREALLOC_STEP_CLAIM] = "claim",
-	[PREALLOC_STEP_SIGNATURES] = "signatures",
-	[PREALLOC_STEP_CLASSIFY] = "classify",
-	[PREALLOC_STEP_SPACE_CHECK] = "space-check",
-	[PREALLOC_STEP_RESERVE] = "reserve",
-	[PREALLOC_STEP_ZERO] = "zero",
-	[PREALLOC_STEP_SYNC] = "sync",
+static const char *const phase_names[] = {
+	[PREALLOC_PHASE_NONE] = "none",
+	[PREALLOC_PHASE_TARGET] = "target",
+	[PREALLOC_PHASE_REQUEST] = "request",
+	[PREALLOC_PHASE_CLAIM] = "claim",
+	[PREALLOC_PHASE_SIGNATURES] = "signatures",
+	[PREALLOC_PHASE_CLASSIFY] = "classify",
+	[PREALLOC_PHASE_SPACE_CHECK] = "space-check",
+	[PREALLOC_PHASE_RESERVE] = "reserve",
+	[PREALLOC_PHASE_ZERO] = "zero",
+	[PREALLOC_PHASE_SYNC] = "sync",
 };
 
+PA_EXPORT const char *prealloc_phase_name(enum prealloc_phase phase)
+{
+	return (unsigned int)phase < PA_ARRAY_SIZE(phase_names) ? phase_names[phase] : NULL;
+}
+
+/* The name of 0.2 to 0.4, still exported. */
 PA_EXPORT const char *prealloc_step_name(enum prealloc_step step)
 {
-	return (unsigned int)step < PA_ARRAY_SIZE(step_names) ? step_names[step] : NULL;
+	return prealloc_phase_name((enum prealloc_phase)step);
 }
 
 static const char *const background_names[] = { "paced", "idle-ioprio", "adapted" };

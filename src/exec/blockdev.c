@@ -161,7 +161,7 @@ int pa_blockdev_prealloc(struct pa_call *c, uint64_t off, uint64_t len)
 	int wfd = c->wfd;
 	int ret;
 
-	pa_phase(c, PREALLOC_STEP_REQUEST, 0);
+	pa_phase(c, PREALLOC_PHASE_REQUEST, 0);
 	ret = check_request(c, off, len, &b);
 	if (!ret)
 		ret = pa_plan(&c->target.in, &p);
@@ -171,13 +171,13 @@ int pa_blockdev_prealloc(struct pa_call *c, uint64_t off, uint64_t len)
 		ret = pa_exec_prepare(c, &x, &p);
 	if (ret)
 		goto out;
-	pa_phase(c, PREALLOC_STEP_CLAIM, 0);
+	pa_phase(c, PREALLOC_PHASE_CLAIM, 0);
 	b.xfd = claim(c);
 	if (b.xfd < 0) {
 		ret = b.xfd;
 		goto out;
 	}
-	pa_phase(c, PREALLOC_STEP_SIGNATURES, 0);
+	pa_phase(c, PREALLOC_PHASE_SIGNATURES, 0);
 	ret = check_signatures(c);
 	if (ret)
 		goto out;

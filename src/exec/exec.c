@@ -28,10 +28,10 @@ bool pa_refused(int err)
 
 /* The call's phase while a plan step of each action runs. */
 static const uint32_t phase_of[] = {
-	[PREALLOC_ACTION_RESERVE] = PREALLOC_STEP_RESERVE,
-	[PREALLOC_ACTION_ZERO] = PREALLOC_STEP_ZERO,
-	[PREALLOC_ACTION_WRITE_EDGES] = PREALLOC_STEP_ZERO,
-	[PREALLOC_ACTION_SYNC] = PREALLOC_STEP_SYNC,
+	[PREALLOC_ACTION_RESERVE] = PREALLOC_PHASE_RESERVE,
+	[PREALLOC_ACTION_ZERO] = PREALLOC_PHASE_ZERO,
+	[PREALLOC_ACTION_WRITE_EDGES] = PREALLOC_PHASE_ZERO,
+	[PREALLOC_ACTION_SYNC] = PREALLOC_PHASE_SYNC,
 };
 
 /* A filesystem without fallocate() is written anyway: the writes allocate,
@@ -136,7 +136,7 @@ static int run_method(struct pa_call *c, struct pa_exec *x, unsigned int m, bool
 {
 	int ret;
 
-	pa_phase(c, PREALLOC_STEP_ZERO, m);
+	pa_phase(c, PREALLOC_PHASE_ZERO, m);
 	*ran = false;
 	ret = m != x->prepared ? prepare(c, x, m) : 0;
 	if (!ret)

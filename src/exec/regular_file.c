@@ -94,7 +94,7 @@ static int classify(struct file_job *j)
 	struct pa_work *w = &j->x.w;
 	int ret;
 
-	pa_phase(c, PREALLOC_STEP_CLASSIFY, 0);
+	pa_phase(c, PREALLOC_PHASE_CLASSIFY, 0);
 	ret = pa_file_classify(c->fd, w, &j->segs, &j->fiemap);
 	if (!ret)
 		ret = pa_undo_record(&j->undo, c->fd, w->off, w->end, w->old_size, w->bs,
@@ -112,7 +112,7 @@ static int run(struct file_job *j, const struct pa_plan *plan)
 	int ret = classify(j);
 
 	if (!ret) {
-		pa_phase(c, PREALLOC_STEP_SPACE_CHECK, 0);
+		pa_phase(c, PREALLOC_PHASE_SPACE_CHECK, 0);
 		ret = pa_file_space(&c->target, c->fd, &j->x.w);
 	}
 	if (ret)
@@ -137,7 +137,7 @@ int pa_file_prealloc(struct pa_call *c, uint64_t off, uint64_t len)
 	j.x.w = (struct pa_work){ .in = &c->target.in, .off = off, .end = off + len,
 				  .old_size = (uint64_t)c->target.st.st_size,
 				  .bs = c->target.fs_block };
-	pa_phase(c, PREALLOC_STEP_REQUEST, 0);
+	pa_phase(c, PREALLOC_PHASE_REQUEST, 0);
 	ret = pa_file_check_attrs(c->fd);
 	if (!ret)
 		ret = pa_plan(&c->target.in, &plan);

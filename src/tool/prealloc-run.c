@@ -230,29 +230,29 @@ static const char *wz_name(const struct prealloc_report *r)
 }
 
 /* Say why, in the words of this tool, for the errors a person can act on;
- * the report names the step that failed, so nothing is guessed. */
+ * the report names the phase that failed, so nothing is guessed. */
 static void explain(const char *path, int fd, int err, const struct run_args *a,
 		    const struct prealloc_report *r)
 {
-	const char *step = prealloc_step_name(r->failed_step);
+	const char *phase = prealloc_phase_name(r->failed_phase);
 	char sig[128], sz[32], left[160];
 
-	if (r->failed_step == PREALLOC_STEP_REQUEST && err == EINVAL &&
+	if (r->failed_phase == PREALLOC_PHASE_REQUEST && err == EINVAL &&
 	    !(a->o.flags & PREALLOC_ZERO_DATA)) {
 		cli_fail(path, 0, "a block device has no holes: preallocating it means zeroing "
 			 "it and destroying its contents; pass --zero-data to do that");
-	} else if (r->failed_step == PREALLOC_STEP_REQUEST && err == EINVAL) {
+	} else if (r->failed_phase == PREALLOC_PHASE_REQUEST && err == EINVAL) {
 		cli_fail(path, err, "range must be aligned to the logical block size and inside the device");
-	} else if (r->failed_step == PREALLOC_STEP_SIGNATURES && err == EEXIST) {
+	} else if (r->failed_phase == PREALLOC_PHASE_SIGNATURES && err == EEXIST) {
 		signatures(fd, sig, sizeof(sig));
 		cli_fail(path, 0, "device carries a signature (%s); pass --force to zero it anyway", sig);
-	} else if (r->failed_step == PREALLOC_STEP_CLAIM && err == EBUSY) {
+	} else if (r->failed_phase == PREALLOC_PHASE_CLAIM && err == EBUSY) {
 		cli_fail(path, err, "device is in use (mounted or held open exclusively); refused even with --force");
-	} else if (r->failed_step == PREALLOC_STEP_SPACE_CHECK && err == ENOSPC) {
+	} else if (r->failed_phase == PREALLOC_PHASE_SPACE_CHECK && err == ENOSPC) {
 		cli_fail(path, err, "out of space: %s do not fit; nothing was changed",
 			 cli_human_size(a->length, sz, sizeof(sz)));
 	} else if (err == EOPNOTSUPP && (a->o.flags & PREALLOC_KEEP_SIZE) &&
-		   (r->failed_step == PREALLOC_STEP_REQUEST || r->failed_step == PREALLOC_STEP_RESERVE)) {
+		   (r->failed_phase == PREALLOC_PHASE_REQUEST || r->failed_phase == PREALLOC_PHASE_RESERVE)) {
 		cli_fail(path, err, "--keep-size beyond end of file needs space reserved there, and "
 			 "this file cannot hold blocks beyond its end (no fallocate()); nothing was changed");
 	} else if (err == EOPNOTSUPP && a->o.method) {
@@ -260,14 +260,14 @@ static void explain(const char *path, int fd, int err, const struct run_args *a,
 	} else if (err == ECANCELED) {
 		cli_fail(path, err, "cancelled; %s", after_failure(a, r, left, sizeof(left)));
 	} else if (err == ENOSPC) {
-		cli_fail(path, err, "out of space at step %s; %s", step,
+		cli_fail(path, err, "out of space in phase %s; %s", phase,
 			 after_failure(a, r, left, sizeof(left)));
 	} else if (r->failed_method) {
-		cli_fail(path, err, "step %s with method %s (write-zeroes: %s); %s", step,
+		cli_fail(path, err, "phase %s with method %s (write-zeroes: %s); %s", phase,
 			 prealloc_method_name(r->failed_method), wz_name(r),
 			 after_failure(a, r, left, sizeof(left)));
-	} else if (r->failed_step) {
-		cli_fail(path, err, "step %s; %s", step, after_failure(a, r, left, sizeof(left)));
+	} else if (r->failed_phase) {
+		cli_fail(path, err, "phase %s; %s", phase, after_failure(a, r, left, sizeof(left)));
 	} else {
 		cli_fail(path, err, NULL);
 	}
@@ -304,8 +304,11 @@ static void print_json(const char *path, const struct run_args *a,
 	json_object_object_add(o, "ok", json_object_new_boolean(!err));
 	if (err) {
 		json_object_object_add(o, "error", json_object_new_string(strerror(err)));
+		json_object_object_add(o, "failed_phase",
+				       json_object_new_string(prealloc_phase_name(r->failed_phase)));
+		/* The key of 0.4 and before, for scripts that read it. */
 		json_object_object_add(o, "failed_step",
-				       json_object_new_string(prealloc_step_name(r->failed_step)));
+				       json_object_new_string(prealloc_phase_name(r->failed_phase)));
 		json_object_object_add(o, "failed_method", r->failed_method ?
 				       json_object_new_string(prealloc_method_name(r->failed_method)) :
 				       NULL);

@@ -277,19 +277,44 @@ static int prep_pwritev_threads(int fd, uint64_t size, const char *path)
 	return j.err;
 }
 
+/* The contenders that are not the library's methods, by name; any other
+ * name is a method of prealloc_method_from_name(). */
+static int prep_pg_zeros_arm(int fd, uint64_t size, const char *path)
+{
+	(void)path;
+	return prep_pg_zeros(fd, size);
+}
+
+static int prep_posix_fallocate_arm(int fd, uint64_t size, const char *path)
+{
+	(void)path;
+	return prep_posix_fallocate(fd, size);
+}
+
+static int prep_fallocate_arm(int fd, uint64_t size, const char *path)
+{
+	(void)path;
+	return prep_fallocate(fd, size);
+}
+
+static const struct prep_arm {
+	const char *name;
+	int (*prep)(int fd, uint64_t size, const char *path);
+} prep_arms[] = {
+	{ "pwritev-threads", prep_pwritev_threads },
+	{ "pg-zeros", prep_pg_zeros_arm },
+	{ "posix-fallocate", prep_posix_fallocate_arm },
+	{ "fallocate", prep_fallocate_arm },
+};
+
 static int prep_dispatch(const char *method, int fd, uint64_t size, struct prep_args *a,
 			 const char *path)
 {
 	int m;
 
-	if (!strcmp(method, "pwritev-threads"))
-		return prep_pwritev_threads(fd, size, path);
-	if (!strcmp(method, "pg-zeros"))
-		return prep_pg_zeros(fd, size);
-	if (!strcmp(method, "posix-fallocate"))
-		return prep_posix_fallocate(fd, size);
-	if (!strcmp(method, "fallocate"))
-		return prep_fallocate(fd, size);
+	for (size_t i = 0; i < sizeof(prep_arms) / sizeof(prep_arms[0]); i++)
+		if (!strcmp(method, prep_arms[i].name))
+			return prep_arms[i].prep(fd, size, path);
 	m = prealloc_method_from_name(method);
 	if (m < 0)
 		return -EINVAL;
@@ -800,22 +825,27 @@ static const char usage[] =
 	"METHOD: auto write-zeroes zeroout uring aio buffered allocate\n"
 	"        pg-zeros posix-fallocate fallocate pwritev-threads\n";
 
+static const struct command {
+	const char *name;
+	int (*run)(int argc, char **argv);
+} commands[] = {
+	{ "prep", cmd_prep },
+	{ "frag", cmd_frag },
+	{ "overwrite", cmd_overwrite },
+	{ "probe", cmd_probe },
+	{ "census", cmd_census },
+	{ "exec", cmd_exec },
+};
+
 int main(int argc, char **argv)
 {
 	int ret = 2;
 
-	if (argc >= 2 && !strcmp(argv[1], "prep"))
-		ret = cmd_prep(argc - 1, argv + 1);
-	else if (argc >= 2 && !strcmp(argv[1], "frag"))
-		ret = cmd_frag(argc - 1, argv + 1);
-	else if (argc >= 2 && !strcmp(argv[1], "overwrite"))
-		ret = cmd_overwrite(argc - 1, argv + 1);
-	else if (argc >= 2 && !strcmp(argv[1], "probe"))
-		ret = cmd_probe(argc - 1, argv + 1);
-	else if (argc >= 2 && !strcmp(argv[1], "census"))
-		ret = cmd_census(argc - 1, argv + 1);
-	else if (argc >= 2 && !strcmp(argv[1], "exec"))
-		ret = cmd_exec(argc - 1, argv + 1);
+	for (size_t i = 0; argc >= 2 && i < sizeof(commands) / sizeof(commands[0]); i++)
+		if (!strcmp(argv[1], commands[i].name)) {
+			ret = commands[i].run(argc - 1, argv + 1);
+			break;
+		}
 	if (ret == 2)
 		fputs(usage, stderr);
 	return ret;

@@ -119,7 +119,7 @@ static int check_fd(int fd, const char *what, const struct req *q, uint32_t flag
 	print_message("%s [%llu, +%llu) flags %#x %s: probe %d, run %d\n", what,
 		      (unsigned long long)q->off, (unsigned long long)q->len, flags,
 		      prealloc_method_name(method), want, got);
-	if (want == 0 && got == -EOPNOTSUPP && r.failed_step == PREALLOC_STEP_ZERO &&
+	if (want == 0 && got == -EOPNOTSUPP && r.failed_phase == PREALLOC_PHASE_ZERO &&
 	    method != PREALLOC_METHOD_AUTO)
 		return 0;
 	assert_int_equal(got, want);

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The report names the step that failed (and the method running then), so a
+ * The report names the phase that failed (and the method running then), so a
  * caller can say why without guessing from the errno: out of space before
  * anything was written, a block device in use, one carrying a signature, a
  * request the target does not take, a method the storage refuses.
@@ -58,14 +58,14 @@ static void check_unchanged(int fd, const struct stat *before)
 	assert_int_equal(st.st_blocks, before->st_blocks);
 }
 
-static void step_names(void **state)
+static void phase_names(void **state)
 {
 	(void)state;
-	for (unsigned int s = PREALLOC_STEP_NONE; s <= PREALLOC_STEP_SYNC; s++)
-		assert_non_null(prealloc_step_name(s));
-	assert_string_equal(prealloc_step_name(PREALLOC_STEP_SPACE_CHECK), "space-check");
-	assert_null(prealloc_step_name(PREALLOC_STEP_SYNC + 1));
-	assert_null(prealloc_step_name((enum prealloc_step)-1));
+	for (unsigned int s = PREALLOC_PHASE_NONE; s <= PREALLOC_PHASE_SYNC; s++)
+		assert_non_null(prealloc_phase_name(s));
+	assert_string_equal(prealloc_phase_name(PREALLOC_PHASE_SPACE_CHECK), "space-check");
+	assert_null(prealloc_phase_name(PREALLOC_PHASE_SYNC + 1));
+	assert_null(prealloc_phase_name((enum prealloc_phase)-1));
 }
 
 static void file_steps(void **state)
@@ -80,25 +80,25 @@ static void file_steps(void **state)
 
 	/* Success clears what the caller's struct held. */
 	assert_int_equal(run(fd, 0, M, 0, 0, &r), 0);
-	assert_int_equal(r.failed_step, PREALLOC_STEP_NONE);
+	assert_int_equal(r.failed_phase, PREALLOC_PHASE_NONE);
 	assert_int_equal(r.failed_method, PREALLOC_METHOD_AUTO);
 
 	assert_int_equal(fstat(fd, &st), 0);
 
 	/* Too big for the volume: refused by the space check, nothing written. */
 	assert_int_equal(run(fd, 0, 1024 * M, 0, 0, &r), -ENOSPC);
-	assert_int_equal(r.failed_step, PREALLOC_STEP_SPACE_CHECK);
+	assert_int_equal(r.failed_phase, PREALLOC_PHASE_SPACE_CHECK);
 	assert_int_equal(r.failed_method, PREALLOC_METHOD_AUTO);
 	check_unchanged(fd, &st);
 
 	/* A forced method no file can take: refused with the request. */
 	assert_int_equal(run(fd, 0, M, 0, PREALLOC_METHOD_ZEROOUT, &r), -EOPNOTSUPP);
-	assert_int_equal(r.failed_step, PREALLOC_STEP_REQUEST);
+	assert_int_equal(r.failed_phase, PREALLOC_PHASE_REQUEST);
 	check_unchanged(fd, &st);
 
 	/* Arguments rejected before any work leave the report alone. */
 	assert_int_equal(run(fd, 0, 0, 0, 0, &r), -EINVAL);
-	assert_int_equal(r.failed_step, 0xA5A5A5A5u);
+	assert_int_equal(r.failed_phase, 0xA5A5A5A5u);
 	close(fd);
 	tfs_destroy(&t);
 }
@@ -118,7 +118,7 @@ static void refused_method(void **state)
 	fd = new_file(&t, "xfs", 300);
 	assert_int_equal(fstat(fd, &st), 0);
 	assert_int_equal(run(fd, 0, M, 0, PREALLOC_METHOD_WRITE_ZEROES, &r), -EOPNOTSUPP);
-	assert_int_equal(r.failed_step, PREALLOC_STEP_ZERO);
+	assert_int_equal(r.failed_phase, PREALLOC_PHASE_ZERO);
 	assert_int_equal(r.failed_method, PREALLOC_METHOD_WRITE_ZEROES);
 	/* Failed while zeroing: the space reserved for it given back. */
 	check_unchanged(fd, &st);
@@ -141,23 +141,23 @@ static void blockdev_steps(void **state)
 	fd = open(mounted.dev, O_RDWR | O_CLOEXEC);
 	assert_true(fd >= 0);
 	assert_int_equal(run(fd, 0, M, PREALLOC_ZERO_DATA, 0, &r), -EBUSY);
-	assert_int_equal(r.failed_step, PREALLOC_STEP_CLAIM);
+	assert_int_equal(r.failed_phase, PREALLOC_PHASE_CLAIM);
 	close(fd);
 
 	fd = open(bare.dev, O_RDWR | O_CLOEXEC);
 	assert_true(fd >= 0);
 	/* Without ZERO_DATA, or misaligned: the request does not suit a device. */
 	assert_int_equal(run(fd, 0, M, 0, 0, &r), -EINVAL);
-	assert_int_equal(r.failed_step, PREALLOC_STEP_REQUEST);
+	assert_int_equal(r.failed_phase, PREALLOC_PHASE_REQUEST);
 	assert_int_equal(run(fd, 1, M, PREALLOC_ZERO_DATA, 0, &r), -EINVAL);
-	assert_int_equal(r.failed_step, PREALLOC_STEP_REQUEST);
+	assert_int_equal(r.failed_phase, PREALLOC_PHASE_REQUEST);
 	assert_int_equal(run(fd, 0, M, PREALLOC_ZERO_DATA, 0, &r), 0);
-	assert_int_equal(r.failed_step, PREALLOC_STEP_NONE);
+	assert_int_equal(r.failed_phase, PREALLOC_PHASE_NONE);
 
 	/* A filesystem on it: the signature check refuses without FORCE. */
 	assert_int_equal(tfs_sh("mkfs.ext4 -q -F %s >/dev/null 2>&1", bare.dev), 0);
 	assert_int_equal(run(fd, 0, M, PREALLOC_ZERO_DATA, 0, &r), -EEXIST);
-	assert_int_equal(r.failed_step, PREALLOC_STEP_SIGNATURES);
+	assert_int_equal(r.failed_phase, PREALLOC_PHASE_SIGNATURES);
 	/* Refused before any write: the superblock's magic is still there. */
 	assert_int_equal(pread(fd, magic, 2, 1080), 2);
 	assert_int_equal(magic[0], 0x53);
@@ -170,7 +170,7 @@ static void blockdev_steps(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(step_names),
+		cmocka_unit_test(phase_names),
 		cmocka_unit_test(file_steps),
 		cmocka_unit_test(refused_method),
 		cmocka_unit_test(blockdev_steps),

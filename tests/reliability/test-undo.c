@@ -547,7 +547,7 @@ static void own_blocks_case(bool marked, bool fresh)
 	 * data zeroed. */
 	assert_int_equal(prealloc_file_ex(fd, off, OWN_EOF + own + (fresh ? MiB : 0) - off, &o,
 					  &r), -ECANCELED);
-	assert_int_equal(r.failed_step, PREALLOC_STEP_ZERO);
+	assert_int_equal(r.failed_phase, PREALLOC_PHASE_ZERO);
 	own_blocks_same(fd, &snap, off, own);
 	close(fd);
 	fd = open(tfs_path(&fs, "appended", path, sizeof(path)), O_RDONLY | O_CLOEXEC);
@@ -717,7 +717,7 @@ static void keep_size_refused(const char *type, const char *mkfs)
 		take(fd, &s);
 		o.method = m;
 		assert_int_equal(prealloc_file_ex(fd, 0, 1 * MiB, &o, &r), -EOPNOTSUPP);
-		assert_int_equal(r.failed_step, PREALLOC_STEP_REQUEST);
+		assert_int_equal(r.failed_phase, PREALLOC_PHASE_REQUEST);
 		same(fd, &s, "refused keep-size");
 	}
 	assert_int_equal(prealloc_probe_new(fd, 0, 1 * MiB, &o, &p), 0);

@@ -53,7 +53,11 @@ AT(struct prealloc_report, elapsed_ns, 40);
 AT(struct prealloc_report, bytes_by_method, 48);
 _Static_assert(sizeof(((struct prealloc_report *)0)->bytes_by_method) == 16 * 8,
 	       "bytes_by_method never grows");
-AT(struct prealloc_report, failed_step, 176);
+AT(struct prealloc_report, failed_phase, 176);
+AT(struct prealloc_report, failed_step, 176);	/* its old name, the same bytes */
+_Static_assert(sizeof(((struct prealloc_report *)0)->failed_phase) == 4 &&
+	       sizeof(((struct prealloc_report *)0)->failed_step) == 4,
+	       "failed_step is failed_phase");
 AT(struct prealloc_report, failed_method, 180);
 AT(struct prealloc_report, bytes_unknown, 184);
 AT(struct prealloc_report, background, 192);
@@ -253,6 +257,26 @@ static void names_and_version(void **state)
 	assert_string_equal(prealloc_write_zeroes_name(PREALLOC_WZ_FS_REFUSED), "fs-refused");
 	assert_string_equal(prealloc_write_zeroes_name(PREALLOC_WZ_KEEP_SIZE), "keep-size");
 	assert_null(prealloc_write_zeroes_name(PREALLOC_WZ_KEEP_SIZE + 1));
+	assert_string_equal(prealloc_phase_name(PREALLOC_PHASE_NONE), "none");
+	assert_string_equal(prealloc_phase_name(PREALLOC_PHASE_SPACE_CHECK), "space-check");
+	assert_string_equal(prealloc_phase_name(PREALLOC_PHASE_SYNC), "sync");
+	assert_null(prealloc_phase_name(PREALLOC_PHASE_SYNC + 1));
+	/* The old names: the same values, the same words. */
+	for (int p = 0; p <= PREALLOC_PHASE_SYNC + 1; p++) {
+		const char *a = prealloc_phase_name(p), *b = prealloc_step_name(p);
+
+		assert_true(a == b || (a && b && !strcmp(a, b)));
+	}
+	assert_int_equal(PREALLOC_STEP_SPACE_CHECK, PREALLOC_PHASE_SPACE_CHECK);
+	assert_int_equal(PREALLOC_STEP_SYNC, PREALLOC_PHASE_SYNC);
+	{
+		struct prealloc_report r = { .size = sizeof(r) };
+
+		r.failed_phase = PREALLOC_PHASE_ZERO;
+		assert_int_equal(r.failed_step, PREALLOC_STEP_ZERO);
+		r.failed_step = PREALLOC_STEP_CLAIM;
+		assert_int_equal(r.failed_phase, PREALLOC_PHASE_CLAIM);
+	}
 	snprintf(want, sizeof(want), "%d.%d.", PREALLOC_VERSION_MAJOR, PREALLOC_VERSION_MINOR);
 	assert_memory_equal(prealloc_version(), want, strlen(want));
 }

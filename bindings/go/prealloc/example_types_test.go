@@ -45,16 +45,23 @@ func ExampleWriteZeroes() {
 	// Output: not-weighed fs-refused
 }
 
-// A failed call says at which step: out of space at the space check means
+// A failed call says in which phase: out of space at the space check means
 // nothing was changed.
-func ExampleStep() {
+func ExamplePhase() {
 	f, done := tempFile()
 	defer done()
 	rep, err := prealloc.File(f, 0, 1<<60, nil)
 	if errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EFBIG) {
-		fmt.Println("failed at", rep.FailedStep)
+		fmt.Println("failed at", rep.FailedPhase)
 	}
 	// Output: failed at space-check
+}
+
+// Step is the old name of Phase: code written for 0.4 still compiles.
+func ExampleStep() {
+	var s prealloc.Step = prealloc.StepSpaceCheck
+	fmt.Println(s == prealloc.PhaseSpaceCheck, s)
+	// Output: true space-check
 }
 
 // Options for recycling a segment beside live traffic: its old bytes are

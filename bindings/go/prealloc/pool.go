@@ -106,13 +106,24 @@ func (p *Pool) call(name string, fn func(*C.struct_prealloc_pool, *C.char) C.int
 // returns it open read-write and close-on-exec: prealloc_pool_take_ex().
 // openFlags is 0 or any of syscall.O_DSYNC, O_SYNC and O_DIRECT.
 func (p *Pool) Take(name string, openFlags int) (*os.File, error) {
+	return p.take(name, 0, openFlags)
+}
+
+func (p *Pool) take(name string, flags C.uint, openFlags int) (*os.File, error) {
 	fd, err := p.call(name, func(cp *C.struct_prealloc_pool, cname *C.char) C.int {
-		return C.prealloc_pool_take_ex(cp, C.AT_FDCWD, cname, 0, C.int(openFlags))
+		return C.prealloc_pool_take_ex(cp, C.AT_FDCWD, cname, flags, C.int(openFlags))
 	})
 	if err != nil {
 		return nil, &os.PathError{Op: "take", Path: name, Err: err}
 	}
 	return os.NewFile(uintptr(fd), name), nil
+}
+
+// TakeNowait is Take that hands out a ready segment or fails with
+// syscall.EAGAIN, never making one in the calling goroutine
+// (PREALLOC_POOL_TAKE_NOWAIT); a miss counts nothing.
+func (p *Pool) TakeNowait(name string, openFlags int) (*os.File, error) {
+	return p.take(name, C.PREALLOC_POOL_TAKE_NOWAIT, openFlags)
 }
 
 // Prepare has the worker install a segment under name ahead, so the

@@ -1,5 +1,5 @@
 // Package prealloc preallocates file space that is allocated and already
-// written, through libprealloc (found with pkg-config, version 0.4 or later).
+// written, through libprealloc (found with pkg-config, version 0.5 or later).
 //
 // File makes a range of a file allocated, written (no unwritten extents),
 // zero where it held no data and durable, with the cheapest method the
@@ -23,6 +23,13 @@ package prealloc
 #cgo pkg-config: libprealloc
 #include <stdlib.h>
 #include <prealloc.h>
+
+// cgo sees an anonymous union as bytes: failed_phase (failed_step before
+// 0.5) is read here.
+static uint32_t pa_failed_phase(const struct prealloc_report *r)
+{
+	return r->failed_phase;
+}
 */
 import "C"
 
@@ -52,27 +59,49 @@ func (m Method) String() string {
 	return cName(C.prealloc_method_name(uint32(m)), uint32(m))
 }
 
-// Step is the step of a call that failed.
-type Step uint32
+// Phase is the phase of a call that failed (a step is a step of the plan:
+// PlanStep).
+type Phase uint32
 
-// The steps (enum prealloc_step).
+// The phases (enum prealloc_phase).
 const (
-	StepNone       Step = C.PREALLOC_STEP_NONE
-	StepTarget     Step = C.PREALLOC_STEP_TARGET
-	StepRequest    Step = C.PREALLOC_STEP_REQUEST
-	StepClaim      Step = C.PREALLOC_STEP_CLAIM
-	StepSignatures Step = C.PREALLOC_STEP_SIGNATURES
-	StepClassify   Step = C.PREALLOC_STEP_CLASSIFY
-	StepSpaceCheck Step = C.PREALLOC_STEP_SPACE_CHECK
-	StepReserve    Step = C.PREALLOC_STEP_RESERVE
-	StepZero       Step = C.PREALLOC_STEP_ZERO
-	StepSync       Step = C.PREALLOC_STEP_SYNC
+	PhaseNone       Phase = C.PREALLOC_PHASE_NONE
+	PhaseTarget     Phase = C.PREALLOC_PHASE_TARGET
+	PhaseRequest    Phase = C.PREALLOC_PHASE_REQUEST
+	PhaseClaim      Phase = C.PREALLOC_PHASE_CLAIM
+	PhaseSignatures Phase = C.PREALLOC_PHASE_SIGNATURES
+	PhaseClassify   Phase = C.PREALLOC_PHASE_CLASSIFY
+	PhaseSpaceCheck Phase = C.PREALLOC_PHASE_SPACE_CHECK
+	PhaseReserve    Phase = C.PREALLOC_PHASE_RESERVE
+	PhaseZero       Phase = C.PREALLOC_PHASE_ZERO
+	PhaseSync       Phase = C.PREALLOC_PHASE_SYNC
 )
 
 // String is the library's short name ("space-check"), or the number.
-func (s Step) String() string {
-	return cName(C.prealloc_step_name(uint32(s)), uint32(s))
+func (p Phase) String() string {
+	return cName(C.prealloc_phase_name(uint32(p)), uint32(p))
 }
+
+// Step is the old name of Phase.
+//
+// Deprecated: use Phase; a step is a step of the plan (PlanStep).
+type Step = Phase
+
+// The old names of the phases (enum prealloc_step).
+//
+// Deprecated: use the Phase constants.
+const (
+	StepNone       = PhaseNone
+	StepTarget     = PhaseTarget
+	StepRequest    = PhaseRequest
+	StepClaim      = PhaseClaim
+	StepSignatures = PhaseSignatures
+	StepClassify   = PhaseClassify
+	StepSpaceCheck = PhaseSpaceCheck
+	StepReserve    = PhaseReserve
+	StepZero       = PhaseZero
+	StepSync       = PhaseSync
+)
 
 // WriteZeroes is what became of FALLOC_FL_WRITE_ZEROES in a call, and why.
 type WriteZeroes uint32
@@ -115,6 +144,14 @@ func itoa(n uint64) string {
 	}
 }
 
+// The bits of Report.Background (enum prealloc_background): the pacing
+// that applied.
+const (
+	BackgroundPaced    uint32 = C.PREALLOC_BG_PACED     // requests were held back by the pacer
+	BackgroundIdlePrio uint32 = C.PREALLOC_BG_IDLE_PRIO // direct writes went with the idle I/O priority
+	BackgroundAdapted  uint32 = C.PREALLOC_BG_ADAPTED   // the adaptive rate was lowered at least once
+)
+
 // Options of File, NewProbe and Preallocate; the zero value (or a nil
 // pointer) asks for the whole contract: size extended, data kept, durable
 // on return, method chosen by the library.
@@ -151,8 +188,8 @@ func (o *Options) raw() C.struct_prealloc_options {
 }
 
 // Report is what a call did (struct prealloc_report).  After a failure it
-// describes the work done before it was undone when FailedStep is not
-// StepNone; UndoError then says whether the undo itself failed.
+// describes the work done before it was undone when FailedPhase is not
+// PhaseNone; UndoError then says whether the undo itself failed.
 type Report struct {
 	Written       bool          // every block of the range allocated and written
 	Cow           bool          // copy-on-write: space reserved instead
@@ -165,12 +202,17 @@ type Report struct {
 	BytesByMethod [16]uint64    // bytes covered by each method, indexed by Method
 	Elapsed       time.Duration // wall-clock time of the call
 	BytesPerSec   uint64        // zeroing rate achieved
-	Background    uint32        // PREALLOC_BG_* bits: the pacing that applied
-	FailedStep    Step          // the step that failed, StepNone on success
+	Background    uint32        // Background* bits: the pacing that applied
+	FailedPhase   Phase         // the phase that failed, PhaseNone on success
 	FailedMethod  Method        // the method running when it failed
 	UndoError     error         // the undo's first error, nil if it succeeded
 	LockError     error         // why the call was not ordered with other processes', nil if it was
 	WriteZeroes   WriteZeroes   // what became of FALLOC_FL_WRITE_ZEROES, and why
+
+	// FailedStep is FailedPhase under its old name.
+	//
+	// Deprecated: use FailedPhase.
+	FailedStep Phase
 }
 
 func newReport(r *C.struct_prealloc_report) Report {
@@ -179,9 +221,10 @@ func newReport(r *C.struct_prealloc_report) Report {
 		BytesZeroed: uint64(r.bytes_zeroed), BytesKept: uint64(r.bytes_kept),
 		BytesReserved: uint64(r.bytes_reserved), BytesUnknown: uint64(r.bytes_unknown),
 		Elapsed: time.Duration(r.elapsed_ns), BytesPerSec: uint64(r.bytes_per_sec),
-		Background: uint32(r.background), FailedStep: Step(r.failed_step),
+		Background: uint32(r.background), FailedPhase: Phase(C.pa_failed_phase(r)),
 		FailedMethod: Method(r.failed_method), WriteZeroes: WriteZeroes(r.write_zeroes),
 	}
+	rep.FailedStep = rep.FailedPhase
 	for i := range rep.BytesByMethod {
 		rep.BytesByMethod[i] = uint64(r.bytes_by_method[i])
 	}
@@ -281,4 +324,12 @@ func Verify(f *os.File, off, n int64) (Census, error) {
 // Version is the version of the libprealloc loaded, "MAJOR.MINOR.MICRO".
 func Version() string {
 	return C.GoString(C.prealloc_version())
+}
+
+// reportFromBytes is newReport of a C report holding b (for the tests,
+// which cannot use cgo themselves).
+func reportFromBytes(b []byte) Report {
+	var r C.struct_prealloc_report
+	copy(unsafe.Slice((*byte)(unsafe.Pointer(&r)), unsafe.Sizeof(r)), b)
+	return newReport(&r)
 }

@@ -51,7 +51,7 @@ func size(t *testing.T, f *os.File) int64 {
 func TestFileWritten(t *testing.T) {
 	f := create(t, scratch(t))
 	rep, err := File(f, 0, 4*mib, nil)
-	if err != nil || !rep.Written || rep.BytesZeroed != 4*mib || rep.FailedStep != StepNone {
+	if err != nil || !rep.Written || rep.BytesZeroed != 4*mib || rep.FailedPhase != PhaseNone || rep.LockError != nil {
 		t.Fatalf("%v %+v", err, rep)
 	}
 	if size(t, f) != 4*mib {
@@ -91,18 +91,19 @@ func TestErrorsAreErrno(t *testing.T) {
 	}
 }
 
-// ENOSPC from the free-space check: the report names the step, the file
+// ENOSPC from the free-space check: the report names the phase, the file
 // is as it was.
-func TestENOSPCReportsStep(t *testing.T) {
+func TestENOSPCReportsPhase(t *testing.T) {
 	f := create(t, scratch(t))
 	rep, err := File(f, 0, 1<<43, nil)
-	if !errors.Is(err, syscall.ENOSPC) || rep.FailedStep != StepSpaceCheck || rep.UndoError != nil {
+	if !errors.Is(err, syscall.ENOSPC) || rep.FailedPhase != PhaseSpaceCheck || rep.FailedStep != StepSpaceCheck ||
+		rep.UndoError != nil {
 		t.Fatalf("%v %+v", err, rep)
 	}
 	if size(t, f) != 0 {
 		t.Fatal("size changed")
 	}
-	if StepSpaceCheck.String() != "space-check" || MethodUring.String() != "uring" ||
+	if PhaseSpaceCheck.String() != "space-check" || MethodUring.String() != "uring" ||
 		MethodAio.String() != "aio" || WriteZeroesFsRefused.String() != "fs-refused" ||
 		WriteZeroes(99).String() != "unknown(99)" {
 		t.Fatal("names")
@@ -226,4 +227,47 @@ func TestPool(t *testing.T) {
 	if _, err := pool.Take(filepath.Join(dir, "wal-2"), 0); !errors.Is(err, os.ErrClosed) {
 		t.Fatalf("after close: %v", err)
 	}
+}
+
+// A flock() of the application's own on the file: the call goes on,
+// ordered with this process's calls only, and LockError says why.
+func TestLockErrorNamesAForeignFlock(t *testing.T) {
+	f := create(t, scratch(t))
+	holder, err := os.Open(f.Name())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Flock(int(holder.Fd()), syscall.LOCK_EX); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := File(f, 0, mib, nil)
+	if err != nil || !errors.Is(rep.LockError, syscall.EDEADLK) {
+		t.Fatalf("%v %+v", err, rep)
+	}
+	holder.Close()
+	if rep, err = File(f, 0, mib, nil); err != nil || rep.LockError != nil {
+		t.Fatalf("%v %+v", err, rep)
+	}
+}
+
+// TakeNowait on an empty pool refuses instead of making a segment.
+func TestPoolTakeNowait(t *testing.T) {
+	dir := scratch(t)
+	pool, err := OpenPool(dir, PoolConfig{SegmentSize: mib})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pool.Close()
+	name := filepath.Join(dir, "wal-1")
+	if _, err := pool.TakeNowait(name, 0); !errors.Is(err, syscall.EAGAIN) {
+		t.Fatalf("nowait on an empty pool: %v", err)
+	}
+	if st, err := pool.Stats(); err != nil || st.Misses != 0 {
+		t.Fatalf("%v %+v", err, st)
+	}
+	f, err := pool.Take(name, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
 }

@@ -97,36 +97,47 @@ class BgBench:
         self.fg = {j: os.path.join(fs.mnt, 'prealloc-bench-fg-%s.dat' % j) for j in FG_JOBS}
 
     def contender_cmd(self, name, rate):
-        a, size = self.a, self.a.bg_size
-        dd = ['dd', 'if=/dev/zero', 'of=' + self.target, 'bs=2M', 'count=%d' % (size // (2 * MIB)),
-              'oflag=direct', 'conv=fsync', 'status=none']
-        # prealloc's --json report names the background mechanisms applied.
-        run = [a.tool, 'run', '--json']
-        if name == 'default':
-            return run + ['--length', str(size), self.target]
-        if name == 'background':
-            return run + ['--background', '--length', str(size), self.target]
-        if name == 'background-aio':
-            # Background mode without io_uring: the aio method, paced alike.
-            return run + ['--background', '--method', 'aio', '--length', str(size),
-                          self.target]
-        if name.startswith('rate-'):
-            # rate-R or rate-R-REQ-QD: a fixed cap, optionally with the
-            # request size and queue depth background mode uses when busy.
-            r = name[5:].split('-')
-            shape = ['--request-size', r[1], '--queue-depth', r[2]] if len(r) == 3 else []
-            return run + ['--rate', r[0]] + shape + ['--length', str(size), self.target]
-        if name == PAIRED:
-            return self.fio_rate('%dk' % max(1, int(rate / 1024)), BUSY_REQ)
-        if name.startswith('fio-'):
-            # fio-R-REQ: fio --rate R with REQ-byte O_DIRECT writes, one at a time.
-            r, req = name[4:].split('-')
-            return self.fio_rate(r.lower(), req)
-        if name == 'dd':
-            return dd
-        if name == 'ionice-dd':
-            return ['ionice', '-c3'] + dd
+        for match, build in self.CONTENDERS:
+            if name == match or (match.endswith('-') and name.startswith(match)):
+                return build(self, name, rate)
         raise ValueError(name)
+
+    def _dd(self):
+        size = self.a.bg_size
+        return ['dd', 'if=/dev/zero', 'of=' + self.target, 'bs=2M',
+                'count=%d' % (size // (2 * MIB)), 'oflag=direct', 'conv=fsync', 'status=none']
+
+    def _run(self, *opts):
+        # prealloc's --json report names the background mechanisms applied.
+        return [self.a.tool, 'run', '--json'] + list(opts) + ['--length', str(self.a.bg_size),
+                                                              self.target]
+
+    def _rate(self, name, rate):
+        # rate-R or rate-R-REQ-QD: a fixed cap, optionally with the
+        # request size and queue depth background mode uses when busy.
+        r = name[5:].split('-')
+        shape = ['--request-size', r[1], '--queue-depth', r[2]] if len(r) == 3 else []
+        return self._run('--rate', r[0], *shape)
+
+    def _fio_named(self, name, rate):
+        # fio-R-REQ: fio --rate R with REQ-byte O_DIRECT writes, one at a time.
+        r, req = name[4:].split('-')
+        return self.fio_rate(r.lower(), req)
+
+    # The contenders, by name (a name ending in '-' takes a suffix), in the
+    # order they are matched: (name, builder(self, name, rate) -> argv).
+    CONTENDERS = [
+        ('default', lambda self, name, rate: self._run()),
+        ('background', lambda self, name, rate: self._run('--background')),
+        # Background mode without io_uring: the aio method, paced alike.
+        ('background-aio', lambda self, name, rate: self._run('--background', '--method', 'aio')),
+        ('rate-', _rate),
+        (PAIRED, lambda self, name, rate: self.fio_rate('%dk' % max(1, int(rate / 1024)),
+                                                        BUSY_REQ)),
+        ('fio-', _fio_named),
+        ('dd', lambda self, name, rate: self._dd()),
+        ('ionice-dd', lambda self, name, rate: ['ionice', '-c3'] + self._dd()),
+    ]
 
     def fio_rate(self, rate, req):
         return ['fio', '--thread', '--name=bg', '--filename=' + self.target, '--rw=write',

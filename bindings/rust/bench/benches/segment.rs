@@ -13,16 +13,29 @@ use std::os::unix::fs::FileExt as _;
 use std::path::Path;
 use std::time::Instant;
 
+type Prepare = fn(&File, u64) -> std::io::Result<()>;
+
+/// The arms: each method's name and how it prepares a segment.
+const METHODS: &[(&str, Prepare)] = &[
+    ("fs4", |f, len| f.allocate(len)),
+    ("prealloc", |f, len| {
+        prealloc::file(f, 0..len, &prealloc::Options::new()).map(drop)
+    }),
+];
+
 fn prepare(method: &str, f: &File, len: u64) -> std::io::Result<()> {
-    match method {
-        "fs4" => f.allocate(len),
-        "prealloc" => prealloc::file(f, 0..len, &prealloc::Options::new()).map(drop),
-        _ => panic!("method: fs4 or prealloc"),
-    }
+    let Some((_, prepare)) = METHODS.iter().find(|(name, _)| *name == method) else {
+        let names: Vec<_> = METHODS.iter().map(|(name, _)| *name).collect();
+        panic!("method: one of {names:?}");
+    };
+    prepare(f, len)
 }
 
 fn main() -> std::io::Result<()> {
-    let args: Vec<String> = std::env::args().skip(1).filter(|a| a != "--bench").collect();
+    let args: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|a| a != "--bench")
+        .collect();
     let [method, dir, len, writes] = &args[..] else {
         panic!("usage: segment fs4|prealloc DIR SEGMENT_BYTES WRITES");
     };

@@ -1,10 +1,11 @@
-//! Raw FFI declarations for libprealloc 0.4 (`<prealloc.h>` and
+//! Raw FFI declarations for libprealloc 0.5 (`<prealloc.h>` and
 //! `<prealloc-pool.h>`), linked through `pkg-config libprealloc`.
 //!
 //! Everything here mirrors the C header one to one; the header's kernel-doc
 //! is the reference for each item's contract.  The layout of every struct and
 //! the value of every constant are checked against the installed header by
-//! the crate's tests (`layout.c`, with the `layout-test` feature).  Use the safe
+//! the crate's tests (with the `layout-test` feature: both sides generated
+//! from the header's list of members by `bindings/header-api.py`).  Use the safe
 //! `prealloc` crate unless you need the raw calls.
 #![allow(non_camel_case_types)]
 #![warn(missing_docs)]
@@ -39,28 +40,59 @@ pub const PREALLOC_METHOD_AIO: u32 = 6;
 /// Length of `prealloc_report.bytes_by_method`, fixed forever.
 pub const PREALLOC_METHOD_SLOTS: usize = 16;
 
-/// `PREALLOC_STEP_NONE`: nothing failed.
-pub const PREALLOC_STEP_NONE: u32 = 0;
-/// `PREALLOC_STEP_TARGET`: examining the descriptor and probing.
-pub const PREALLOC_STEP_TARGET: u32 = 1;
-/// `PREALLOC_STEP_REQUEST`: the request does not suit the target.
-pub const PREALLOC_STEP_REQUEST: u32 = 2;
-/// `PREALLOC_STEP_CLAIM`: claiming a block device with O_EXCL.
-pub const PREALLOC_STEP_CLAIM: u32 = 3;
-/// `PREALLOC_STEP_SIGNATURES`: looking for signatures on a block device.
-pub const PREALLOC_STEP_SIGNATURES: u32 = 4;
-/// `PREALLOC_STEP_CLASSIFY`: reading the extent map of the range.
-pub const PREALLOC_STEP_CLASSIFY: u32 = 5;
-/// `PREALLOC_STEP_SPACE_CHECK`: the free-space check.
-pub const PREALLOC_STEP_SPACE_CHECK: u32 = 6;
-/// `PREALLOC_STEP_RESERVE`: reserving the range with `fallocate()`.
-pub const PREALLOC_STEP_RESERVE: u32 = 7;
-/// `PREALLOC_STEP_ZERO`: zeroing.
-pub const PREALLOC_STEP_ZERO: u32 = 8;
-/// `PREALLOC_STEP_SYNC`: the final `fdatasync()`.
-pub const PREALLOC_STEP_SYNC: u32 = 9;
+/// `PREALLOC_PHASE_NONE`: nothing failed.
+pub const PREALLOC_PHASE_NONE: u32 = 0;
+/// `PREALLOC_PHASE_TARGET`: examining the descriptor and probing.
+pub const PREALLOC_PHASE_TARGET: u32 = 1;
+/// `PREALLOC_PHASE_REQUEST`: the request does not suit the target.
+pub const PREALLOC_PHASE_REQUEST: u32 = 2;
+/// `PREALLOC_PHASE_CLAIM`: claiming a block device with O_EXCL.
+pub const PREALLOC_PHASE_CLAIM: u32 = 3;
+/// `PREALLOC_PHASE_SIGNATURES`: looking for signatures on a block device.
+pub const PREALLOC_PHASE_SIGNATURES: u32 = 4;
+/// `PREALLOC_PHASE_CLASSIFY`: reading the extent map of the range.
+pub const PREALLOC_PHASE_CLASSIFY: u32 = 5;
+/// `PREALLOC_PHASE_SPACE_CHECK`: the free-space check.
+pub const PREALLOC_PHASE_SPACE_CHECK: u32 = 6;
+/// `PREALLOC_PHASE_RESERVE`: reserving the range with `fallocate()`.
+pub const PREALLOC_PHASE_RESERVE: u32 = 7;
+/// `PREALLOC_PHASE_ZERO`: zeroing.
+pub const PREALLOC_PHASE_ZERO: u32 = 8;
+/// `PREALLOC_PHASE_SYNC`: the final `fdatasync()`.
+pub const PREALLOC_PHASE_SYNC: u32 = 9;
 
-/// `PREALLOC_ACTION_RESERVE`: `fallocate()` the step's bytes.
+/// `PREALLOC_STEP_NONE`: the old name of [`PREALLOC_PHASE_NONE`].
+#[deprecated(since = "0.5.0", note = "use PREALLOC_PHASE_NONE")]
+pub const PREALLOC_STEP_NONE: u32 = PREALLOC_PHASE_NONE;
+/// `PREALLOC_STEP_TARGET`: the old name of [`PREALLOC_PHASE_TARGET`].
+#[deprecated(since = "0.5.0", note = "use PREALLOC_PHASE_TARGET")]
+pub const PREALLOC_STEP_TARGET: u32 = PREALLOC_PHASE_TARGET;
+/// `PREALLOC_STEP_REQUEST`: the old name of [`PREALLOC_PHASE_REQUEST`].
+#[deprecated(since = "0.5.0", note = "use PREALLOC_PHASE_REQUEST")]
+pub const PREALLOC_STEP_REQUEST: u32 = PREALLOC_PHASE_REQUEST;
+/// `PREALLOC_STEP_CLAIM`: the old name of [`PREALLOC_PHASE_CLAIM`].
+#[deprecated(since = "0.5.0", note = "use PREALLOC_PHASE_CLAIM")]
+pub const PREALLOC_STEP_CLAIM: u32 = PREALLOC_PHASE_CLAIM;
+/// `PREALLOC_STEP_SIGNATURES`: the old name of [`PREALLOC_PHASE_SIGNATURES`].
+#[deprecated(since = "0.5.0", note = "use PREALLOC_PHASE_SIGNATURES")]
+pub const PREALLOC_STEP_SIGNATURES: u32 = PREALLOC_PHASE_SIGNATURES;
+/// `PREALLOC_STEP_CLASSIFY`: the old name of [`PREALLOC_PHASE_CLASSIFY`].
+#[deprecated(since = "0.5.0", note = "use PREALLOC_PHASE_CLASSIFY")]
+pub const PREALLOC_STEP_CLASSIFY: u32 = PREALLOC_PHASE_CLASSIFY;
+/// `PREALLOC_STEP_SPACE_CHECK`: the old name of [`PREALLOC_PHASE_SPACE_CHECK`].
+#[deprecated(since = "0.5.0", note = "use PREALLOC_PHASE_SPACE_CHECK")]
+pub const PREALLOC_STEP_SPACE_CHECK: u32 = PREALLOC_PHASE_SPACE_CHECK;
+/// `PREALLOC_STEP_RESERVE`: the old name of [`PREALLOC_PHASE_RESERVE`].
+#[deprecated(since = "0.5.0", note = "use PREALLOC_PHASE_RESERVE")]
+pub const PREALLOC_STEP_RESERVE: u32 = PREALLOC_PHASE_RESERVE;
+/// `PREALLOC_STEP_ZERO`: the old name of [`PREALLOC_PHASE_ZERO`].
+#[deprecated(since = "0.5.0", note = "use PREALLOC_PHASE_ZERO")]
+pub const PREALLOC_STEP_ZERO: u32 = PREALLOC_PHASE_ZERO;
+/// `PREALLOC_STEP_SYNC`: the old name of [`PREALLOC_PHASE_SYNC`].
+#[deprecated(since = "0.5.0", note = "use PREALLOC_PHASE_SYNC")]
+pub const PREALLOC_STEP_SYNC: u32 = PREALLOC_PHASE_SYNC;
+
+/// `PREALLOC_ACTION_RESERVE`: `fallocate()` the step's bytes (a step of the plan).
 pub const PREALLOC_ACTION_RESERVE: u32 = 1;
 /// `PREALLOC_ACTION_ZERO`: make the step's bytes read zero.
 pub const PREALLOC_ACTION_ZERO: u32 = 2;
@@ -121,6 +153,8 @@ pub const PREALLOC_FACT_STRING: c_int = 5;
 pub const PREALLOC_POOL_FULL_SPEED: u32 = 1 << 0;
 /// `PREALLOC_POOL_RECYCLE_ZERO`: zero a recycled segment's every byte.
 pub const PREALLOC_POOL_RECYCLE_ZERO: u32 = 1 << 1;
+/// `PREALLOC_POOL_TAKE_NOWAIT`: hand out a ready segment or fail with EAGAIN.
+pub const PREALLOC_POOL_TAKE_NOWAIT: u32 = 1 << 0;
 /// Largest `prealloc_pool_config.target`.
 pub const PREALLOC_POOL_MAX_TARGET: u32 = 4096;
 
@@ -217,8 +251,9 @@ pub struct prealloc_report {
     pub elapsed_ns: u64,
     /// Bytes covered by each method, indexed by method.
     pub bytes_by_method: [u64; PREALLOC_METHOD_SLOTS],
-    /// The step that failed.
-    pub failed_step: u32,
+    /// The phase that failed (`PREALLOC_PHASE_*`); in C also named
+    /// `failed_step`, its name before 0.5 (an anonymous union of the two).
+    pub failed_phase: u32,
     /// The method running when the call failed.
     pub failed_method: u32,
     /// Bytes of `bytes_kept` whose extent state is unknown.
@@ -359,7 +394,10 @@ extern "C" {
     pub fn prealloc_method_name(method: u32) -> *const c_char;
     /// `prealloc_method_from_name()`: Parse a method name.
     pub fn prealloc_method_from_name(name: *const c_char) -> c_int;
-    /// `prealloc_step_name()`: Short name of a step, for messages.
+    /// `prealloc_phase_name()`: Short name of a phase, for messages.
+    pub fn prealloc_phase_name(phase: u32) -> *const c_char;
+    /// `prealloc_step_name()`: the old name of [`prealloc_phase_name`].
+    #[deprecated(since = "0.5.0", note = "use prealloc_phase_name")]
     pub fn prealloc_step_name(step: u32) -> *const c_char;
     /// `prealloc_background_name()`: Short name of a pacing mechanism, for messages.
     pub fn prealloc_background_name(bit: u32) -> *const c_char;

@@ -1,6 +1,6 @@
 //! Preallocate file space that is allocated *and already written*.
 //!
-//! Safe bindings to libprealloc (`pkg-config libprealloc`, 0.4 or later).
+//! Safe bindings to libprealloc (`pkg-config libprealloc`, 0.5 or later).
 //! [`file()`] makes a range of a file allocated, written (no unwritten
 //! extents), zero where it held no data and durable, with the cheapest method
 //! the storage offers; the first synced write into the range is then a pure
@@ -31,7 +31,9 @@ mod sys_util;
 
 pub use async_op::AsyncPrealloc;
 pub use context::Context;
-pub use names::{Action, Method, Step, WriteZeroes};
+#[allow(deprecated)]
+pub use names::Step;
+pub use names::{Action, Method, Phase, WriteZeroes};
 pub use options::Options;
 pub use pool::{Pool, PoolConfig, PoolStats, TakeOptions};
 pub use probe::{Fact, FactValue, Facts, PlanStep, Probe, ZeroingOffloaded};

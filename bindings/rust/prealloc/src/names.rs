@@ -71,30 +71,35 @@ c_enum!(
 );
 
 c_enum!(
-    /// The step of a call that failed: `enum prealloc_step`.
-    Step, prealloc_step_name, {
+    /// The phase of a call that failed: `enum prealloc_phase` (called
+    /// `Step` before 0.5; a step is a step of the plan, [`PlanStep`](crate::PlanStep)).
+    Phase, prealloc_phase_name, {
         /// Nothing failed.
-        None = PREALLOC_STEP_NONE,
+        None = PREALLOC_PHASE_NONE,
         /// Examining the descriptor and probing the storage.
-        Target = PREALLOC_STEP_TARGET,
+        Target = PREALLOC_PHASE_TARGET,
         /// The request does not suit the target.
-        Request = PREALLOC_STEP_REQUEST,
+        Request = PREALLOC_PHASE_REQUEST,
         /// Claiming a block device with O_EXCL.
-        Claim = PREALLOC_STEP_CLAIM,
+        Claim = PREALLOC_PHASE_CLAIM,
         /// Looking for signatures on a block device.
-        Signatures = PREALLOC_STEP_SIGNATURES,
+        Signatures = PREALLOC_PHASE_SIGNATURES,
         /// Reading the extent map of the range.
-        Classify = PREALLOC_STEP_CLASSIFY,
+        Classify = PREALLOC_PHASE_CLASSIFY,
         /// The free-space check: ENOSPC here means nothing was changed.
-        SpaceCheck = PREALLOC_STEP_SPACE_CHECK,
+        SpaceCheck = PREALLOC_PHASE_SPACE_CHECK,
         /// Reserving the range with `fallocate()`.
-        Reserve = PREALLOC_STEP_RESERVE,
+        Reserve = PREALLOC_PHASE_RESERVE,
         /// Zeroing.
-        Zero = PREALLOC_STEP_ZERO,
+        Zero = PREALLOC_PHASE_ZERO,
         /// The final `fdatasync()`.
-        Sync = PREALLOC_STEP_SYNC,
+        Sync = PREALLOC_PHASE_SYNC,
     }
 );
+
+/// The old name of [`Phase`].
+#[deprecated(since = "0.5.0", note = "renamed Phase (a step is a step of the plan)")]
+pub type Step = Phase;
 
 c_enum!(
     /// What a step of the plan does to its bytes: `enum prealloc_action`.

@@ -3,7 +3,7 @@
 use crate::sys_util::{c_path, check};
 use crate::Context;
 use prealloc_sys as sys;
-use std::ffi::c_int;
+use std::ffi::{c_int, c_uint};
 use std::fs::File;
 use std::io;
 use std::mem::{size_of, zeroed};
@@ -74,6 +74,7 @@ impl PoolConfig {
 #[derive(Debug, Clone, Copy, Default)]
 pub struct TakeOptions {
     open_flags: c_int,
+    flags: c_uint,
 }
 
 impl TakeOptions {
@@ -87,6 +88,18 @@ impl TakeOptions {
             self.open_flags | bit
         } else {
             self.open_flags & !bit
+        };
+        self
+    }
+
+    /// `PREALLOC_POOL_TAKE_NOWAIT`: hand out a ready segment or fail with
+    /// `EAGAIN` (`ErrorKind::WouldBlock`); never make one in the calling
+    /// thread.
+    pub fn nowait(&mut self, on: bool) -> &mut Self {
+        self.flags = if on {
+            self.flags | sys::PREALLOC_POOL_TAKE_NOWAIT
+        } else {
+            self.flags & !sys::PREALLOC_POOL_TAKE_NOWAIT
         };
         self
     }
@@ -194,7 +207,7 @@ impl Pool {
                 self.0.as_ptr(),
                 libc::AT_FDCWD,
                 name.as_ptr(),
-                0,
+                opts.flags,
                 opts.open_flags,
             )
         })?;

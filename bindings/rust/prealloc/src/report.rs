@@ -1,7 +1,7 @@
 //! What a call did (`struct prealloc_report`) and what a range holds
 //! (`struct prealloc_census`).
 
-use crate::{Method, Step, WriteZeroes};
+use crate::{Method, Phase, WriteZeroes};
 use prealloc_sys as sys;
 use std::error::Error;
 use std::fmt;
@@ -98,12 +98,18 @@ impl Report {
         self.0.background
     }
 
-    /// The step that failed, `None` after success.
-    pub fn failed_step(&self) -> Option<Step> {
-        match Step::from_raw(self.0.failed_step) {
-            Step::None => None,
-            step => Some(step),
+    /// The phase of the call that failed, `None` after success.
+    pub fn failed_phase(&self) -> Option<Phase> {
+        match Phase::from_raw(self.0.failed_phase) {
+            Phase::None => None,
+            phase => Some(phase),
         }
+    }
+
+    /// The old name of [`failed_phase`](Self::failed_phase).
+    #[deprecated(since = "0.5.0", note = "use failed_phase")]
+    pub fn failed_step(&self) -> Option<Phase> {
+        self.failed_phase()
     }
 
     /// The method running when the call failed, if one was.
@@ -121,6 +127,16 @@ impl Report {
     }
 }
 
+impl Report {
+    /// Why the call was not ordered with other processes' calls on the
+    /// file (`EDEADLK`: a `flock()` that is not another process's call,
+    /// `EOPNOTSUPP`: NFS or SMB, `EBUSY`: a lease, or why the file could not
+    /// be opened again); `None` when it was held, or nothing needed holding.
+    pub fn lock_error(&self) -> Option<io::Error> {
+        (self.0.lock_error < 0).then(|| io::Error::from_raw_os_error(-self.0.lock_error))
+    }
+}
+
 impl fmt::Debug for Report {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Report")
@@ -132,8 +148,9 @@ impl fmt::Debug for Report {
             .field("bytes_kept", &self.bytes_kept())
             .field("bytes_reserved", &self.bytes_reserved())
             .field("elapsed", &self.elapsed())
-            .field("failed_step", &self.failed_step())
+            .field("failed_phase", &self.failed_phase())
             .field("undo_error", &self.undo_error())
+            .field("lock_error", &self.lock_error())
             .finish_non_exhaustive()
     }
 }
@@ -172,14 +189,14 @@ impl Failure {
     pub fn report(&self) -> Option<&Report> {
         self.report
             .as_deref()
-            .filter(|r| r.0.failed_step != sys::PREALLOC_STEP_NONE)
+            .filter(|r| r.0.failed_phase != sys::PREALLOC_PHASE_NONE)
     }
 }
 
 impl fmt::Display for Failure {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self.report().and_then(Report::failed_step) {
-            Some(step) => write!(f, "{} (step {step})", self.error),
+        match self.report().and_then(Report::failed_phase) {
+            Some(phase) => write!(f, "{} (phase {phase})", self.error),
             None => self.error.fmt(f),
         }
     }

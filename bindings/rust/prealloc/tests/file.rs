@@ -3,7 +3,7 @@
 mod common;
 
 use common::Scratch;
-use prealloc::{Method, Options, Step, WriteZeroes};
+use prealloc::{Method, Options, Phase, WriteZeroes};
 use std::fs::{File, OpenOptions};
 use std::io::ErrorKind;
 use std::os::fd::AsRawFd;
@@ -18,7 +18,8 @@ fn range_is_written_and_file_extended() {
     assert!(report.written(), "{report:?}");
     assert_ne!(report.method(), Method::Auto);
     assert_eq!(report.bytes_zeroed(), 4 * MIB);
-    assert_eq!(report.failed_step(), None);
+    assert_eq!(report.failed_phase(), None);
+    assert!(report.lock_error().is_none(), "{report:?}");
     assert_eq!(f.metadata().unwrap().len(), 4 * MIB);
     let census = prealloc::verify(&f, 0..4 * MIB).unwrap();
     if census.fiemap() {
@@ -93,7 +94,7 @@ fn errors_are_errno() {
 /// ENOSPC from the free-space check: the report names the step, and the
 /// file is as it was.
 #[test]
-fn enospc_reports_the_step_and_changes_nothing() {
+fn enospc_reports_the_phase_and_changes_nothing() {
     let dir = Scratch::new("enospc");
     let f = File::create_new(dir.path().join("seg")).unwrap();
     let failure = prealloc::file_with_report(&f, 0..(1 << 43), &Options::new()).unwrap_err();
@@ -103,7 +104,7 @@ fn enospc_reports_the_step_and_changes_nothing() {
         "{failure}"
     );
     let report = failure.report().expect("a report after work started");
-    assert_eq!(report.failed_step(), Some(Step::SpaceCheck));
+    assert_eq!(report.failed_phase(), Some(Phase::SpaceCheck));
     assert!(report.undo_error().is_none());
     assert_eq!(f.metadata().unwrap().len(), 0);
     let err: std::io::Error = failure.into();
@@ -116,7 +117,7 @@ fn names_and_version() {
     assert_eq!(Method::Aio.name(), Some("aio"));
     assert_eq!(Method::from_raw(99), Method::Other(99));
     assert_eq!(Method::Other(99).to_string(), "99");
-    assert_eq!(Step::SpaceCheck.to_string(), "space-check");
+    assert_eq!(Phase::SpaceCheck.to_string(), "space-check");
     assert_eq!(WriteZeroes::FsRefused.name(), Some("fs-refused"));
     assert_eq!(WriteZeroes::from_raw(0), WriteZeroes::NotWeighed);
     assert_eq!(WriteZeroes::KeepSize.to_string(), "keep-size");
@@ -158,4 +159,43 @@ fn context_log_hook_gets_formatted_lines() {
     lines.lock().unwrap().clear();
     let _ = prealloc::file(&f, 0..(1 << 43), Options::new().context(Some(&ctx)));
     assert!(lines.lock().unwrap().is_empty());
+}
+
+/// The names before 0.5 still compile and mean the same.
+#[test]
+#[allow(deprecated)]
+fn old_step_names_are_the_phases() {
+    use prealloc::Step;
+    assert_eq!(Step::SpaceCheck, Phase::SpaceCheck);
+    assert_eq!(Step::Sync.to_raw(), prealloc_sys::PREALLOC_STEP_SYNC);
+    assert_eq!(
+        prealloc_sys::PREALLOC_STEP_ZERO,
+        prealloc_sys::PREALLOC_PHASE_ZERO
+    );
+    let dir = Scratch::new("old-names");
+    let f = File::create_new(dir.path().join("seg")).unwrap();
+    let failure = prealloc::file_with_report(&f, 0..(1 << 43), &Options::new()).unwrap_err();
+    let report = failure.report().expect("a report after work started");
+    assert_eq!(report.failed_step(), report.failed_phase());
+}
+
+/// A flock() of the application's own on the file: the call goes on,
+/// ordered with this process's calls only, and the report says why.
+#[test]
+fn lock_error_names_a_foreign_flock() {
+    let dir = Scratch::new("lock-error");
+    let path = dir.path().join("seg");
+    let f = File::create_new(&path).unwrap();
+    let holder = File::open(&path).unwrap();
+    // SAFETY: a plain flock() on a descriptor we own.
+    assert_eq!(unsafe { libc::flock(holder.as_raw_fd(), libc::LOCK_EX) }, 0);
+    let report = prealloc::file(&f, 0..MIB, &Options::new()).unwrap();
+    assert_eq!(
+        report.lock_error().and_then(|e| e.raw_os_error()),
+        Some(libc::EDEADLK),
+        "{report:?}"
+    );
+    drop(holder);
+    let report = prealloc::file(&f, 0..MIB, &Options::new()).unwrap();
+    assert!(report.lock_error().is_none(), "{report:?}");
 }

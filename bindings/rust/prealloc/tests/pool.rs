@@ -57,6 +57,24 @@ fn take_with_dsync_and_recycle() {
     assert!(!name.exists());
 }
 
+/// With nowait, an empty pool refuses instead of making a segment, and
+/// counts nothing.
+#[test]
+fn take_nowait_refuses_when_none_is_ready() {
+    let dir = Scratch::new("pool-nowait");
+    let pool = open(&dir, 0);
+    let name = dir.path().join("wal-1");
+    let err = pool
+        .take_with(&name, TakeOptions::new().nowait(true))
+        .unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::WouldBlock);
+    assert!(!name.exists());
+    assert_eq!(pool.stats().unwrap().misses, 0);
+    pool.take_with(&name, TakeOptions::new().nowait(false))
+        .unwrap();
+    assert_eq!(pool.stats().unwrap().misses, 1);
+}
+
 #[test]
 fn one_pool_per_directory() {
     let dir = Scratch::new("pool-busy");
