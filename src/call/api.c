@@ -11,9 +11,9 @@
 #include "src/call/call.h"
 #include "src/call/rangelock.h"
 #include "src/call/target.h"
+#include "src/call/context.h"
 #include "src/exec/blockdev.h"
 #include "src/exec/regular_file.h"
-#include "src/exec/zero.h"
 #include "src/file/reopen.h"
 
 #define PREALLOC_FLAGS_ALL (PREALLOC_KEEP_SIZE | PREALLOC_ZERO_DATA | \
@@ -64,19 +64,19 @@ int pa_check_write(int fd, uint64_t off, uint64_t len)
  * Without one (no /proc, a 0444 file), the caller's serves: see
  * pa_zero_buffered() for how.
  */
-static void open_wfd(struct pa_call *c, int fl)
+static void open_wfd(struct pa_job *j, int fl)
 {
-	c->wfd = c->fd;
+	j->wfd = j->fd;
 	if (fl & (O_APPEND | O_DIRECT | O_DSYNC | O_SYNC)) {
-		int wfd = pa_reopen(c->fd, &c->target.st, O_WRONLY);
+		int wfd = pa_reopen(j->fd, &j->target->st, O_WRONLY);
 
 		if (wfd >= 0)
-			c->wfd = wfd;
+			j->wfd = wfd;
 	}
 	/* Our duplicate shares the caller's status flags: no second F_GETFL. */
-	if (c->wfd == c->fd) {
-		c->wfd_known = c->fd;
-		c->wfd_flags = fl;
+	if (j->wfd == j->fd) {
+		j->wfd_known = j->fd;
+		j->wfd_flags = fl;
 	}
 }
 
@@ -108,7 +108,7 @@ static int lock_both(struct pa_call *c, const struct stat *st, const struct pa_r
 	ret = pa_range_lock(&c->lock, o->progress, o->progress_data, len);
 	if (ret)
 		return ret;
-	ret = pa_proc_lock(&c->plock, c->fd, st, o->progress, o->progress_data, len);
+	ret = pa_proc_lock(&c->plock, c->job.fd, st, o->progress, o->progress_data, len);
 	c->rep.lock_error = ret == -ECANCELED ? 0 : ret;
 	return ret == -ECANCELED ? ret : 0;
 }
@@ -125,7 +125,7 @@ static int open_locked(struct pa_call *c, uint64_t off, uint64_t len)
 	struct stat st;
 	int ret;
 
-	if (fstat(c->fd, &st) < 0)
+	if (fstat(c->job.fd, &st) < 0)
 		return -errno;
 	while (S_ISREG(st.st_mode)) {
 		lock_span(&st, off, len, &want);
@@ -134,10 +134,10 @@ static int open_locked(struct pa_call *c, uint64_t off, uint64_t len)
 		ret = lock_both(c, &st, &want, len);
 		if (ret)
 			return ret;
-		if (fstat(c->fd, &st) < 0)
+		if (fstat(c->job.fd, &st) < 0)
 			return -errno;
 	}
-	return pa_target_open(c->opts.ctx, c->fd, off, len, c->opts.flags, c->opts.method,
+	return pa_target_open(c->opts.ctx, c->job.fd, off, len, c->opts.flags, c->opts.method,
 			      &c->target);
 }
 
@@ -147,10 +147,10 @@ static void call_end(struct pa_call *c, struct prealloc_report *report, uint64_t
 
 	pa_proc_unlock(&c->plock);
 	pa_range_unlock(&c->lock);
-	if (c->wfd >= 0 && c->wfd != c->fd)
-		close(c->wfd);
-	if (c->dfd >= 0)
-		close(c->dfd);
+	if (c->job.wfd >= 0 && c->job.wfd != c->job.fd)
+		close(c->job.wfd);
+	if (c->job.dfd >= 0)
+		close(c->job.dfd);
 	pa_target_close(&c->target);
 	if (!report)
 		return;
@@ -159,7 +159,7 @@ static void call_end(struct pa_call *c, struct prealloc_report *report, uint64_t
 			best = m;
 	c->rep.method = best;
 	c->rep.elapsed_ns = pa_now_ns() - t0;
-	c->rep.background = c->pace.applied;
+	c->rep.background = c->job.pace.applied;
 	if (c->rep.elapsed_ns)
 		c->rep.bytes_per_sec = (uint64_t)((double)c->rep.bytes_zeroed * 1e9 /
 						  (double)c->rep.elapsed_ns);
@@ -192,29 +192,43 @@ static int progress_relay(uint64_t done, uint64_t total, void *data)
 	return p->ret;
 }
 
+/* What the executor is given (src/exec/job.h): the call's descriptor, its
+ * target, options and report, and the context's log and memory. */
+static void job_init(struct pa_call *c, int fd)
+{
+	struct prealloc_ctx *ctx = c->opts.ctx;
+
+	c->job = (struct pa_job){ .fd = fd, .wfd = -1, .wfd_known = -1, .dfd = -1,
+				  .target = &c->target, .opts = &c->opts, .rep = &c->rep,
+				  .log = pa_ctx_log(ctx), .sysfs = pa_ctx_sysfs(ctx),
+				  .wz_answer = pa_wz_answer, .wz_remember = pa_wz_remember };
+}
+
 int pa_call_run(int fd, void *args)
 {
 	const struct pa_call_args *a = args;
-	struct pa_call c = { .fd = fd, .wfd = -1, .wfd_known = -1, .dfd = -1,
-			      .opts = a->opts };
+	struct pa_call c = { .opts = a->opts };
 	struct progress_out out = { .fn = a->opts.progress, .data = a->opts.progress_data };
+	struct pa_job *j = &c.job;
 	int ret;
 
 	if (out.fn) {
 		c.opts.progress = progress_relay;
 		c.opts.progress_data = &out;
 	}
-	pa_phase(&c, PREALLOC_PHASE_TARGET, 0);
+	job_init(&c, fd);
+	pa_phase(&c.rep, PREALLOC_PHASE_TARGET, 0);
 	ret = open_locked(&c, a->off, a->len);
 	if (!ret)
-		open_wfd(&c, a->fl);
+		open_wfd(j, a->fl);
 	if (!ret)
-		pa_pace_init(&c.pace, c.target.ctx, c.opts.flags, c.opts.max_rate, c.target.dev);
+		pa_pace_init(&j->pace, j->log, j->sysfs, c.opts.flags, c.opts.max_rate,
+			     c.target.dev);
 	if (!ret)
-		ret = S_ISBLK(c.target.st.st_mode) ? pa_blockdev_prealloc(&c, a->off, a->len) :
-						     pa_file_prealloc(&c, a->off, a->len);
+		ret = S_ISBLK(c.target.st.st_mode) ? pa_blockdev_prealloc(j, a->off, a->len) :
+						     pa_file_prealloc(j, a->off, a->len);
 	if (!ret)
-		pa_phase(&c, PREALLOC_PHASE_NONE, 0);
+		pa_phase(&c.rep, PREALLOC_PHASE_NONE, 0);
 	call_end(&c, a->report, a->t0);
 	return ret;
 }

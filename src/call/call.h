@@ -10,7 +10,6 @@
 #include <stdint.h>
 
 #include "prealloc.h"
-#include "src/call/pace.h"
 #include "src/call/proclock.h"
 #include "src/call/rangelock.h"
 #include "src/call/target.h"
@@ -18,31 +17,11 @@
 #define PA_DEFAULT_QUEUE_DEPTH	4
 #define PA_DEFAULT_REQUEST	(4u << 20)
 
-/*
- * Every descriptor here is the call's own, in the file table of the thread
- * the call runs on (base/own_files.h), held for its whole duration: a
- * caller that closes or dup2()s over its descriptor number mid-call cannot
- * redirect the work to another file, and closing ours drops none of the
- * caller's record locks.
- */
 struct pa_call {
-	int fd;				/* our copy of the caller's descriptor */
-	int wfd;			/* buffered writes: fd, or fd reopened without
-					 * O_APPEND/O_DIRECT/O_SYNC when it has them */
-	int wfd_known;			/* the wfd whose status flags wfd_flags holds */
-	int wfd_flags;			/* fcntl(wfd, F_GETFL), or -errno */
-	int dfd;			/* our O_DIRECT descriptor, or -1 */
-	int dio_rwf;			/* RWF_* flags for writes through dfd */
-	bool dontcache_refused;		/* pwritev2() refused RWF_DONTCACHE (src/exec/dontcache.c) */
-	const char *wz_refuser;		/* who refused FALLOC_FL_WRITE_ZEROES, for the log */
+	struct pa_job job;		/* what the executor is given (src/exec/job.h) */
 	struct pa_target target;	/* filled before dispatch (src/call/api.c) */
-	uint32_t dio_align;		/* file offset and length alignment for O_DIRECT */
-	uint32_t dio_mem_align;		/* buffer alignment for O_DIRECT */
 	struct prealloc_options opts;	/* the caller's, completed with defaults */
 	struct prealloc_report rep;	/* full-size; copied out at the end */
-	uint64_t done;			/* progress */
-	uint64_t total;
-	struct pa_pace pace;		/* background mode and max_rate (src/call/pace.c) */
 	struct pa_range_lock lock;	/* the bytes of a file the call may touch */
 	struct pa_proc_lock plock;	/* the file against other processes */
 };
@@ -78,17 +57,5 @@ struct pa_call_args {
  * filled in.
  */
 int pa_call_run(int fd, void *args);
-
-/*
- * Enter @phase of the call (an &enum prealloc_phase), running @method (0 for
- * none): what the report names as failed_phase/failed_method if the call
- * fails before the next one.  A "step" is only ever a step of the plan
- * (src/plan/steps.h, prealloc_probe_step()).
- */
-static inline void pa_phase(struct pa_call *c, uint32_t phase, uint32_t method)
-{
-	c->rep.failed_phase = phase;
-	c->rep.failed_method = method;
-}
 
 #endif

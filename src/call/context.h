@@ -14,8 +14,8 @@
 #include "prealloc.h"
 #include "probes/caps.h"
 #include "base/sysfs_root.h"
-#include "src/call/log.h"
-#include "src/exec/wz_cache.h"
+#include "base/log.h"
+#include "src/call/wz_cache.h"
 
 struct prealloc_ctx {
 	unsigned int refs;		/* the default context is never freed */
@@ -28,17 +28,22 @@ struct prealloc_ctx {
 /* @ctx, or the default context when NULL. */
 struct prealloc_ctx *pa_ctx(struct prealloc_ctx *ctx);
 
+/* @ctx's log hook (NULL: the default context's), for what runs below the call. */
+static inline struct pa_log *pa_ctx_log(struct prealloc_ctx *ctx)
+{
+	return &pa_ctx(ctx)->log;
+}
+
 /* The sysfs root @ctx (NULL: the default context) reads now. */
 const char *pa_ctx_sysfs(struct prealloc_ctx *ctx);
 
 /* Log through @ctx's hook (NULL: the default context's). */
-#define pa_log(ctx, priority, ...) \
-	pa_log_emit(&pa_ctx(ctx)->log, (priority), __FILE__, __LINE__, __func__, __VA_ARGS__)
+#define pa_log(ctx, priority, ...) pa_log_to(&pa_ctx(ctx)->log, (priority), __VA_ARGS__)
 
 /* What the kernel answered to FALLOC_FL_WRITE_ZEROES on (dev, fs_type) in
  * @ctx (NULL: the default context): PREALLOC_YES it worked, PREALLOC_NO it refused for
  * the filesystem or device, PREALLOC_UNKNOWN not asked yet; and remember an
- * answer, so later calls need not ask (over src/exec/wz_cache.c). */
+ * answer, so later calls need not ask (over src/call/wz_cache.c). */
 int pa_wz_answer(struct prealloc_ctx *ctx, uint64_t dev, uint64_t fs_type);
 void pa_wz_remember(struct prealloc_ctx *ctx, uint64_t dev, uint64_t fs_type, int answer);
 #ifdef PA_TEST_HOOKS

@@ -1,29 +1,8 @@
 /* SPDX-License-Identifier: MIT */
-/* Names of the public enums, for messages: a leaf every file may call. */
-#include <string.h>
-
+/* Names of the public enums, for messages; a method's is its row's
+ * (src/method/method.c). */
 #include "base/internal.h"
-#include "src/exec/method.h"
 #include "src/plan/plan.h"
-
-PA_EXPORT const char *prealloc_method_name(enum prealloc_method method)
-{
-	const struct pa_method *m = pa_method((unsigned int)method);
-
-	if (method == PREALLOC_METHOD_AUTO)
-		return "auto";
-	return m ? m->name : NULL;
-}
-
-PA_EXPORT int prealloc_method_from_name(const char *name)
-{
-	if (!name)
-		return -EINVAL;
-	for (int i = 0; i < PA_METHOD_COUNT; i++)
-		if (prealloc_method_name(i) && strcmp(name, prealloc_method_name(i)) == 0)
-			return i;
-	return -EINVAL;
-}
 
 static const char *const phase_names[] = {
 	[PREALLOC_PHASE_NONE] = "none",

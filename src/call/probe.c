@@ -25,7 +25,7 @@
 #include "src/call/call.h"
 #include "src/call/context.h"
 #include "src/call/target.h"
-#include "src/exec/method.h"
+#include "src/exec/ops.h"
 #include "src/file/reopen.h"
 #include "src/file/statx.h"
 #include "src/call/probe_plan.h"
@@ -349,12 +349,12 @@ static void refusal_facts(struct prealloc_probe *p)
 	char name[32];
 
 	for (unsigned int m = 0; m < PA_METHOD_COUNT; m++) {
-		const struct pa_method *row = pa_method(m);
+		const struct pa_method_ops *ops = pa_method_ops(m);
 
-		if (!row || !row->usable)
+		if (!ops || !ops->usable)
 			continue;
-		snprintf(name, sizeof(name), "%s_refused", row->name);
-		if (row->usable(p->ctx, p->refusal[m], sizeof(p->refusal[m])))
+		snprintf(name, sizeof(name), "%s_refused", prealloc_method_name(m));
+		if (ops->usable(pa_ctx_log(p->ctx), p->refusal[m], sizeof(p->refusal[m])))
 			str(&p->target, NULL, name, p->refusal[m]);
 		else
 			null(&p->target, NULL, name);

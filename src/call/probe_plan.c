@@ -11,12 +11,13 @@
 #include <unistd.h>
 
 #include "base/internal.h"
+#include "src/call/context.h"
 #include "src/call/probe_plan.h"
 #include "src/call/target.h"
 #include "src/exec/direct.h"
-#include "src/exec/method.h"
 #include "src/exec/regular_file.h"
 #include "src/file/reopen.h"
+#include "src/method/method.h"
 #include "src/plan/steps.h"
 
 /* The plan's first method that its preparation would not refuse. */
@@ -54,7 +55,7 @@ static int check_device(const struct pa_work *w)
 
 struct classify_args {
 	struct pa_work *w;
-	struct pa_seglist *segs;
+	struct pa_regionlist *regions;
 };
 
 static int classify_own(int rfd, void *arg)
@@ -64,18 +65,18 @@ static int classify_own(int rfd, void *arg)
 
 	if (rfd < 0)
 		return rfd;
-	pa_seglist_free(a->segs);
-	return pa_file_classify(rfd, a->w, a->segs, &fiemap);
+	pa_regionlist_free(a->regions);
+	return pa_file_classify(rfd, a->w, a->regions, &fiemap);
 }
 
 /* The range's extent map, through a descriptor of our own when @fd cannot
  * read it (O_PATH). */
 static int classify(const struct pa_target *t, int fd, struct pa_work *w,
-		    struct pa_seglist *segs)
+		    struct pa_regionlist *regions)
 {
-	struct classify_args a = { .w = w, .segs = segs };
+	struct classify_args a = { .w = w, .regions = regions };
 	bool fiemap;
-	int ret = pa_file_classify(fd, w, segs, &fiemap);
+	int ret = pa_file_classify(fd, w, regions, &fiemap);
 
 	if (ret != -EBADF)
 		return ret;
@@ -84,7 +85,7 @@ static int classify(const struct pa_target *t, int fd, struct pa_work *w,
 
 /* In the call's order: the request, the plan, the first method, the range. */
 static int facts(const struct pa_target *t, int fd, const struct pa_plan *plan, int plan_err,
-		 struct pa_work *w, struct pa_seglist *segs, unsigned int *m)
+		 struct pa_work *w, struct pa_regionlist *regions, unsigned int *m)
 {
 	int ret;
 
@@ -97,9 +98,9 @@ static int facts(const struct pa_target *t, int fd, const struct pa_plan *plan, 
 	if (!ret)
 		ret = first_method(t, fd, plan, w, m);
 	if (!ret && t->in.target == PA_TARGET_FILE) {
-		ret = classify(t, fd, w, segs);
+		ret = classify(t, fd, w, regions);
 		if (!ret)
-			ret = pa_file_space(t, -1, w);
+			ret = pa_file_space(t, pa_ctx_sysfs(t->ctx), pa_ctx_log(t->ctx), -1, w);
 	}
 	return ret;
 }
@@ -108,7 +109,7 @@ int pa_probe_steps(const struct pa_target *t, int fd, const struct pa_plan *plan
 		   uint64_t off, uint64_t len, struct pa_steps *out)
 {
 	struct pa_work w = { .in = &t->in, .off = off, .end = off + len, .bs = t->fs_block };
-	struct pa_seglist segs = { 0 };
+	struct pa_regionlist regions = { 0 };
 	struct pa_todo *todo = NULL;
 	unsigned int m = 0;
 	size_t n = 0;
@@ -116,12 +117,12 @@ int pa_probe_steps(const struct pa_target *t, int fd, const struct pa_plan *plan
 
 	if (t->in.target == PA_TARGET_FILE)
 		w.old_size = (uint64_t)t->st.st_size;
-	ret = facts(t, fd, plan, plan_err, &w, &segs, &m);
+	ret = facts(t, fd, plan, plan_err, &w, &regions, &m);
 	if (!ret)
 		ret = pa_todo_init(&w, &todo, &n);
 	if (!ret)
 		ret = pa_steps_build(&w, m, todo, n, out);
 	free(todo);
-	pa_seglist_free(&segs);
+	pa_regionlist_free(&regions);
 	return ret;
 }

@@ -14,7 +14,7 @@
 #include "src/call/context.h"
 #include "src/call/overlay.h"
 #include "src/call/target.h"
-#include "src/exec/method.h"
+#include "src/exec/ops.h"
 
 #define ZFS_SUPER_MAGIC		0x2fc12fc1
 #define BCACHEFS_SUPER_MAGIC	0xca451a4e
@@ -154,7 +154,7 @@ int pa_target_open(struct prealloc_ctx *ctx, int fd, uint64_t off, uint64_t len,
 	ret = pa_wz_answer(ctx, t->dev, t->fs_type);
 	in->write_zeroes_refused = ret == PREALLOC_NO;
 	in->write_zeroes_works = ret == PREALLOC_YES;
-	in->unusable = pa_methods_unusable(ctx);
+	in->unusable = pa_methods_unusable(pa_ctx_log(ctx));
 	return 0;
 }
 

@@ -31,12 +31,11 @@
 
 #include "probes/blkid.h"
 #include "base/internal.h"
-#include "src/call/call.h"
 #include "src/exec/blockdev.h"
 #include "src/exec/direct.h"
 #include "src/exec/exec.h"
-#include "src/exec/method.h"
 #include "src/file/reopen.h"
+#include "src/method/method.h"
 #include "src/plan/steps.h"
 
 /* Bytes per BLKZEROOUT or fallocate call: the unit of progress and cancel. */
@@ -73,9 +72,9 @@ static bool range_ok(const struct bdev *b, uint64_t off, uint64_t len)
  * filesystem, a dm/md holder, another O_EXCL opener, or (for a whole disk) a
  * mounted partition holds it: -EBUSY.
  */
-static int claim(const struct pa_call *c)
+static int claim(const struct pa_job *j)
 {
-	return pa_reopen(c->fd, &c->target.st, O_WRONLY | O_EXCL);
+	return pa_reopen(j->fd, &j->target->st, O_WRONLY | O_EXCL);
 }
 
 /*
@@ -84,13 +83,13 @@ static int claim(const struct pa_call *c)
  * and probing moves the file offset), the device cannot be shown to be
  * blank, so it is treated as signed: only PREALLOC_FORCE zeroes it.
  */
-static int check_signatures(const struct pa_call *c)
+static int check_signatures(const struct pa_job *j)
 {
 	int rfd, n;
 
-	if (c->opts.flags & PREALLOC_FORCE)
+	if (j->opts->flags & PREALLOC_FORCE)
 		return 0;
-	rfd = pa_reopen(c->fd, &c->target.st, O_RDONLY | O_NONBLOCK);
+	rfd = pa_reopen(j->fd, &j->target->st, O_RDONLY | O_NONBLOCK);
 	if (rfd < 0)
 		return -EEXIST;
 	n = pa_blkid_signatures_fd(rfd, NULL, 0);
@@ -115,79 +114,79 @@ static uint64_t chunk_bytes(const struct pa_caps *caps, uint32_t lbs)
 
 /* Direct writes need the device's direct-I/O alignment, which may exceed
  * its logical block: refused when what is left is not aligned to it. */
-static int prepare(struct pa_call *c, struct pa_exec *x, unsigned int m)
+static int prepare(struct pa_job *j, struct pa_exec *x, unsigned int m)
 {
 	int ret;
 
 	if (!pa_method_is(m, PA_M_DIRECT))
 		return 0;
-	ret = pa_open_direct(c, (uint32_t)x->w.bs);
+	ret = pa_open_direct(j, (uint32_t)x->w.bs);
 	for (size_t i = 0; i < x->ntodo && !ret; i++)
-		if (x->todo[i].start % c->dio_align || x->todo[i].len % c->dio_align)
+		if (x->todo[i].start % j->dio_align || x->todo[i].len % j->dio_align)
 			ret = -EOPNOTSUPP;
 	x->w.direct_align = x->w.bs;
 	return ret;
 }
 
 /* The steps' facts: the whole range, in chunks sized for the device. */
-static int exec_init(struct pa_call *c, const struct bdev *b, struct pa_exec *x)
+static int exec_init(struct pa_job *j, const struct bdev *b, struct pa_exec *x)
 {
 	*x = (struct pa_exec){ .prepare = prepare,
-			       .chunk = chunk_bytes(c->target.caps, b->lbs) };
-	x->w = (struct pa_work){ .in = &c->target.in, .off = b->off, .end = b->off + b->len,
+			       .chunk = chunk_bytes(j->target->caps, b->lbs) };
+	x->w = (struct pa_work){ .in = &j->target->in, .off = b->off, .end = b->off + b->len,
 				 .bs = b->lbs };
 	return pa_todo_init(&x->w, &x->todo, &x->ntodo);
 }
 
 /* Checks that need no claim; nothing is written if any fails. */
-static int check_request(struct pa_call *c, uint64_t off, uint64_t len, struct bdev *b)
+static int check_request(struct pa_job *j, uint64_t off, uint64_t len, struct bdev *b)
 {
 	int ret;
 
 	/* PREALLOC_KEEP_SIZE is ignored: a device's size never changes. */
-	if (!(c->opts.flags & PREALLOC_ZERO_DATA))
+	if (!(j->opts->flags & PREALLOC_ZERO_DATA))
 		return -EINVAL;
-	ret = geometry(c->fd, b);
+	ret = geometry(j->fd, b);
 	if (ret)
 		return ret;
 	return range_ok(b, off, len) ? 0 : -EINVAL;
 }
 
-int pa_blockdev_prealloc(struct pa_call *c, uint64_t off, uint64_t len)
+int pa_blockdev_prealloc(struct pa_job *j, uint64_t off, uint64_t len)
 {
 	struct bdev b = { .xfd = -1, .off = off, .len = len };
 	struct pa_exec x = { 0 };
 	struct pa_plan p;
-	int wfd = c->wfd;
+	int wfd = j->wfd;
 	int ret;
 
-	pa_phase(c, PREALLOC_PHASE_REQUEST, 0);
-	ret = check_request(c, off, len, &b);
+	pa_phase(j->rep, PREALLOC_PHASE_REQUEST, 0);
+	ret = check_request(j, off, len, &b);
 	if (!ret)
-		ret = pa_plan(&c->target.in, &p);
+		ret = pa_plan(&j->target->in, &p);
 	if (!ret)
-		ret = exec_init(c, &b, &x);
+		ret = exec_init(j, &b, &x);
 	if (!ret)
-		ret = pa_exec_prepare(c, &x, &p);
+		ret = pa_exec_prepare(j, &x, &p);
 	if (ret)
 		goto out;
-	pa_phase(c, PREALLOC_PHASE_CLAIM, 0);
-	b.xfd = claim(c);
+	pa_phase(j->rep, PREALLOC_PHASE_CLAIM, 0);
+	b.xfd = claim(j);
 	if (b.xfd < 0) {
 		ret = b.xfd;
 		goto out;
 	}
-	pa_phase(c, PREALLOC_PHASE_SIGNATURES, 0);
-	ret = check_signatures(c);
+	pa_phase(j->rep, PREALLOC_PHASE_SIGNATURES, 0);
+	ret = check_signatures(j);
 	if (ret)
 		goto out;
-	c->wfd = x.sync_fd = b.xfd;	/* every write goes through the claim */
-	c->total = len;
-	ret = pa_exec_run(c, &x, &p);
-	c->rep.written = !ret;
+	j->wfd = x.sync_fd = b.xfd;	/* every write goes through the claim */
+	j->total = len;
+	ret = pa_exec_run(j, &x, &p);
+	j->rep->written = !ret;
 out:
 	pa_exec_free(&x);
-	c->wfd = wfd;
+	j->wfd = wfd;
 	if (b.xfd >= 0)
 		close(b.xfd);
 	return ret;

@@ -5,9 +5,9 @@
 
 #include <stdint.h>
 
-#include "src/call/call.h"
+#include "src/exec/job.h"
 
 /* Make [off, off + len) of the device read as zeros.  0 or -errno. */
-int pa_blockdev_prealloc(struct pa_call *c, uint64_t off, uint64_t len);
+int pa_blockdev_prealloc(struct pa_job *j, uint64_t off, uint64_t len);
 
 #endif

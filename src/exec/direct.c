@@ -12,8 +12,7 @@
 #include <unistd.h>
 
 #include "base/internal.h"
-#include "src/call/call.h"
-#include "src/call/context.h"
+#include "base/log.h"
 #include "src/exec/direct.h"
 #include "src/file/reopen.h"
 #include "src/file/statx.h"
@@ -40,9 +39,9 @@ static uint64_t page_align(uint64_t dio_align)
 	return PA_MAX(dio_align, page > 0 ? (uint64_t)page : 4096u);
 }
 
-uint64_t pa_direct_align(const struct pa_call *c)
+uint64_t pa_direct_align(const struct pa_job *j)
 {
-	return page_align(c->dio_align);
+	return page_align(j->dio_align);
 }
 
 /* What pa_open_direct() will learn, from the descriptor at hand. */
@@ -71,47 +70,47 @@ bool pa_direct_reachable(int fd)
  * already serves (a duplicate of it: ours to close).  Its O_APPEND, if any,
  * is overridden per write; its O_SYNC only costs time.
  */
-static int caller_direct(struct pa_call *c)
+static int caller_direct(struct pa_job *j)
 {
-	int fl = fcntl(c->fd, F_GETFL);
+	int fl = fcntl(j->fd, F_GETFL);
 
 	if (fl < 0 || !(fl & O_DIRECT))
 		return -EOPNOTSUPP;
-	c->dio_rwf = fl & O_APPEND ? PA_RWF_NOAPPEND : 0;
-	return pa_dup(c->fd);
+	j->dio_rwf = fl & O_APPEND ? PA_RWF_NOAPPEND : 0;
+	return pa_dup(j->fd);
 }
 
 /* Direct I/O is refused for the reason @why: tell the log, -EOPNOTSUPP. */
-static int refuse_direct(const struct pa_call *c, const char *why, int err)
+static int refuse_direct(const struct pa_job *j, const char *why, int err)
 {
-	pa_log(c->target.ctx, LOG_NOTICE, "O_DIRECT refused: %s%s%s\n", why,
-	       err ? ": " : "", err ? strerror(-err) : "");
+	pa_log_to(j->log, LOG_NOTICE, "O_DIRECT refused: %s%s%s\n", why,
+		  err ? ": " : "", err ? strerror(-err) : "");
 	return -EOPNOTSUPP;
 }
 
-int pa_open_direct(struct pa_call *c, uint32_t logical_block_size)
+int pa_open_direct(struct pa_job *j, uint32_t logical_block_size)
 {
 	uint32_t off_align = 0, mem_align = 0;
 	int dfd, err;
 
-	if (c->dfd >= 0)
+	if (j->dfd >= 0)
 		return 0;
-	c->dio_rwf = 0;
-	dfd = pa_reopen(c->fd, &c->target.st, O_WRONLY | O_DIRECT);
+	j->dio_rwf = 0;
+	dfd = pa_reopen(j->fd, &j->target->st, O_WRONLY | O_DIRECT);
 	if (dfd == -EINVAL)
-		return refuse_direct(c, "the filesystem has no direct I/O", 0);
+		return refuse_direct(j, "the filesystem has no direct I/O", 0);
 	err = dfd;
 	if (dfd < 0)
-		dfd = caller_direct(c);
+		dfd = caller_direct(j);
 	if (dfd < 0)
-		return refuse_direct(c, "cannot reopen the file with it and the caller's "
+		return refuse_direct(j, "cannot reopen the file with it and the caller's "
 				     "descriptor is not O_DIRECT", err);
 	if (dio_align_statx(dfd, &off_align, &mem_align) && !off_align) {
 		close(dfd);
-		return refuse_direct(c, "statx reports no direct I/O alignment", 0);
+		return refuse_direct(j, "statx reports no direct I/O alignment", 0);
 	}
-	c->dfd = dfd;
-	c->dio_align = off_align ? off_align : PA_MAX(logical_block_size, 512u);
-	c->dio_mem_align = mem_align ? mem_align : c->dio_align;
+	j->dfd = dfd;
+	j->dio_align = off_align ? off_align : PA_MAX(logical_block_size, 512u);
+	j->dio_mem_align = mem_align ? mem_align : j->dio_align;
 	return 0;
 }

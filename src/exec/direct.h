@@ -6,12 +6,12 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "src/call/call.h"
+#include "src/exec/job.h"
 
 /* Direct writes never cover less than a page: a direct write into a page
  * that the page cache also holds (a sub-page block written buffered by the
  * same call) fails to invalidate it (-EIO, and the caller's fsync too). */
-uint64_t pa_direct_align(const struct pa_call *c);
+uint64_t pa_direct_align(const struct pa_job *j);
 
 /* The same for a descriptor not opened yet with O_DIRECT, from statx (the
  * probe): 0 when the filesystem says it has no direct I/O. */
@@ -22,10 +22,10 @@ uint64_t pa_direct_align_fd(int fd, uint32_t logical_block_size);
  * nothing for writing. */
 bool pa_direct_reachable(int fd);
 
-/* Open c->dfd: the same file with O_DIRECT (pa_reopen(), else the caller's
+/* Open j->dfd: the same file with O_DIRECT (pa_reopen(), else the caller's
  * own descriptor if it is O_DIRECT) and learn the alignment (statx
  * STATX_DIOALIGN, else the logical block size).  -EOPNOTSUPP when direct
  * I/O is not possible here (filesystem refuses it, no way to reopen). */
-int pa_open_direct(struct pa_call *c, uint32_t logical_block_size);
+int pa_open_direct(struct pa_job *j, uint32_t logical_block_size);
 
 #endif

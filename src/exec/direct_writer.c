@@ -9,10 +9,9 @@
 #include <sys/mman.h>
 
 #include "base/internal.h"
-#include "src/call/call.h"
-#include "src/call/progress.h"
 #include "src/exec/direct.h"
 #include "src/exec/direct_writer.h"
+#include "src/exec/progress.h"
 #include "src/plan/steps.h"
 
 static bool next_piece(struct pa_dw *w, struct pa_range *piece)
@@ -25,7 +24,7 @@ static bool next_piece(struct pa_dw *w, struct pa_range *piece)
 	if (!w->n)
 		return false;
 	piece->start = w->pos;
-	piece->len = PA_MIN(pa_pace_request(&w->c->pace, w->req, w->c->dio_align),
+	piece->len = PA_MIN(pa_pace_request(&w->j->pace, w->req, w->j->dio_align),
 			    w->r->start + w->r->len - w->pos);
 	w->pos += piece->len;
 	return true;
@@ -33,7 +32,7 @@ static bool next_piece(struct pa_dw *w, struct pa_range *piece)
 
 static void dw_send(struct pa_dw *w, unsigned int s)
 {
-	w->sent_ns[s] = w->c->pace.on ? pa_now_ns() : 0;
+	w->sent_ns[s] = w->j->pace.on ? pa_now_ns() : 0;
 	w->inflight++;
 	w->send(w, s);
 }
@@ -42,12 +41,12 @@ void pa_dw_fill(struct pa_dw *w)
 {
 	struct pa_range piece;
 
-	while (!w->err && w->nfree && pa_pace_go(&w->c->pace, w->inflight) &&
+	while (!w->err && w->nfree && pa_pace_go(&w->j->pace, w->inflight) &&
 	       next_piece(w, &piece)) {
 		unsigned int s = w->free_slots[--w->nfree];
 
 		w->slot[s] = piece;
-		pa_pace_sent(&w->c->pace, piece.len);
+		pa_pace_sent(&w->j->pace, piece.len);
 		dw_send(w, s);
 	}
 }
@@ -76,17 +75,17 @@ void pa_dw_complete(struct pa_dw *w, unsigned int s, int res)
 			w->err = res < 0 ? res : -EIO;
 	} else {
 		if (w->sent_ns[s])
-			pa_pace_done(&w->c->pace, (uint64_t)res, pa_now_ns() - w->sent_ns[s]);
+			pa_pace_done(&w->j->pace, (uint64_t)res, pa_now_ns() - w->sent_ns[s]);
 		/* Bytes written after a failure count too: the report says
 		 * what the file holds. */
 		if (w->err)
-			pa_count(w->c, w->method, (uint64_t)res);
-		else if (pa_advance(w->c, w->method, (uint64_t)res))
+			pa_count(w->j, w->method, (uint64_t)res);
+		else if (pa_advance(w->j, w->method, (uint64_t)res))
 			w->err = -ECANCELED;
 		p->start += (uint64_t)res;
 		p->len -= (uint64_t)res;
 		if (p->len && !w->err) {
-			if (p->start % w->c->dio_align)
+			if (p->start % w->j->dio_align)
 				w->err = -EIO;	/* a device that tears O_DIRECT writes */
 			else {
 				dw_send(w, s);
@@ -102,14 +101,14 @@ void pa_dw_unsent(struct pa_dw *w, unsigned int n)
 	w->inflight -= PA_MIN(n, w->inflight);
 }
 
-int pa_dw_init(struct pa_dw *w, struct pa_call *c, unsigned int method,
+int pa_dw_init(struct pa_dw *w, struct pa_job *j, unsigned int method,
 	       const struct pa_range *r, size_t n)
 {
-	uint64_t a = pa_direct_align(c), work = 0;
+	uint64_t a = pa_direct_align(j), work = 0;
 
-	w->c = c;
+	w->j = j;
 	w->method = method;
-	w->qd = PA_MIN(PA_MAX(c->opts.queue_depth, 1u), (unsigned int)PA_DW_MAX_QD);
+	w->qd = PA_MIN(PA_MAX(j->opts->queue_depth, 1u), (unsigned int)PA_DW_MAX_QD);
 	w->r = r;
 	w->n = n;
 	w->pos = n ? r->start : 0;
@@ -117,7 +116,7 @@ int pa_dw_init(struct pa_dw *w, struct pa_call *c, unsigned int method,
 		work += r[i].len;
 	/* Whole pages, below 2 GiB (the length is 32 bits), and no more than
 	 * the work needs: a huge request_bytes must not map a huge buffer. */
-	w->req = PA_MIN(PA_MAX(c->opts.request_bytes, a), 1ull << 30);
+	w->req = PA_MIN(PA_MAX(j->opts->request_bytes, a), 1ull << 30);
 	w->req = PA_MIN(PA_ROUND_DOWN(w->req, a), PA_ROUND_UP(work, a));
 	w->buf = mmap(NULL, w->req, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (w->buf == MAP_FAILED) {

@@ -2,7 +2,7 @@
 /*
  * What the direct zero writers (src/exec/method_uring.c, src/exec/method_aio.c)
  * share: one zero buffer, the ranges cut into requests of up to
- * c->opts.request_bytes under the pacer, a slot per request in flight, and
+ * j->opts->request_bytes under the pacer, a slot per request in flight, and
  * the accounting of each completion (progress, cancel, short writes, the
  * first error).  A writer only sends a slot's request and reaps completions.
  */
@@ -17,10 +17,10 @@
 
 #define PA_DW_MAX_QD 64
 
-struct pa_call;
+struct pa_job;
 
 struct pa_dw {
-	struct pa_call *c;
+	struct pa_job *j;
 	unsigned int method;		/* counted in the report as */
 	void *buf;			/* req bytes of zeros, page aligned */
 	uint64_t req;			/* bytes per request */
@@ -38,9 +38,9 @@ struct pa_dw {
 	void (*send)(struct pa_dw *w, unsigned int s);
 };
 
-/* Set @w up to write @n ranges (each aligned to c->dio_align) with
- * c->opts.queue_depth slots, counted as @method.  0 or -ENOMEM. */
-int pa_dw_init(struct pa_dw *w, struct pa_call *c, unsigned int method,
+/* Set @w up to write @n ranges (each aligned to j->dio_align) with
+ * j->opts->queue_depth slots, counted as @method.  0 or -ENOMEM. */
+int pa_dw_init(struct pa_dw *w, struct pa_job *j, unsigned int method,
 	       const struct pa_range *r, size_t n);
 
 /* Send requests into free slots while the pacer and the first error allow. */

@@ -16,9 +16,9 @@
 #include <unistd.h>
 
 #include "base/internal.h"
-#include "src/call/call.h"
-#include "src/call/context.h"
+#include "base/log.h"
 #include "src/exec/dontcache.h"
+#include "src/exec/job.h"
 
 /* At most two windows of the call's pages are cached at any time. */
 #define WINDOW (8ull << 20)
@@ -31,17 +31,17 @@ void pa_dc_begin(struct pa_dc *d, int fd, uint64_t start)
 			     .dropped = PA_ROUND_UP(start, pg) };
 }
 
-ssize_t pa_dc_pwritev(struct pa_call *c, int fd, const struct iovec *iov, int cnt, uint64_t off,
+ssize_t pa_dc_pwritev(struct pa_job *j, int fd, const struct iovec *iov, int cnt, uint64_t off,
 		      int rwf)
 {
-	if (!c->dontcache_refused) {
+	if (!j->dontcache_refused) {
 		ssize_t w = pwritev2(fd, iov, cnt, (off_t)off, rwf | PA_RWF_DONTCACHE);
 
 		if (w >= 0 || errno != EOPNOTSUPP)
 			return w;
-		c->dontcache_refused = true;
-		pa_log(c->target.ctx, LOG_INFO, "RWF_DONTCACHE refused (EOPNOTSUPP): writing back "
-		       "and dropping the page cache every %llu MiB instead\n", WINDOW >> 20);
+		j->dontcache_refused = true;
+		pa_log_to(j->log, LOG_INFO, "RWF_DONTCACHE refused (EOPNOTSUPP): writing back "
+			  "and dropping the page cache every %llu MiB instead\n", WINDOW >> 20);
 	}
 	return pwritev2(fd, iov, cnt, (off_t)off, rwf);
 }
@@ -81,21 +81,21 @@ static int settle(struct pa_dc *d, uint64_t upto)
 	return ret;
 }
 
-int pa_dc_wrote(struct pa_call *c, struct pa_dc *d, uint64_t end)
+int pa_dc_wrote(struct pa_job *j, struct pa_dc *d, uint64_t end)
 {
 	uint64_t prev = d->kicked;
 	int ret;
 
-	if (!c->dontcache_refused || end - d->kicked < WINDOW)
+	if (!j->dontcache_refused || end - d->kicked < WINDOW)
 		return 0;
 	ret = range_sync(d, d->kicked, end, SYNC_FILE_RANGE_WRITE);
 	d->kicked = end;
 	return ret ? ret : settle(d, prev);
 }
 
-int pa_dc_end(struct pa_call *c, struct pa_dc *d, uint64_t end, int ret)
+int pa_dc_end(struct pa_job *j, struct pa_dc *d, uint64_t end, int ret)
 {
-	if (!c->dontcache_refused)
+	if (!j->dontcache_refused)
 		return ret;
 	/* A failed call is undone: no waiting, the clean pages go. */
 	if (ret) {

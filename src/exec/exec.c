@@ -2,11 +2,9 @@
 /*
  * The plan executor, one for files and block devices: build the steps for
  * the planner's first method and run them in order; when a method is
- * refused, build the steps for what it left with the next method.
- * "Refused" has one meaning everywhere: -EOPNOTSUPP, which the kernel
- * returns for a mode or command the file or device cannot do, and which
- * the methods return for refusals of their own (no O_DIRECT, no io_uring).
- * Any other error is the call's result, never hidden by a fallback.
+ * refused (pa_refused(), src/method/method.h), build the steps for what it
+ * left with the next method.  Any other error is the call's result, never
+ * hidden by a fallback.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -14,17 +12,12 @@
 #include <unistd.h>
 
 #include "base/internal.h"
+#include "base/log.h"
 #include "base/mutant.h"
-#include "src/call/call.h"
 #include "src/exec/exec.h"
-#include "src/exec/method.h"
-#include "src/exec/zero.h"
+#include "src/exec/ops.h"
+#include "src/method/method.h"
 #include "src/plan/steps.h"
-
-bool pa_refused(int err)
-{
-	return err == -EOPNOTSUPP;
-}
 
 /* The call's phase while a plan step of each action runs. */
 static const uint32_t phase_of[] = {
@@ -39,14 +32,14 @@ static const uint32_t phase_of[] = {
  * Allocation alone is refused there, and so is keep-size space beyond EOF,
  * which only a reservation can hold: the planner refuses the filesystems it
  * knows (ext2/ext3), this any other, before anything has changed. */
-static int reserve(struct pa_call *c, struct pa_exec *x, const struct pa_step *s)
+static int reserve(struct pa_job *j, struct pa_exec *x, const struct pa_step *s)
 {
 	int mode = x->w.in->flags & PREALLOC_KEEP_SIZE ? FALLOC_FL_KEEP_SIZE : 0;
 	int ret = 0;
 
 	x->w.reserved = true;
 	if (!x->reserve_refused)
-		ret = PA_RETRY_EINTR(fallocate(c->fd, mode, (off_t)s->start,
+		ret = PA_RETRY_EINTR(fallocate(j->fd, mode, (off_t)s->start,
 					       (off_t)s->len)) < 0 ? -errno : 0;
 	x->reserve_refused |= pa_refused(ret);
 	x->unkeepable = x->reserve_refused && mode && s->start + s->len > x->w.old_size;
@@ -58,41 +51,41 @@ static int reserve(struct pa_call *c, struct pa_exec *x, const struct pa_step *s
 /* A method's run of steps: consecutive zero steps go together to a method
  * that batches (the io_uring queue stays full across the holes of a
  * fragmented file).  *@k ends on the last. */
-static int zero(struct pa_call *c, const struct pa_exec *x, size_t *k)
+static int zero(struct pa_job *j, const struct pa_exec *x, size_t *k)
 {
 	const struct pa_steps *s = &x->steps;
 	unsigned int m = s->v[*k].method;
-	const struct pa_method *row = pa_method(m);
+	const struct pa_method_ops *ops = pa_method_ops(m);
 	size_t e = *k + 1, n = 0;
 	struct pa_range one, *r = &one;
 	int ret;
 
-	if (!row)
+	if (!ops)
 		return -EOPNOTSUPP;
-	while ((row->flags & PA_M_BATCH) && e < s->n && s->v[e].method == m &&
+	while (pa_method_is(m, PA_M_BATCH) && e < s->n && s->v[e].method == m &&
 	       s->v[e].action == PREALLOC_ACTION_ZERO)
 		e++;
 	if (e - *k > 1 && !(r = calloc(e - *k, sizeof(*r))))
 		return -ENOMEM;
 	for (size_t i = *k; i < e; i++)
 		r[n++] = (struct pa_range){ s->v[i].start, s->v[i].len };
-	ret = row->zero(c, r, n, x->chunk);
+	ret = ops->zero(j, r, n, x->chunk);
 	if (r != &one)
 		free(r);
 	*k = e - 1;
 	return ret;
 }
 
-static int run_step(struct pa_call *c, struct pa_exec *x, size_t *k)
+static int run_step(struct pa_job *j, struct pa_exec *x, size_t *k)
 {
 	const struct pa_step *s = &x->steps.v[*k];
 
 	if (s->action == PREALLOC_ACTION_RESERVE)
-		return reserve(c, x, s);
+		return reserve(j, x, s);
 	if (s->action == PREALLOC_ACTION_SYNC)
 		return pa_mutant(PA_MUTANT_DATA_SYNC) ||
 		       PA_RETRY_EINTR(fdatasync(x->sync_fd)) == 0 ? 0 : -errno;
-	return zero(c, x, k);
+	return zero(j, x, k);
 }
 
 /*
@@ -102,73 +95,85 @@ static int run_step(struct pa_call *c, struct pa_exec *x, size_t *k)
  * writer (whose completions do not) is refused only before its first write
  * (O_DIRECT open, ring setup).
  */
-static int run_steps(struct pa_call *c, struct pa_exec *x)
+static int run_steps(struct pa_job *j, struct pa_exec *x)
 {
 	for (size_t k = 0; k < x->steps.n; k++) {
 		const struct pa_step *s = &x->steps.v[k];
-		uint64_t base = c->done;
+		uint64_t base = j->done;
 		size_t first = k;
 		int ret;
 
-		pa_phase(c, phase_of[s->action], s->method);
+		pa_phase(j->rep, phase_of[s->action], s->method);
 		x->started = true;	/* the target may change from here on */
-		ret = run_step(c, x, &k);
+		ret = run_step(j, x, &k);
 		if (ret) {
 			x->failed = first;
-			x->failed_done = c->done - base;
+			x->failed_done = j->done - base;
 			return ret;
 		}
 	}
 	return 0;
 }
 
+/* Note that @method was refused here (EOPNOTSUPP) before falling back: in
+ * the report and the log (who refused write-zeroes, and the per-(device,
+ * fs) memory, pa_zero_write_zeroes() settled). */
+static void note_refused(struct pa_job *j, unsigned int method)
+{
+	const char *by = method == PREALLOC_METHOD_WRITE_ZEROES ? j->wz_refuser : NULL;
+
+	j->rep->refused |= 1u << method;
+	pa_log_to(j->log, LOG_NOTICE, "%s refused by %s (EOPNOTSUPP): trying the next method\n",
+		  prealloc_method_name(method), by ? by : "the file or the system");
+}
+
 /* Make @m ready: refused when this process cannot use it at all (a
  * forced method; an automatic plan leaves it out). */
-static int prepare(struct pa_call *c, struct pa_exec *x, unsigned int m)
+static int prepare(struct pa_job *j, struct pa_exec *x, unsigned int m)
 {
 	if (x->w.in->unusable & (1u << m))
 		return -EOPNOTSUPP;
-	return x->prepare ? x->prepare(c, x, m) : 0;
+	return x->prepare ? x->prepare(j, x, m) : 0;
 }
 
 /* Build and run @m's steps; -EOPNOTSUPP with *@ran when a step refused. */
-static int run_method(struct pa_call *c, struct pa_exec *x, unsigned int m, bool *ran)
+static int run_method(struct pa_job *j, struct pa_exec *x, unsigned int m, bool *ran)
 {
 	int ret;
 
-	pa_phase(c, PREALLOC_PHASE_ZERO, m);
+	pa_phase(j->rep, PREALLOC_PHASE_ZERO, m);
 	*ran = false;
-	ret = m != x->prepared ? prepare(c, x, m) : 0;
+	ret = m != x->prepared ? prepare(j, x, m) : 0;
 	if (!ret)
 		ret = pa_steps_build(&x->w, m, x->todo, x->ntodo, &x->steps);
 	if (ret)
 		return ret;
 	*ran = true;
-	return run_steps(c, x);
+	return run_steps(j, x);
 }
 
-int pa_exec_prepare(struct pa_call *c, struct pa_exec *x, const struct pa_plan *p)
+int pa_exec_prepare(struct pa_job *j, struct pa_exec *x, const struct pa_plan *p)
 {
 	int ret = -EOPNOTSUPP;
 
 	/* The planner's verdict until the flag zeroes or is refused: in the
 	 * report "used" means it zeroed bytes of this range. */
-	c->rep.write_zeroes = p->write_zeroes == PREALLOC_WZ_USED ? PREALLOC_WZ_WOULD_TRY :
+	j->rep->write_zeroes = p->write_zeroes == PREALLOC_WZ_USED ? PREALLOC_WZ_WOULD_TRY :
 								    p->write_zeroes;
 
 	for (x->first = 0; x->first < p->n; x->first++) {
 		unsigned int m = p->methods[x->first];
 
-		ret = prepare(c, x, m);
+		ret = prepare(j, x, m);
 		x->prepared = m;
-		if (!pa_refused(ret) || c->opts.method != PREALLOC_METHOD_AUTO)
+		if (!pa_refused(ret) || j->opts->method != PREALLOC_METHOD_AUTO)
 			return ret;
-		pa_method_refused(c, m);
+		note_refused(j, m);
 	}
 	return ret;
 }
 
-int pa_exec_run(struct pa_call *c, struct pa_exec *x, const struct pa_plan *p)
+int pa_exec_run(struct pa_job *j, struct pa_exec *x, const struct pa_plan *p)
 {
 	int ret = -EOPNOTSUPP;
 
@@ -176,12 +181,12 @@ int pa_exec_run(struct pa_call *c, struct pa_exec *x, const struct pa_plan *p)
 		unsigned int m = p->methods[i];
 		bool ran;
 
-		ret = run_method(c, x, m, &ran);
+		ret = run_method(j, x, m, &ran);
 		/* A forced method stands alone: its refusal is the answer; so
 		 * is one that no other method can get round. */
-		if (!pa_refused(ret) || c->opts.method != PREALLOC_METHOD_AUTO || x->unkeepable)
+		if (!pa_refused(ret) || j->opts->method != PREALLOC_METHOD_AUTO || x->unkeepable)
 			return ret;
-		pa_method_refused(c, m);
+		note_refused(j, m);
 		if (ran && pa_todo_remaining(&x->steps, x->failed, x->failed_done, &x->todo,
 					     &x->ntodo))
 			return -ENOMEM;

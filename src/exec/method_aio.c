@@ -16,8 +16,7 @@
 
 #include "config.h"
 #include "base/internal.h"
-#include "src/call/call.h"
-#include "src/call/context.h"
+#include "base/log.h"
 #include "src/exec/direct_writer.h"
 #include "src/exec/method_aio.h"
 #include "src/exec/refusal.h"
@@ -128,13 +127,13 @@ static void send_write(struct pa_dw *dw, unsigned int s)
 	struct writer *w = (struct writer *)dw;
 	struct iocb *cb = &w->cb[s];
 	const struct pa_range *p = &dw->slot[s];
-	struct pa_call *c = dw->c;
+	struct pa_job *j = dw->j;
 
-	io_prep_pwrite(cb, c->dfd, dw->buf, p->len, (long long)p->start);
-	cb->aio_rw_flags = (unsigned int)c->dio_rwf;
-	if (c->pace.idle_prio) {
+	io_prep_pwrite(cb, j->dfd, dw->buf, p->len, (long long)p->start);
+	cb->aio_rw_flags = (unsigned int)j->dio_rwf;
+	if (j->pace.idle_prio) {
 		cb->u.c.flags |= IOCB_FLAG_IOPRIO;
-		cb->aio_reqprio = (short)pa_pace_ioprio(&c->pace);
+		cb->aio_reqprio = (short)pa_pace_ioprio(&j->pace);
 	}
 	cb->data = (void *)(uintptr_t)s;
 	w->queued[w->nqueued++] = cb;
@@ -231,9 +230,9 @@ static int run(struct writer *w)
 	}
 }
 
-static int writer_init(struct writer *w, struct pa_call *c, const struct pa_range *r, size_t n)
+static int writer_init(struct writer *w, struct pa_job *j, const struct pa_range *r, size_t n)
 {
-	int ret = pa_dw_init(&w->w, c, PREALLOC_METHOD_AIO, r, n);
+	int ret = pa_dw_init(&w->w, j, PREALLOC_METHOD_AIO, r, n);
 
 	if (ret)
 		return ret;
@@ -243,37 +242,11 @@ static int writer_init(struct writer *w, struct pa_call *c, const struct pa_rang
 		pa_dw_free(&w->w);
 		/* Refused (seccomp, no CONFIG_AIO) or fs.aio-max-nr reached:
 		 * nothing was written, let the caller fall back. */
-		pa_log(c->target.ctx, LOG_NOTICE, "Linux AIO refused: io_setup: %s\n",
-		       strerror(-ret));
+		pa_log_to(j->log, LOG_NOTICE, "Linux AIO refused: io_setup: %s\n",
+			  strerror(-ret));
 		return -EOPNOTSUPP;
 	}
 	return 0;
-}
-
-/* Refusals learnt for the process: by a probe of io_setup(), or by a
- * call's io_submit(). */
-static struct pa_refusal setup_refusal, submit_refusal;
-
-int pa_zero_aio(struct pa_call *c, const struct pa_range *r, size_t n)
-{
-	struct writer w = { 0 };
-	char buf[160];
-	int ret;
-
-	if (!n)
-		return 0;
-	ret = writer_init(&w, c, r, n);
-	if (ret)
-		return ret;
-	ret = run(&w);
-	ctx_put(&w.ctx, !w.w.inflight && !w.refused);
-	pa_dw_free(&w.w);
-	if (w.refused) {
-		pa_refusal_learn(&submit_refusal, w.refused);
-		pa_log(c->target.ctx, LOG_NOTICE, "aio refused in this process: %s\n",
-		       pa_refusal_describe("io_submit", "Linux AIO", w.refused, buf, sizeof(buf)));
-	}
-	return ret;
 }
 
 /*
@@ -291,43 +264,49 @@ static int setup_probe(void)
 	return ret == -EINVAL ? 0 : ret;
 }
 
-int pa_aio_usable(struct prealloc_ctx *ctx, char *why, size_t len)
-{
-	char buf[160];
-	int err;
+/* Refusals learnt for the process: by a probe of io_setup(), or by a
+ * call's io_submit(). */
+static struct pa_refusable refusable = {
+	.method = "aio", .what = "Linux AIO", .setup = "io_setup", .submit = "io_submit",
+	.probe = setup_probe,
+};
 
-	if (!pa_refusal_get(&setup_refusal, &err)) {
-		err = pa_refusal_learn(&setup_refusal, setup_probe());
-		if (err)
-			pa_log(ctx, LOG_NOTICE, "aio refused in this process: %s\n",
-			       pa_refusal_describe("io_setup", "Linux AIO", err, buf, sizeof(buf)));
-	}
-	if (err) {
-		if (why && len)
-			pa_refusal_describe("io_setup", "Linux AIO", err, why, len);
-		return -EOPNOTSUPP;
-	}
-	if (pa_refusal_get(&submit_refusal, &err) && err) {
-		if (why && len)
-			pa_refusal_describe("io_submit", "Linux AIO", err, why, len);
-		return -EOPNOTSUPP;
-	}
-	return 0;
+int pa_zero_aio(struct pa_job *j, const struct pa_range *r, size_t n)
+{
+	struct writer w = { 0 };
+	int ret;
+
+	if (!n)
+		return 0;
+	ret = writer_init(&w, j, r, n);
+	if (ret)
+		return ret;
+	ret = run(&w);
+	ctx_put(&w.ctx, !w.w.inflight && !w.refused);
+	pa_dw_free(&w.w);
+	if (w.refused)
+		pa_refusable_submit_refused(&refusable, j->log, w.refused);
+	return ret;
+}
+
+int pa_aio_usable(struct pa_log *log, char *why, size_t len)
+{
+	return pa_refusable_usable(&refusable, log, why, len);
 }
 
 #else
 
-int pa_zero_aio(struct pa_call *c, const struct pa_range *r, size_t n)
+int pa_zero_aio(struct pa_job *j, const struct pa_range *r, size_t n)
 {
-	(void)c;
+	(void)j;
 	(void)r;
 	(void)n;
 	return -EOPNOTSUPP;
 }
 
-int pa_aio_usable(struct prealloc_ctx *ctx, char *why, size_t len)
+int pa_aio_usable(struct pa_log *log, char *why, size_t len)
 {
-	(void)ctx;
+	(void)log;
 	if (why && len)
 		snprintf(why, len, "built without libaio");
 	return -EOPNOTSUPP;

@@ -13,9 +13,8 @@
 #include <unistd.h>
 
 #include "base/internal.h"
+#include "base/log.h"
 #include "base/sysfs_read.h"
-#include "src/call/call.h"
-#include "src/call/context.h"
 #include "src/exec/direct_writer.h"
 #include "src/exec/method_uring.h"
 #include "src/exec/refusal.h"
@@ -28,29 +27,57 @@ struct writer {
 	int refused;			/* io_uring_enter() refused before it took one */
 };
 
+/* A one-entry ring, set up and closed: what seccomp or the sysctl say. */
+static int setup_probe(void)
+{
+	struct io_uring_params p = { 0 };
+	int fd = (int)syscall(__NR_io_uring_setup, 1, &p);
+
+	if (fd < 0)
+		return -errno;
+	close(fd);
+	return 0;
+}
+
+/* The refusal and, when the host turned io_uring off, the sysctl's say. */
+static void describe(int err, char *buf, size_t len)
+{
+	char v[8];
+	size_t used;
+
+	pa_refusal_describe("io_uring_setup", "io_uring", err, buf, len);
+	used = strlen(buf);
+	if (pa_sysfs_read_str("/proc/sys/kernel", "io_uring_disabled", v, sizeof(v)) == 0 &&
+	    (!strcmp(v, "1") || !strcmp(v, "2")))
+		snprintf(buf + used, len - used, "; kernel.io_uring_disabled = %s", v);
+}
+
 /* Refusals learnt for the process: by a probe of io_uring_setup(), or by a
  * call's io_uring_enter(). */
-static struct pa_refusal setup_refusal, enter_refusal;
+static struct pa_refusable refusable = {
+	.method = "uring", .what = "io_uring", .setup = "io_uring_setup",
+	.submit = "io_uring_enter", .probe = setup_probe, .describe = describe,
+};
 
 static void send_write(struct pa_dw *dw, unsigned int s)
 {
 	struct writer *w = (struct writer *)dw;
 	struct io_uring_sqe *sqe = io_uring_get_sqe(&w->ring);
 	const struct pa_range *p = &dw->slot[s];
-	struct pa_call *c = dw->c;
+	struct pa_job *j = dw->j;
 
 	if (w->fixed)
-		io_uring_prep_write_fixed(sqe, c->dfd, dw->buf, (unsigned int)p->len, p->start, 0);
+		io_uring_prep_write_fixed(sqe, j->dfd, dw->buf, (unsigned int)p->len, p->start, 0);
 	else
-		io_uring_prep_write(sqe, c->dfd, dw->buf, (unsigned int)p->len, p->start);
+		io_uring_prep_write(sqe, j->dfd, dw->buf, (unsigned int)p->len, p->start);
 	/* Only when needed: the prep helpers clear it, and the SQ ring is
 	 * mapped by liburing's own syscalls, which ThreadSanitizer cannot
 	 * see, so a store here into a ring reused at the same address by
 	 * another thread looks like a race. */
-	if (c->dio_rwf)
-		sqe->rw_flags = c->dio_rwf;
-	if (c->pace.idle_prio)
-		sqe->ioprio = pa_pace_ioprio(&c->pace);
+	if (j->dio_rwf)
+		sqe->rw_flags = j->dio_rwf;
+	if (j->pace.idle_prio)
+		sqe->ioprio = pa_pace_ioprio(&j->pace);
 	io_uring_sqe_set_data64(sqe, s);
 }
 
@@ -137,10 +164,10 @@ static int run(struct writer *w)
 	}
 }
 
-static int writer_init(struct writer *w, struct pa_call *c, const struct pa_range *r, size_t n)
+static int writer_init(struct writer *w, struct pa_job *j, const struct pa_range *r, size_t n)
 {
 	struct iovec iov;
-	int ret = pa_dw_init(&w->w, c, PREALLOC_METHOD_URING, r, n);
+	int ret = pa_dw_init(&w->w, j, PREALLOC_METHOD_URING, r, n);
 
 	if (ret)
 		return ret;
@@ -151,8 +178,8 @@ static int writer_init(struct writer *w, struct pa_call *c, const struct pa_rang
 		/* io_uring disabled (sysctl, seccomp) or its rings not granted
 		 * (-ENOMEM: RLIMIT_MEMLOCK of an unprivileged caller): nothing
 		 * was written, let the caller fall back. */
-		pa_log(c->target.ctx, LOG_NOTICE, "io_uring refused: io_uring_queue_init: %s\n",
-		       strerror(-ret));
+		pa_log_to(j->log, LOG_NOTICE, "io_uring refused: io_uring_queue_init: %s\n",
+			  strerror(-ret));
 		return -EOPNOTSUPP;
 	}
 	iov = (struct iovec){ .iov_base = w->w.buf, .iov_len = w->w.req };
@@ -161,75 +188,25 @@ static int writer_init(struct writer *w, struct pa_call *c, const struct pa_rang
 	return 0;
 }
 
-int pa_zero_uring(struct pa_call *c, const struct pa_range *r, size_t n)
+int pa_zero_uring(struct pa_job *j, const struct pa_range *r, size_t n)
 {
 	struct writer w = { 0 };
 	int ret;
 
 	if (!n)
 		return 0;
-	ret = writer_init(&w, c, r, n);
+	ret = writer_init(&w, j, r, n);
 	if (ret)
 		return ret;
 	ret = run(&w);
 	io_uring_queue_exit(&w.ring);
 	pa_dw_free(&w.w);
-	if (w.refused) {
-		char buf[160];
-
-		pa_refusal_learn(&enter_refusal, w.refused);
-		pa_log(c->target.ctx, LOG_NOTICE, "uring refused in this process: %s\n",
-		       pa_refusal_describe("io_uring_enter", "io_uring", w.refused, buf,
-					   sizeof(buf)));
-	}
+	if (w.refused)
+		pa_refusable_submit_refused(&refusable, j->log, w.refused);
 	return ret;
 }
 
-/* A one-entry ring, set up and closed: what seccomp or the sysctl say. */
-static int setup_probe(void)
+int pa_uring_usable(struct pa_log *log, char *why, size_t len)
 {
-	struct io_uring_params p = { 0 };
-	int fd = (int)syscall(__NR_io_uring_setup, 1, &p);
-
-	if (fd < 0)
-		return -errno;
-	close(fd);
-	return 0;
-}
-
-/* The refusal and, when the host turned io_uring off, the sysctl's say. */
-static void describe(int err, char *buf, size_t len)
-{
-	char v[8];
-	size_t used;
-
-	pa_refusal_describe("io_uring_setup", "io_uring", err, buf, len);
-	used = strlen(buf);
-	if (pa_sysfs_read_str("/proc/sys/kernel", "io_uring_disabled", v, sizeof(v)) == 0 &&
-	    (!strcmp(v, "1") || !strcmp(v, "2")))
-		snprintf(buf + used, len - used, "; kernel.io_uring_disabled = %s", v);
-}
-
-int pa_uring_usable(struct prealloc_ctx *ctx, char *why, size_t len)
-{
-	char buf[160];
-	int err;
-
-	if (!pa_refusal_get(&setup_refusal, &err)) {
-		err = pa_refusal_learn(&setup_refusal, setup_probe());
-		if (err)
-			pa_log(ctx, LOG_NOTICE, "uring refused in this process: %s\n",
-			       (describe(err, buf, sizeof(buf)), buf));
-	}
-	if (err) {
-		if (why && len)
-			describe(err, why, len);
-		return -EOPNOTSUPP;
-	}
-	if (pa_refusal_get(&enter_refusal, &err) && err) {
-		if (why && len)
-			pa_refusal_describe("io_uring_enter", "io_uring", err, why, len);
-		return -EOPNOTSUPP;
-	}
-	return 0;
+	return pa_refusable_usable(&refusable, log, why, len);
 }

@@ -5,6 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base/log.h"
 #include "src/exec/refusal.h"
 
 #define KNOWN 1ull
@@ -42,4 +43,46 @@ char *pa_refusal_describe(const char *call, const char *what, int err, char *buf
 	else
 		snprintf(buf, len, "%s refused: %s", call, name ? name : "unknown error");
 	return buf;
+}
+
+static void describe_setup(const struct pa_refusable *r, int err, char *buf, size_t len)
+{
+	if (r->describe)
+		r->describe(err, buf, len);
+	else
+		pa_refusal_describe(r->setup, r->what, err, buf, len);
+}
+
+int pa_refusable_usable(struct pa_refusable *r, struct pa_log *log, char *why, size_t len)
+{
+	char buf[160];
+	int err;
+
+	if (!pa_refusal_get(&r->setup_refusal, &err)) {
+		err = pa_refusal_learn(&r->setup_refusal, r->probe());
+		if (err) {
+			describe_setup(r, err, buf, sizeof(buf));
+			pa_log_to(log, LOG_NOTICE, "%s refused in this process: %s\n", r->method, buf);
+		}
+	}
+	if (err) {
+		if (why && len)
+			describe_setup(r, err, why, len);
+		return -EOPNOTSUPP;
+	}
+	if (pa_refusal_get(&r->submit_refusal, &err) && err) {
+		if (why && len)
+			pa_refusal_describe(r->submit, r->what, err, why, len);
+		return -EOPNOTSUPP;
+	}
+	return 0;
+}
+
+void pa_refusable_submit_refused(struct pa_refusable *r, struct pa_log *log, int err)
+{
+	char buf[160];
+
+	pa_refusal_learn(&r->submit_refusal, err);
+	pa_log_to(log, LOG_NOTICE, "%s refused in this process: %s\n", r->method,
+		  pa_refusal_describe(r->submit, r->what, err, buf, sizeof(buf)));
 }

@@ -44,6 +44,31 @@ bool pa_refusal_get(const struct pa_refusal *r, int *err);
  * decides (and refuses) in the call. */
 int pa_refusal_learn(struct pa_refusal *r, int err);
 
+struct pa_log;
+
+/* A method the process may be refused: its setup call, asked once by a
+ * probe, and the call that submits its writes, whose refusal a run learns. */
+struct pa_refusable {
+	const char *method;		/* "uring", for the log */
+	const char *what;		/* "io_uring": what ENOSYS says is missing */
+	const char *setup;		/* "io_uring_setup" */
+	const char *submit;		/* "io_uring_enter" */
+	int (*probe)(void);		/* the setup call, undone: 0 or -errno */
+	/* The setup call's refusal @err as evidence into @buf; NULL:
+	 * pa_refusal_describe()'s. */
+	void (*describe)(int err, char *buf, size_t len);
+	struct pa_refusal setup_refusal, submit_refusal;
+};
+
+/* Is @r usable in this process?  0, or -EOPNOTSUPP with the evidence in
+ * @why (NULL: not wanted); the probe's refusal is logged through @log when
+ * learnt.  The usable() hook of src/exec/ops.h for such a method. */
+int pa_refusable_usable(struct pa_refusable *r, struct pa_log *log, char *why, size_t len);
+
+/* A run's submit call was refused with @err before the kernel took any
+ * request: remembered for the process, and logged through @log. */
+void pa_refusable_submit_refused(struct pa_refusable *r, struct pa_log *log, int err);
+
 /* "@call refused: EPERM (a seccomp profile?)", "@call refused: ENOSYS (no
  * @what in this kernel, or a seccomp profile)", "@call refused: ENAME"
  * into @buf (@len bytes); returns @buf. */

@@ -9,46 +9,51 @@
 #include <sys/stat.h>
 
 #include "base/internal.h"
-#include "src/call/call.h"
-#include "src/call/report.h"
-#include "src/call/target.h"
+#include "base/log.h"
 #include "src/exec/direct.h"
 #include "src/exec/exec.h"
-#include "src/exec/method.h"
 #include "src/exec/regular_file.h"
+#include "src/exec/report.h"
 #include "src/file/extents.h"
 #include "src/file/space.h"
 #include "src/file/undo.h"
+#include "src/method/method.h"
 #include "src/plan/steps.h"
 
 #define WZ_CHUNK (1ull << 30)	/* progress and cancelling granularity */
 
 struct file_job {
-	struct pa_call *c;
-	struct pa_seglist segs;
+	struct pa_job *j;
+	struct pa_regionlist regions;
 	struct pa_exec x;
 	struct pa_undo undo;		/* the file before the call */
-	bool fiemap;			/* segs come from FIEMAP, not SEEK_DATA */
+	bool fiemap;			/* regions come from FIEMAP, not SEEK_DATA */
 };
 
-int pa_file_classify(int fd, struct pa_work *w, struct pa_seglist *segs, bool *ret_fiemap)
+int pa_file_classify(int fd, struct pa_work *w, struct pa_regionlist *regions, bool *ret_fiemap)
 {
 	struct pa_extlist ext = { 0 };
 	int ret = pa_extents_read(fd, w->off, w->end, &ext, ret_fiemap);
 
 	if (!ret)
-		ret = pa_classify(ext.v, ext.n, w->off, w->end, w->old_size, w->bs, segs);
+		ret = pa_classify(ext.v, ext.n, w->off, w->end, w->old_size, w->bs, regions);
 	pa_extlist_free(&ext);
-	w->segs = segs;
+	w->regions = regions;
 	return ret;
 }
 
 /* Fail fast with ENOSPC before changing anything (src/file/space.c); @fd,
  * or -1 for the probe, which does not wait for xfs's count. */
-int pa_file_space(const struct pa_target *t, int fd, struct pa_work *w)
+int pa_file_space(const struct pa_target *t, const char *sysfs, struct pa_log *log, int fd,
+		  struct pa_work *w)
 {
-	uint64_t avail;
-	int ret = pa_space_check(t->ctx, fd, &t->sfs, t->st.st_dev, w->segs, &avail);
+	uint64_t avail, need;
+	int ret = pa_space_check(sysfs, fd, &t->sfs, t->st.st_dev, w->regions, &avail, &need);
+
+	if (ret)
+		pa_log_to(log, LOG_NOTICE, "free-space check: %llu bytes needed, %llu available: "
+			  "ENOSPC before anything was changed\n", (unsigned long long)need,
+			  (unsigned long long)avail);
 
 	/* Allocated space is not reserved again (xfs would count it, and
 	 * fail near full): reserve piece by piece (src/plan/steps.c) when the
@@ -58,17 +63,17 @@ int pa_file_space(const struct pa_target *t, int fd, struct pa_work *w)
 }
 
 /* Direct writes need a descriptor of their own and its alignment. */
-static int prepare(struct pa_call *c, struct pa_exec *x, unsigned int m)
+static int prepare(struct pa_job *j, struct pa_exec *x, unsigned int m)
 {
-	const struct pa_caps *caps = c->target.caps;
+	const struct pa_caps *caps = j->target->caps;
 	int ret;
 
 	if (!pa_method_is(m, PA_M_DIRECT))
 		return 0;
-	ret = pa_open_direct(c, caps ? caps->logical_block_size : 512);
+	ret = pa_open_direct(j, caps ? caps->logical_block_size : 512);
 	if (ret)
 		return ret;
-	x->w.direct_align = pa_direct_align(c);
+	x->w.direct_align = pa_direct_align(j);
 	return 0;
 }
 
@@ -88,65 +93,65 @@ int pa_file_check_attrs(int fd)
 }
 
 /* The range as it is, recorded for undo before anything changes. */
-static int classify(struct file_job *j)
+static int classify(struct file_job *f)
 {
-	struct pa_call *c = j->c;
-	struct pa_work *w = &j->x.w;
+	struct pa_job *j = f->j;
+	struct pa_work *w = &f->x.w;
 	int ret;
 
-	pa_phase(c, PREALLOC_PHASE_CLASSIFY, 0);
-	ret = pa_file_classify(c->fd, w, &j->segs, &j->fiemap);
+	pa_phase(j->rep, PREALLOC_PHASE_CLASSIFY, 0);
+	ret = pa_file_classify(j->fd, w, &f->regions, &f->fiemap);
 	if (!ret)
-		ret = pa_undo_record(&j->undo, c->fd, w->off, w->end, w->old_size, w->bs,
-				     !(c->opts.flags & PREALLOC_KEEP_SIZE));
+		ret = pa_undo_record(&f->undo, j->fd, w->off, w->end, w->old_size, w->bs,
+				     !(j->opts->flags & PREALLOC_KEEP_SIZE));
 	if (!ret)
-		ret = pa_todo_init(w, &j->x.todo, &j->x.ntodo);
-	for (size_t i = 0; i < j->x.ntodo; i++)
-		c->total += j->x.todo[i].len;
+		ret = pa_todo_init(w, &f->x.todo, &f->x.ntodo);
+	for (size_t i = 0; i < f->x.ntodo; i++)
+		j->total += f->x.todo[i].len;
 	return ret;
 }
 
-static int run(struct file_job *j, const struct pa_plan *plan)
+static int run(struct file_job *f, const struct pa_plan *plan)
 {
-	struct pa_call *c = j->c;
-	int ret = classify(j);
+	struct pa_job *j = f->j;
+	int ret = classify(f);
 
 	if (!ret) {
-		pa_phase(c, PREALLOC_PHASE_SPACE_CHECK, 0);
-		ret = pa_file_space(&c->target, c->fd, &j->x.w);
+		pa_phase(j->rep, PREALLOC_PHASE_SPACE_CHECK, 0);
+		ret = pa_file_space(j->target, j->sysfs, j->log, j->fd, &f->x.w);
 	}
 	if (ret)
 		return ret;
-	ret = pa_exec_run(c, &j->x, plan);
-	if (ret && j->x.started)
-		c->rep.undo_error = pa_undo_run(&j->undo, &j->segs, c->fd,
-						!(c->opts.flags & PREALLOC_NO_SYNC));
+	ret = pa_exec_run(j, &f->x, plan);
+	if (ret && f->x.started)
+		j->rep->undo_error = pa_undo_run(&f->undo, &f->regions, j->fd,
+						 !(j->opts->flags & PREALLOC_NO_SYNC));
 	else if (!ret)
-		pa_report_fill(&c->rep, &j->x.w, j->fiemap,
-			       j->x.w.reserved && !j->x.reserve_refused);
+		pa_report_fill(j->rep, &f->x.w, f->fiemap,
+			       f->x.w.reserved && !f->x.reserve_refused);
 	return ret;
 }
 
-int pa_file_prealloc(struct pa_call *c, uint64_t off, uint64_t len)
+int pa_file_prealloc(struct pa_job *j, uint64_t off, uint64_t len)
 {
-	struct file_job j = { .c = c };
+	const struct pa_target *t = j->target;
+	struct file_job f = { .j = j };
 	struct pa_plan plan;
 	int ret;
 
-	j.x = (struct pa_exec){ .sync_fd = c->fd, .chunk = WZ_CHUNK, .prepare = prepare };
-	j.x.w = (struct pa_work){ .in = &c->target.in, .off = off, .end = off + len,
-				  .old_size = (uint64_t)c->target.st.st_size,
-				  .bs = c->target.fs_block };
-	pa_phase(c, PREALLOC_PHASE_REQUEST, 0);
-	ret = pa_file_check_attrs(c->fd);
+	f.x = (struct pa_exec){ .sync_fd = j->fd, .chunk = WZ_CHUNK, .prepare = prepare };
+	f.x.w = (struct pa_work){ .in = &t->in, .off = off, .end = off + len,
+				  .old_size = (uint64_t)t->st.st_size, .bs = t->fs_block };
+	pa_phase(j->rep, PREALLOC_PHASE_REQUEST, 0);
+	ret = pa_file_check_attrs(j->fd);
 	if (!ret)
-		ret = pa_plan(&c->target.in, &plan);
+		ret = pa_plan(&t->in, &plan);
 	if (!ret)
-		ret = pa_exec_prepare(c, &j.x, &plan);
+		ret = pa_exec_prepare(j, &f.x, &plan);
 	if (!ret)
-		ret = run(&j, &plan);
-	pa_exec_free(&j.x);
-	pa_undo_free(&j.undo);
-	pa_seglist_free(&j.segs);
+		ret = run(&f, &plan);
+	pa_exec_free(&f.x);
+	pa_undo_free(&f.undo);
+	pa_regionlist_free(&f.regions);
 	return ret;
 }

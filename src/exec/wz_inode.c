@@ -14,7 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "src/call/target.h"
+#include "src/exec/job.h"
 #include "src/exec/wz_inode.h"
 #include "src/file/extents.h"
 

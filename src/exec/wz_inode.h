@@ -4,7 +4,7 @@
 #ifndef PREALLOC_WZ_INODE_H
 #define PREALLOC_WZ_INODE_H
 
-#include "src/call/target.h"
+#include "src/exec/job.h"
 
 /* What @t's inode says about a FALLOC_FL_WRITE_ZEROES refusal on @fd, as
  * "this file, which ...", or NULL when it explains nothing. */

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* The simple zeroing methods, and what a method's refusal says. */
+/* The simple zeroing methods, and who refused write-zeroes. */
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
@@ -11,15 +11,12 @@
 #include <unistd.h>
 
 #include "base/internal.h"
-#include "src/call/call.h"
-#include "src/call/context.h"
-#include "src/call/progress.h"
-#include "src/call/target.h"
 #include "src/exec/direct.h"
 #include "src/exec/dontcache.h"
-#include "src/exec/exec.h"
+#include "src/exec/progress.h"
 #include "src/exec/wz_inode.h"
 #include "src/exec/zero.h"
+#include "src/method/method.h"
 
 #define ZBUF	(64u << 10)
 #define ZIOV	16		/* 1 MiB per pwritev() */
@@ -34,21 +31,21 @@ static const uint8_t zeros[ZBUF] __attribute__((aligned(ZALIGN)));
  * otherwise the filesystem (or the block device), which this context then
  * does not ask again, whether the call was automatic or forced.
  */
-static enum prealloc_write_zeroes wz_refusal(const struct pa_call *c, const char **by)
+static enum prealloc_write_zeroes wz_refusal(const struct pa_job *j, const char **by)
 {
-	const struct pa_target *t = &c->target;
+	const struct pa_target *t = j->target;
 	bool file = t->in.target == PA_TARGET_FILE;
 	enum prealloc_write_zeroes v = pa_plan_write_zeroes(&t->in);
 
 	if (!pa_wz_tried(v) && v != PREALLOC_WZ_NO_DEVICE_FACTS && v != PREALLOC_WZ_KEEP_SIZE)
 		goto out;
-	if (file && (*by = pa_wz_inode_refusal(c->fd, t)))
+	if (file && (*by = pa_wz_inode_refusal(j->fd, t)))
 		return PREALLOC_WZ_INODE;
-	if (file && pa_wz_answer(t->ctx, t->dev, t->fs_type) == PREALLOC_YES) {
+	if (file && j->wz_answer(t->ctx, t->dev, t->fs_type) == PREALLOC_YES) {
 		*by = "this file (its filesystem took the flag before)";
 		return PREALLOC_WZ_INODE;
 	}
-	pa_wz_remember(t->ctx, t->dev, t->fs_type, PREALLOC_NO);
+	j->wz_remember(t->ctx, t->dev, t->fs_type, PREALLOC_NO);
 	if (!file)
 		v = PREALLOC_WZ_DEVICE_CANNOT;
 	else if (t->in.write_zeroes_unmap == PREALLOC_UNKNOWN)
@@ -60,18 +57,9 @@ out:
 	return v;
 }
 
-void pa_method_refused(struct pa_call *c, unsigned int method)
-{
-	const char *by = method == PREALLOC_METHOD_WRITE_ZEROES ? c->wz_refuser : NULL;
-
-	c->rep.refused |= 1u << method;
-	pa_log(c->target.ctx, LOG_NOTICE, "%s refused by %s (EOPNOTSUPP): trying the next method\n",
-	       prealloc_method_name(method), by ? by : "the file or the system");
-}
-
 /* Zeros to [start, start + len) of @fd in pwritev() calls of up to 1 MiB;
  * @buffered ones leave the page cache as they found it (src/exec/dontcache.c). */
-static int zero_pwrite(struct pa_call *c, int fd, int rwf, bool buffered, uint64_t start,
+static int zero_pwrite(struct pa_job *j, int fd, int rwf, bool buffered, uint64_t start,
 		       uint64_t len)
 {
 	struct iovec iov[ZIOV];
@@ -83,7 +71,7 @@ static int zero_pwrite(struct pa_call *c, int fd, int rwf, bool buffered, uint64
 	while (start < end && !ret) {
 		/* No more per write than the pacer allows (a cap's window). */
 		uint64_t n = PA_MIN(end - start,
-				    pa_pace_request(&c->pace, (uint64_t)ZBUF * ZIOV, 4096));
+				    pa_pace_request(&j->pace, (uint64_t)ZBUF * ZIOV, 4096));
 		int cnt = 0;
 		ssize_t w;
 
@@ -92,19 +80,19 @@ static int zero_pwrite(struct pa_call *c, int fd, int rwf, bool buffered, uint64
 			iov[cnt].iov_len = PA_MIN(left, ZBUF);
 			left -= iov[cnt].iov_len;
 		}
-		w = PA_PACED(&c->pace, n, PA_RETRY_EINTR(buffered ?
-			pa_dc_pwritev(c, fd, iov, cnt, start, rwf) :
+		w = PA_PACED(&j->pace, n, PA_RETRY_EINTR(buffered ?
+			pa_dc_pwritev(j, fd, iov, cnt, start, rwf) :
 			pwritev2(fd, iov, cnt, (off_t)start, rwf)));
 		if (w <= 0) {
 			ret = w < 0 ? -errno : -EIO;
 			break;
 		}
 		start += (uint64_t)w;
-		ret = buffered ? pa_dc_wrote(c, &dc, start) : 0;
-		if (!ret && pa_advance(c, PREALLOC_METHOD_BUFFERED, (uint64_t)w))
+		ret = buffered ? pa_dc_wrote(j, &dc, start) : 0;
+		if (!ret && pa_advance(j, PREALLOC_METHOD_BUFFERED, (uint64_t)w))
 			ret = -ECANCELED;
 	}
-	return buffered ? pa_dc_end(c, &dc, start, ret) : ret;
+	return buffered ? pa_dc_end(j, &dc, start, ret) : ret;
 }
 
 /*
@@ -114,7 +102,7 @@ static int zero_pwrite(struct pa_call *c, int fd, int rwf, bool buffered, uint64
  * extends the size over the range, so the page fault has nothing left to
  * fail on: a failed fault is SIGBUS, not an errno.
  */
-static int zero_mapped(struct pa_call *c, int fd, uint64_t start, uint64_t len)
+static int zero_mapped(struct pa_job *j, int fd, uint64_t start, uint64_t len)
 {
 	uint64_t pg = (uint64_t)sysconf(_SC_PAGESIZE);
 	uint64_t ms = PA_ROUND_DOWN(start, pg), me = PA_ROUND_UP(start + len, pg);
@@ -135,53 +123,53 @@ static int zero_mapped(struct pa_call *c, int fd, uint64_t start, uint64_t len)
 		return errno == EACCES ? -EINVAL : -errno;	/* write-only */
 	memset(p + (start - ms), 0, len);
 	munmap(p, me - ms);
-	return pa_advance(c, PREALLOC_METHOD_BUFFERED, len) ? -ECANCELED : 0;
+	return pa_advance(j, PREALLOC_METHOD_BUFFERED, len) ? -ECANCELED : 0;
 }
 
-/* c->wfd is the caller's O_DIRECT descriptor (no other could be opened):
+/* j->wfd is the caller's O_DIRECT descriptor (no other could be opened):
  * whole pages written direct, partial ones through the page cache. */
-static int zero_direct(struct pa_call *c, uint64_t start, uint64_t len)
+static int zero_direct(struct pa_job *j, uint64_t start, uint64_t len)
 {
 	uint64_t end = start + len, a, ms, me;
-	int ret = pa_open_direct(c, 512);
+	int ret = pa_open_direct(j, 512);
 
 	if (ret)
 		return ret;
-	a = pa_direct_align(c);
+	a = pa_direct_align(j);
 	ms = PA_ROUND_UP(start, a);
 	me = PA_ROUND_DOWN(end, a);
-	if (me <= ms || c->dio_mem_align > ZALIGN)
-		return zero_mapped(c, c->wfd, start, len);
-	ret = zero_pwrite(c, c->dfd, c->dio_rwf, false, ms, me - ms);
+	if (me <= ms || j->dio_mem_align > ZALIGN)
+		return zero_mapped(j, j->wfd, start, len);
+	ret = zero_pwrite(j, j->dfd, j->dio_rwf, false, ms, me - ms);
 	if (!ret)
-		ret = zero_mapped(c, c->wfd, start, ms - start);
+		ret = zero_mapped(j, j->wfd, start, ms - start);
 	if (!ret)
-		ret = zero_mapped(c, c->wfd, me, end - me);
+		ret = zero_mapped(j, j->wfd, me, end - me);
 	return ret;
 }
 
-/* Status flags of c->wfd, learnt once per descriptor (the block-device
+/* Status flags of j->wfd, learnt once per descriptor (the block-device
  * path swaps in its own). */
-static int wfd_flags(struct pa_call *c)
+static int wfd_flags(struct pa_job *j)
 {
-	if (c->wfd_known != c->wfd) {
-		c->wfd_flags = fcntl(c->wfd, F_GETFL);
-		if (c->wfd_flags < 0)
-			c->wfd_flags = -errno;
-		c->wfd_known = c->wfd;
+	if (j->wfd_known != j->wfd) {
+		j->wfd_flags = fcntl(j->wfd, F_GETFL);
+		if (j->wfd_flags < 0)
+			j->wfd_flags = -errno;
+		j->wfd_known = j->wfd;
 	}
-	return c->wfd_flags;
+	return j->wfd_flags;
 }
 
-int pa_zero_buffered(struct pa_call *c, uint64_t start, uint64_t len)
+int pa_zero_buffered(struct pa_job *j, uint64_t start, uint64_t len)
 {
-	int fl = wfd_flags(c);
+	int fl = wfd_flags(j);
 
 	if (fl < 0)
 		return fl;
 	if (fl & O_DIRECT)
-		return zero_direct(c, start, len);
-	return zero_pwrite(c, c->wfd, fl & O_APPEND ? PA_RWF_NOAPPEND : 0, true, start, len);
+		return zero_direct(j, start, len);
+	return zero_pwrite(j, j->wfd, fl & O_APPEND ? PA_RWF_NOAPPEND : 0, true, start, len);
 }
 
 static int zeroout_op(int fd, uint64_t start, uint64_t len)
@@ -201,45 +189,45 @@ static int write_zeroes_op(int fd, uint64_t start, uint64_t len)
 
 /* @op over [start, start + len) in paced chunks, counted as @method: the
  * kernel zeroes, so only progress and cancelling need the chunks. */
-static int zero_chunks(struct pa_call *c, unsigned int method, uint64_t start, uint64_t len,
+static int zero_chunks(struct pa_job *j, unsigned int method, uint64_t start, uint64_t len,
 		       uint64_t chunk, int (*op)(int fd, uint64_t start, uint64_t len))
 {
 	uint64_t end = start + len;
 	int ret;
 
-	chunk = pa_pace_chunk(&c->pace, chunk ? chunk : len);
+	chunk = pa_pace_chunk(&j->pace, chunk ? chunk : len);
 	while (start < end) {
 		uint64_t n = PA_MIN(end - start, chunk);
 
-		if ((ret = PA_PACED(&c->pace, n, op(c->wfd, start, n))) < 0)
+		if ((ret = PA_PACED(&j->pace, n, op(j->wfd, start, n))) < 0)
 			return ret;
 		start += n;
-		if (pa_advance(c, method, n))
+		if (pa_advance(j, method, n))
 			return -ECANCELED;
 	}
 	return 0;
 }
 
-/* With a block device's claim held in c->wfd, the kernel truncates the
+/* With a block device's claim held in j->wfd, the kernel truncates the
  * range from the page cache (dirty pages included) instead of merely
  * trying to invalidate it. */
-int pa_zero_out(struct pa_call *c, uint64_t start, uint64_t len, uint64_t chunk)
+int pa_zero_out(struct pa_job *j, uint64_t start, uint64_t len, uint64_t chunk)
 {
-	return zero_chunks(c, PREALLOC_METHOD_ZEROOUT, start, len, chunk, zeroout_op);
+	return zero_chunks(j, PREALLOC_METHOD_ZEROOUT, start, len, chunk, zeroout_op);
 }
 
 /* A range the kernel zeroed is its answer for the filesystem: it works;
  * a refusal before any is the answer for the file or the filesystem, a
  * forced call's too. */
-int pa_zero_write_zeroes(struct pa_call *c, uint64_t start, uint64_t len, uint64_t chunk)
+int pa_zero_write_zeroes(struct pa_job *j, uint64_t start, uint64_t len, uint64_t chunk)
 {
-	int ret = zero_chunks(c, PREALLOC_METHOD_WRITE_ZEROES, start, len, chunk, write_zeroes_op);
+	int ret = zero_chunks(j, PREALLOC_METHOD_WRITE_ZEROES, start, len, chunk, write_zeroes_op);
 
-	if (c->rep.bytes_by_method[PREALLOC_METHOD_WRITE_ZEROES]) {
-		c->rep.write_zeroes = PREALLOC_WZ_USED;
-		pa_wz_remember(c->target.ctx, c->target.dev, c->target.fs_type, PREALLOC_YES);
+	if (j->rep->bytes_by_method[PREALLOC_METHOD_WRITE_ZEROES]) {
+		j->rep->write_zeroes = PREALLOC_WZ_USED;
+		j->wz_remember(j->target->ctx, j->target->dev, j->target->fs_type, PREALLOC_YES);
 	} else if (pa_refused(ret)) {
-		c->rep.write_zeroes = wz_refusal(c, &c->wz_refuser);
+		j->rep->write_zeroes = wz_refusal(j, &j->wz_refuser);
 	}
 	return ret;
 }

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Pure range classification: extents in, segments out.  No I/O here so the
+ * Pure range classification: extents in, regions out.  No I/O here so the
  * rules that decide what may be zeroed are tested over synthetic layouts.
  */
 #include <errno.h>
@@ -35,17 +35,17 @@ void pa_extlist_free(struct pa_extlist *l)
 	*l = (struct pa_extlist){ 0 };
 }
 
-void pa_seglist_free(struct pa_seglist *l)
+void pa_regionlist_free(struct pa_regionlist *l)
 {
 	free(l->v);
-	*l = (struct pa_seglist){ 0 };
+	*l = (struct pa_regionlist){ 0 };
 }
 
-/* Append [start, end) in @state, merging with the previous segment. */
-static int seg_add(struct pa_seglist *l, uint64_t start, uint64_t end, uint8_t state,
+/* Append [start, end) in @state, merging with the previous region. */
+static int region_add(struct pa_regionlist *l, uint64_t start, uint64_t end, uint8_t state,
 		   uint8_t shared, uint8_t allocated, uint64_t blksize)
 {
-	struct pa_seg *last = l->n ? &l->v[l->n - 1] : NULL;
+	struct pa_region *last = l->n ? &l->v[l->n - 1] : NULL;
 
 	if (start >= end)
 		return 0;
@@ -57,7 +57,7 @@ static int seg_add(struct pa_seglist *l, uint64_t start, uint64_t end, uint8_t s
 	}
 	if (l->n == l->cap && grow((void **)&l->v, &l->cap, sizeof(*l->v)))
 		return -ENOMEM;
-	l->v[l->n++] = (struct pa_seg){
+	l->v[l->n++] = (struct pa_region){
 		.start = start, .len = end - start,
 		.blk_start = PA_ROUND_DOWN(start, blksize),
 		.blk_end = PA_ROUND_UP(end, blksize),
@@ -67,32 +67,32 @@ static int seg_add(struct pa_seglist *l, uint64_t start, uint64_t end, uint8_t s
 }
 
 /* Add [start, end) of one kind, splitting it at the old end of file. */
-static int add_split_eof(struct pa_seglist *out, uint64_t start, uint64_t end,
+static int add_split_eof(struct pa_regionlist *out, uint64_t start, uint64_t end,
 			 uint8_t state, uint8_t shared, uint64_t size, uint64_t blksize)
 {
 	uint64_t mid = PA_MAX(start, PA_MIN(end, size));
-	int ret = seg_add(out, start, mid, state, shared, PA_EOF_NONE, blksize);
+	int ret = region_add(out, start, mid, state, shared, PA_EOF_NONE, blksize);
 
-	uint8_t backing = state == PA_SEG_HOLE ? PA_EOF_NONE :
-			  state == PA_SEG_UNWRITTEN ? PA_EOF_UNWRITTEN : PA_EOF_WRITTEN;
+	uint8_t backing = state == PA_REGION_HOLE ? PA_EOF_NONE :
+			  state == PA_REGION_UNWRITTEN ? PA_EOF_UNWRITTEN : PA_EOF_WRITTEN;
 
-	return ret ? ret : seg_add(out, mid, end, PA_SEG_EOF, 0, backing, blksize);
+	return ret ? ret : region_add(out, mid, end, PA_REGION_EOF, 0, backing, blksize);
 }
 
 int pa_classify(const struct pa_extent *ext, size_t n, uint64_t off, uint64_t end,
-		uint64_t size, uint64_t blksize, struct pa_seglist *out)
+		uint64_t size, uint64_t blksize, struct pa_regionlist *out)
 {
 	uint64_t pos = off;
 	int ret;
 
 	for (size_t i = 0; i < n && pos < end; i++) {
 		uint64_t es = ext[i].start, ee = ext[i].start + ext[i].len;
-		uint8_t state = ext[i].flags & PA_EXT_UNWRITTEN ? PA_SEG_UNWRITTEN : PA_SEG_DATA;
+		uint8_t state = ext[i].flags & PA_EXT_UNWRITTEN ? PA_REGION_UNWRITTEN : PA_REGION_DATA;
 
 		if (ee <= pos)
 			continue;
 		if (es > pos) {
-			ret = add_split_eof(out, pos, PA_MIN(es, end), PA_SEG_HOLE, 0, size, blksize);
+			ret = add_split_eof(out, pos, PA_MIN(es, end), PA_REGION_HOLE, 0, size, blksize);
 			if (ret)
 				return ret;
 			pos = PA_MIN(es, end);
@@ -103,5 +103,5 @@ int pa_classify(const struct pa_extent *ext, size_t n, uint64_t off, uint64_t en
 			return ret;
 		pos = PA_MIN(ee, end);
 	}
-	return add_split_eof(out, pos, end, PA_SEG_HOLE, 0, size, blksize);
+	return add_split_eof(out, pos, end, PA_REGION_HOLE, 0, size, blksize);
 }

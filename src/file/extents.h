@@ -26,27 +26,28 @@ struct pa_extlist {
 	size_t n, cap;
 };
 
-enum pa_seg_state {
-	PA_SEG_DATA,		/* written extent inside EOF: keep */
-	PA_SEG_UNWRITTEN,	/* unwritten extent inside EOF: reads zero */
-	PA_SEG_HOLE,		/* no extent inside EOF: reads zero */
-	PA_SEG_EOF,		/* at or beyond the old end of file */
+enum pa_region_state {
+	PA_REGION_DATA,		/* written extent inside EOF: keep */
+	PA_REGION_UNWRITTEN,	/* unwritten extent inside EOF: reads zero */
+	PA_REGION_HOLE,		/* no extent inside EOF: reads zero */
+	PA_REGION_EOF,		/* at or beyond the old end of file */
 };
 
-/* A piece of the requested range in one state.  Holes keep their whole
+/* A region: a stretch of the requested range in one state (the extent
+ * map's word; a "segment" is the pool's file).  Holes keep their whole
  * filesystem blocks in [blk_start, blk_end) so a failure can punch exactly
  * the blocks the call allocated. */
-struct pa_seg {
+struct pa_region {
 	uint64_t start;
 	uint64_t len;
 	uint64_t blk_start;
 	uint64_t blk_end;
-	uint8_t state;		/* enum pa_seg_state */
+	uint8_t state;		/* enum pa_region_state */
 	uint8_t shared;
-	uint8_t allocated;	/* PA_SEG_EOF: enum pa_eof_alloc */
+	uint8_t allocated;	/* PA_REGION_EOF: enum pa_eof_alloc */
 };
 
-/* What backs a PA_SEG_EOF segment: nothing, an unwritten extent (a
+/* What backs a PA_REGION_EOF region: nothing, an unwritten extent (a
  * keep-size reservation, or xfs's speculative preallocation) or a written
  * one (the rest of the old last block, or xfs's speculative blocks). */
 enum pa_eof_alloc {
@@ -55,29 +56,30 @@ enum pa_eof_alloc {
 	PA_EOF_WRITTEN,
 };
 
-struct pa_seglist {
-	struct pa_seg *v;
+struct pa_regionlist {
+	struct pa_region *v;
 	size_t n, cap;
 };
 
 /* Blocks a call may allocate: unallocated when it started. */
-static inline bool pa_seg_fresh(const struct pa_seg *s)
+static inline bool pa_region_fresh(const struct pa_region *s)
 {
-	return s->state == PA_SEG_HOLE || (s->state == PA_SEG_EOF && s->allocated == PA_EOF_NONE);
+	return s->state == PA_REGION_HOLE ||
+	       (s->state == PA_REGION_EOF && s->allocated == PA_EOF_NONE);
 }
 
 int pa_extlist_push(struct pa_extlist *l, uint64_t start, uint64_t len, uint32_t flags);
 void pa_extlist_free(struct pa_extlist *l);
-void pa_seglist_free(struct pa_seglist *l);
+void pa_regionlist_free(struct pa_regionlist *l);
 
 /*
  * Split [off, end) of a file of @size bytes with block size @blksize into
- * segments from @ext (sorted, non-overlapping).  Bytes covered by no extent
- * are holes; bytes at or beyond @size are PA_SEG_EOF whatever their extent.
+ * regions from @ext (sorted, non-overlapping).  Bytes covered by no extent
+ * are holes; bytes at or beyond @size are PA_REGION_EOF whatever their extent.
  * Returns 0 or -ENOMEM.
  */
 int pa_classify(const struct pa_extent *ext, size_t n, uint64_t off, uint64_t end,
-		uint64_t size, uint64_t blksize, struct pa_seglist *out);
+		uint64_t size, uint64_t blksize, struct pa_regionlist *out);
 
 /*
  * Read the extents overlapping [off, end): FIEMAP with FIEMAP_FLAG_SYNC, or

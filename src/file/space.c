@@ -17,7 +17,6 @@
 #include "base/internal.h"
 #include "base/sysfs_read.h"
 #include "base/sysfs_root.h"
-#include "src/call/context.h"
 #include "src/file/space.h"
 
 /*
@@ -42,16 +41,16 @@ static uint64_t ext4_reserved_bytes(const char *root, dev_t dev, uint64_t bsize)
 }
 
 /* The check against one statfs: 0 or -ENOSPC, the bytes free and needed. */
-static int fits(struct prealloc_ctx *ctx, const struct statfs *sfs, dev_t dev,
-		const struct pa_seglist *segs, uint64_t *ret_avail, uint64_t *ret_need)
+static int fits(const char *sysfs, const struct statfs *sfs, dev_t dev,
+		const struct pa_regionlist *regions, uint64_t *ret_avail, uint64_t *ret_need)
 {
 	uint64_t need = 0, nfresh = 0, avail, spare, bs;
 
 	*ret_avail = UINT64_MAX;
 	*ret_need = 0;
-	for (size_t i = 0; i < segs->n; i++) {
-		if (pa_seg_fresh(&segs->v[i])) {
-			need += segs->v[i].blk_end - segs->v[i].blk_start;
+	for (size_t i = 0; i < regions->n; i++) {
+		if (pa_region_fresh(&regions->v[i])) {
+			need += regions->v[i].blk_end - regions->v[i].blk_start;
 			nfresh++;
 		}
 	}
@@ -67,7 +66,7 @@ static int fits(struct prealloc_ctx *ctx, const struct statfs *sfs, dev_t dev,
 	/* Root may use the blocks ext4 reserves for it, not its own reserve. */
 	avail = (uint64_t)(geteuid() == 0 ? sfs->f_bfree : sfs->f_bavail) * bs;
 	if (sfs->f_type == EXT4_SUPER_MAGIC && geteuid() == 0) {
-		spare = ext4_reserved_bytes(pa_ctx_sysfs(ctx), dev, bs);
+		spare = ext4_reserved_bytes(sysfs, dev, bs);
 		avail = avail > spare ? avail - spare : 0;
 		/* Extent tree: a leaf of 340 extents of at most 32767 blocks. */
 		need += ((need / bs) / 32767 + nfresh) / 340 * bs + 2 * bs;
@@ -86,12 +85,11 @@ static int fits(struct prealloc_ctx *ctx, const struct statfs *sfs, dev_t dev,
  */
 #define XFS_RECOUNTS 6
 
-int pa_space_check(struct prealloc_ctx *ctx, int fd, const struct statfs *sfs0, dev_t dev,
-		   const struct pa_seglist *segs, uint64_t *ret_avail)
+int pa_space_check(const char *sysfs, int fd, const struct statfs *sfs0, dev_t dev,
+		   const struct pa_regionlist *regions, uint64_t *ret_avail, uint64_t *ret_need)
 {
 	struct statfs sfs = *sfs0;
-	uint64_t need;
-	int ret = fits(ctx, &sfs, dev, segs, ret_avail, &need);
+	int ret = fits(sysfs, &sfs, dev, regions, ret_avail, ret_need);
 
 	for (int i = 0; ret == -ENOSPC && sfs.f_type == XFS_SUPER_MAGIC && fd >= 0 &&
 			i < XFS_RECOUNTS; i++) {
@@ -101,11 +99,7 @@ int pa_space_check(struct prealloc_ctx *ctx, int fd, const struct statfs *sfs0, 
 			;
 		if (fstatfs(fd, &sfs) < 0)
 			break;
-		ret = fits(ctx, &sfs, dev, segs, ret_avail, &need);
+		ret = fits(sysfs, &sfs, dev, regions, ret_avail, ret_need);
 	}
-	if (ret)
-		pa_log(ctx, LOG_NOTICE, "free-space check: %llu bytes needed, %llu available: "
-		       "ENOSPC before anything was changed\n", (unsigned long long)need,
-		       (unsigned long long)*ret_avail);
 	return ret;
 }

@@ -9,17 +9,16 @@
 
 #include "src/file/extents.h"
 
-struct prealloc_ctx;
-
 /*
- * Will the blocks of @segs that are unallocated fit on the filesystem that
- * @sfs describes (on device @dev, whose sysfs is @ctx's)?  0 or -ENOSPC.  *@ret_avail is
- * the space free for this caller: 0 when nothing needs allocating,
- * UINT64_MAX when the filesystem has no fixed capacity.  On xfs a call
+ * Will the blocks of @regions that are unallocated fit on the filesystem that
+ * @sfs describes (on device @dev, under the sysfs at @sysfs)?  0 or -ENOSPC,
+ * which the caller reports.  *@ret_avail is the space free for this caller:
+ * 0 when nothing needs allocating, UINT64_MAX when the filesystem has no
+ * fixed capacity; *@ret_need the bytes the range needs.  On xfs a call
  * passes its @fd, whose filesystem is asked again for up to 63 ms before
  * an ENOSPC; the probe passes -1 and does not wait.
  */
-int pa_space_check(struct prealloc_ctx *ctx, int fd, const struct statfs *sfs, dev_t dev,
-		   const struct pa_seglist *segs, uint64_t *ret_avail);
+int pa_space_check(const char *sysfs, int fd, const struct statfs *sfs, dev_t dev,
+		   const struct pa_regionlist *regions, uint64_t *ret_avail, uint64_t *ret_need);
 
 #endif

@@ -100,7 +100,7 @@ static void release_eof_block(const struct pa_undo *u, int fd, int *err)
 						   (off_t)blk, (off_t)u->bs)));
 }
 
-int pa_undo_run(const struct pa_undo *u, const struct pa_seglist *segs, int fd, bool sync)
+int pa_undo_run(const struct pa_undo *u, const struct pa_regionlist *regions, int fd, bool sync)
 {
 	const int punch = FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE;
 	uint64_t size, lo, hi, eof_blk;
@@ -128,20 +128,20 @@ int pa_undo_run(const struct pa_undo *u, const struct pa_seglist *segs, int fd, 
 	if (lo < size)
 		lo = PA_ROUND_UP(u->off, u->bs);
 	hi = u->end >= size ? PA_ROUND_UP(u->end, u->bs) : PA_ROUND_DOWN(u->end, u->bs);
-	for (size_t i = 0; i < segs->n; i++) {
-		const struct pa_seg *s = &segs->v[i];
+	for (size_t i = 0; i < regions->n; i++) {
+		const struct pa_region *s = &regions->v[i];
 		uint64_t ps = PA_MAX(s->blk_start, lo), pe = PA_MIN(s->blk_end, hi);
 
 		/* A block shared with data or an extent that was there before
 		 * (the old EOF's partial block) is not the call's to release. */
-		if (i > 0 && !pa_seg_fresh(&segs->v[i - 1]))
+		if (i > 0 && !pa_region_fresh(&regions->v[i - 1]))
 			ps = PA_MAX(ps, PA_ROUND_UP(s->start, u->bs));
-		if (i + 1 < segs->n && !pa_seg_fresh(&segs->v[i + 1]))
+		if (i + 1 < regions->n && !pa_region_fresh(&regions->v[i + 1]))
 			pe = PA_MIN(pe, PA_ROUND_DOWN(s->start + s->len, u->bs));
 
 		if (cut)	/* the truncate freed everything past its block */
 			pe = PA_MIN(pe, eof_blk);
-		if (!pa_seg_fresh(s) || ps >= pe)
+		if (!pa_region_fresh(s) || ps >= pe)
 			continue;
 		note(&err, PA_RETRY_EINTR(fallocate(fd, punch, (off_t)ps, (off_t)(pe - ps))));
 		if (pe > eof_blk && allocated(fd, PA_MAX(ps, eof_blk), pe))

@@ -28,13 +28,13 @@ int pa_undo_record(struct pa_undo *u, int fd, uint64_t off, uint64_t end,
 		   uint64_t old_size, uint64_t bs, bool may_resize);
 
 /*
- * Undo on @fd: @segs is the range's classification taken before the call;
- * its holes and unallocated EOF segments are the blocks the call may have
+ * Undo on @fd: @regions is the range's classification taken before the call;
+ * its holes and unallocated EOF regions are the blocks the call may have
  * allocated.  Every part of it is tried whatever failed before it; with @sync the
  * result is made durable.  0, or the first error met: then the file may not
  * be as it was.
  */
-int pa_undo_run(const struct pa_undo *u, const struct pa_seglist *segs, int fd, bool sync);
+int pa_undo_run(const struct pa_undo *u, const struct pa_regionlist *regions, int fd, bool sync);
 
 void pa_undo_free(struct pa_undo *u);
 

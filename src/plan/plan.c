@@ -9,8 +9,40 @@
 #include <stddef.h>
 
 #include "probes/caps.h"
-#include "src/exec/method.h"
+#include "base/internal.h"
+#include "src/method/method.h"
 #include "src/plan/plan.h"
+
+static bool always(const struct pa_plan_input *in)
+{
+	(void)in;
+	return true;
+}
+
+static bool files_only(const struct pa_plan_input *in)
+{
+	return in->target == PA_TARGET_FILE;
+}
+
+static bool write_zeroes_applies(const struct pa_plan_input *in)
+{
+	return pa_wz_tried(pa_plan_write_zeroes(in));
+}
+
+static bool zeroout_applies(const struct pa_plan_input *in)
+{
+	return in->target == PA_TARGET_BLOCKDEV && in->zeroout;
+}
+
+/* Whether a method of pa_method_order goes into an automatic plan for @in;
+ * NULL: only when forced, or by the target rules of pa_plan(). */
+static bool (*const applies[PA_METHOD_COUNT])(const struct pa_plan_input *in) = {
+	[PREALLOC_METHOD_WRITE_ZEROES] = write_zeroes_applies,
+	[PREALLOC_METHOD_ZEROOUT] = zeroout_applies,
+	[PREALLOC_METHOD_URING] = always,
+	[PREALLOC_METHOD_AIO] = always,
+	[PREALLOC_METHOD_BUFFERED] = files_only,
+};
 
 static void add(struct pa_plan *p, unsigned int m)
 {
@@ -79,10 +111,10 @@ int pa_plan(const struct pa_plan_input *in, struct pa_plan *p)
 	}
 
 	for (size_t i = 0; i < pa_method_order_n; i++) {
-		const struct pa_method *m = pa_method(pa_method_order[i]);
+		unsigned int m = pa_method_order[i];
 
-		if (m->applies && m->applies(in) && !(in->unusable & (1u << pa_method_order[i])))
-			add(p, pa_method_order[i]);
+		if (applies[m] && applies[m](in) && !(in->unusable & (1u << m)))
+			add(p, m);
 	}
 	p->write_zeroes = (uint8_t)pa_plan_write_zeroes(in);
 	wz = pa_wz_tried(p->write_zeroes);

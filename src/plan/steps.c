@@ -8,7 +8,7 @@
 #include <stdlib.h>
 
 #include "base/internal.h"
-#include "src/exec/method.h"
+#include "src/method/method.h"
 #include "src/plan/steps.h"
 
 /* Smallest aligned middle worth a direct write (tests/bench, fragmented):
@@ -26,29 +26,29 @@ static bool is_file(const struct pa_work *w)
 	return w->in->target == PA_TARGET_FILE;
 }
 
-bool pa_seg_zeroed(const struct pa_work *w, const struct pa_seg *s)
+bool pa_region_zeroed(const struct pa_work *w, const struct pa_region *s)
 {
-	if (s->state == PA_SEG_DATA)
+	if (s->state == PA_REGION_DATA)
 		return w->in->flags & PREALLOC_ZERO_DATA;
 	/* Keep-size beyond EOF is reserved, never written: no write lands
 	 * there without extending the file. */
-	return !(s->state == PA_SEG_EOF && keep_size(w));
+	return !(s->state == PA_REGION_EOF && keep_size(w));
 }
 
 int pa_todo_init(const struct pa_work *w, struct pa_todo **ret, size_t *ret_n)
 {
-	size_t n = 0, cap = w->segs ? w->segs->n : 1;
+	size_t n = 0, cap = w->regions ? w->regions->n : 1;
 	struct pa_todo *t = calloc(cap ? cap : 1, sizeof(*t));
 
 	if (!t)
 		return -ENOMEM;
-	if (!w->segs)
+	if (!w->regions)
 		t[n++] = (struct pa_todo){ w->off, w->end - w->off, true };
-	for (size_t i = 0; w->segs && i < w->segs->n; i++) {
-		const struct pa_seg *s = &w->segs->v[i];
+	for (size_t i = 0; w->regions && i < w->regions->n; i++) {
+		const struct pa_region *s = &w->regions->v[i];
 
-		if (pa_seg_zeroed(w, s))
-			t[n++] = (struct pa_todo){ s->start, s->len, s->state == PA_SEG_DATA };
+		if (pa_region_zeroed(w, s))
+			t[n++] = (struct pa_todo){ s->start, s->len, s->state == PA_REGION_DATA };
 	}
 	*ret = t;
 	*ret_n = n;
@@ -95,10 +95,10 @@ static bool needs_reserve(const struct pa_work *w, unsigned int m)
 /* Keep-size blocks beyond EOF are reserved even when allocated, unless the
  * file keeps them: they may be xfs's speculative preallocation, which it
  * trims at the next close unless a fallocate() marked the file preallocated. */
-static bool reserve_seg(const struct pa_work *w, const struct pa_seg *s)
+static bool reserve_region(const struct pa_work *w, const struct pa_region *s)
 {
-	return pa_seg_fresh(s) ||
-	       (s->state == PA_SEG_EOF && keep_size(w) && !w->in->eof_blocks_kept);
+	return pa_region_fresh(s) ||
+	       (s->state == PA_REGION_EOF && keep_size(w) && !w->in->eof_blocks_kept);
 }
 
 /* fallocate() the range, or only the pieces that need it (and the new
@@ -112,9 +112,9 @@ static int reserve_steps(const struct pa_work *w, unsigned int m, struct pa_step
 
 	if (!w->piecewise)
 		return push(out, r, m, w->off, w->end - w->off, 0);
-	for (size_t i = 0; i < w->segs->n && !ret; i++)
-		if (reserve_seg(w, &w->segs->v[i]))
-			ret = push(out, r, m, w->segs->v[i].start, w->segs->v[i].len, 0);
+	for (size_t i = 0; i < w->regions->n && !ret; i++)
+		if (reserve_region(w, &w->regions->v[i]))
+			ret = push(out, r, m, w->regions->v[i].start, w->regions->v[i].len, 0);
 	if (!ret && !keep_size(w) && w->end > w->old_size)
 		ret = push(out, r, m, w->end - 1, 1, 0);
 	return ret;

@@ -20,7 +20,7 @@ struct pa_range {
 	uint64_t len;
 };
 
-/* A piece of the range still to be made zero: a zeroed segment, or what a
+/* A piece of the range still to be made zero: a zeroed region, or what a
  * refused method left of one. */
 struct pa_todo {
 	uint64_t start;
@@ -45,7 +45,7 @@ struct pa_steps {
  * the space check, the method's preparation). */
 struct pa_work {
 	const struct pa_plan_input *in;
-	const struct pa_seglist *segs;	/* a file's classified range; NULL for a device */
+	const struct pa_regionlist *regions;	/* a file's classified range; NULL for a device */
 	uint64_t off, end;		/* the request */
 	uint64_t old_size;		/* a file's size before the call */
 	uint64_t bs;			/* filesystem block (a device's logical block) */
@@ -54,10 +54,10 @@ struct pa_work {
 	bool reserved;			/* reservation done or refused: no reserve steps */
 };
 
-/* Is segment @s of @w zeroed (rather than kept, or only reserved)? */
-bool pa_seg_zeroed(const struct pa_work *w, const struct pa_seg *s);
+/* Is region @s of @w zeroed (rather than kept, or only reserved)? */
+bool pa_region_zeroed(const struct pa_work *w, const struct pa_region *s);
 
-/* The pieces to zero: @w's zeroed segments, or a device's whole range.
+/* The pieces to zero: @w's zeroed regions, or a device's whole range.
  * 0 or -ENOMEM; free *@ret with free(). */
 int pa_todo_init(const struct pa_work *w, struct pa_todo **ret, size_t *ret_n);
 

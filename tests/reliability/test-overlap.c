@@ -41,6 +41,7 @@
 #include <cmocka.h>
 
 #include "prealloc.h"
+#include "base/util.h"
 #include "src/exec/method_uring.h"	/* pa_uring_set_cqe_hook() of test builds */
 #include "tcheck.h"
 #include "tfs.h"

@@ -9,10 +9,10 @@
 #include "src/file/extents.h"
 
 #define K 1024ull
-#define D PA_SEG_DATA
-#define U PA_SEG_UNWRITTEN
-#define H PA_SEG_HOLE
-#define E PA_SEG_EOF
+#define D PA_REGION_DATA
+#define U PA_REGION_UNWRITTEN
+#define H PA_REGION_HOLE
+#define E PA_REGION_EOF
 
 struct want {
 	uint64_t start, len;
@@ -24,19 +24,19 @@ struct want {
 static void check(const struct pa_extent *ext, size_t n, uint64_t off, uint64_t end,
 		  uint64_t size, const struct want *w, size_t nw)
 {
-	struct pa_seglist segs = { 0 };
+	struct pa_regionlist regions = { 0 };
 
-	assert_int_equal(pa_classify(ext, n, off, end, size, 4 * K, &segs), 0);
-	assert_int_equal(segs.n, nw);
+	assert_int_equal(pa_classify(ext, n, off, end, size, 4 * K, &regions), 0);
+	assert_int_equal(regions.n, nw);
 	for (size_t i = 0; i < nw; i++) {
-		assert_int_equal(segs.v[i].start, w[i].start);
-		assert_int_equal(segs.v[i].len, w[i].len);
-		assert_int_equal(segs.v[i].state, w[i].state);
-		assert_int_equal(segs.v[i].blk_start, w[i].blk_start);
-		assert_int_equal(segs.v[i].blk_end, w[i].blk_end);
-		assert_int_equal(segs.v[i].allocated, w[i].allocated);
+		assert_int_equal(regions.v[i].start, w[i].start);
+		assert_int_equal(regions.v[i].len, w[i].len);
+		assert_int_equal(regions.v[i].state, w[i].state);
+		assert_int_equal(regions.v[i].blk_start, w[i].blk_start);
+		assert_int_equal(regions.v[i].blk_end, w[i].blk_end);
+		assert_int_equal(regions.v[i].allocated, w[i].allocated);
 	}
-	pa_seglist_free(&segs);
+	pa_regionlist_free(&regions);
 }
 
 static void empty_file(void **state)
@@ -89,16 +89,16 @@ static void extents_outside_range_and_merge(void **state)
 		{ 16 * K, 8 * K, PA_EXT_SHARED },
 		{ 100 * K, 4 * K, 0 },
 	};
-	struct pa_seglist segs = { 0 };
+	struct pa_regionlist regions = { 0 };
 
 	(void)state;
 	check(ext, 4, 4 * K, 20 * K, 1024 * K, (struct want[]){
 		{ 4 * K, 12 * K, D, 4 * K, 16 * K, 0 },
 		{ 16 * K, 4 * K, D, 16 * K, 20 * K, 0 },
 	}, 2);
-	assert_int_equal(pa_classify(ext, 4, 4 * K, 20 * K, 1024 * K, 4 * K, &segs), 0);
-	assert_int_equal(segs.v[1].shared, 1);
-	pa_seglist_free(&segs);
+	assert_int_equal(pa_classify(ext, 4, 4 * K, 20 * K, 1024 * K, 4 * K, &regions), 0);
+	assert_int_equal(regions.v[1].shared, 1);
+	pa_regionlist_free(&regions);
 }
 
 static void range_inside_one_hole(void **state)

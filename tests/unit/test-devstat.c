@@ -11,7 +11,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "src/call/devstat.h"
+#include "src/exec/devstat.h"
 
 #define V618 " 1929657   112472 870337052  2862573 94490736  6022962 20019652557 49351189" \
 	     "        0  7879524 53958022   457514       78 2357564408   406065 24457194  1338193\n"

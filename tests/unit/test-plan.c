@@ -263,7 +263,7 @@ static const struct step_row step_rows[] = {
 };
 
 /* @r's range classified, and the facts of its steps. */
-static void work_of(const struct step_row *r, struct pa_seglist *segs, struct pa_work *w)
+static void work_of(const struct step_row *r, struct pa_regionlist *regions, struct pa_work *w)
 {
 	size_t n = 0;
 
@@ -273,8 +273,8 @@ static void work_of(const struct step_row *r, struct pa_seglist *segs, struct pa
 			       .bs = r->in.target == PA_TARGET_FILE ? 4 * K : 512,
 			       .direct_align = 4 * K, .piecewise = r->piecewise };
 	if (r->in.target == PA_TARGET_FILE) {
-		assert_int_equal(pa_classify(r->ext, n, r->off, r->end, r->size, w->bs, segs), 0);
-		w->segs = segs;
+		assert_int_equal(pa_classify(r->ext, n, r->off, r->end, r->size, w->bs, regions), 0);
+		w->regions = regions;
 	}
 }
 
@@ -283,14 +283,14 @@ static void steps_table(void **state)
 	(void)state;
 	for (size_t i = 0; i < sizeof(step_rows) / sizeof(step_rows[0]); i++) {
 		const struct step_row *r = &step_rows[i];
-		struct pa_seglist segs = { 0 };
+		struct pa_regionlist regions = { 0 };
 		struct pa_steps s = { 0 };
 		struct pa_todo *todo;
 		struct pa_work w;
 		size_t n = 0, nt;
 
 		print_message("%s\n", r->name);
-		work_of(r, &segs, &w);
+		work_of(r, &regions, &w);
 		assert_int_equal(pa_todo_init(&w, &todo, &nt), 0);
 		assert_int_equal(pa_steps_build(&w, r->method, todo, nt, &s), 0);
 		while (n < STEPS_MAX && r->want[n].action)
@@ -304,7 +304,7 @@ static void steps_table(void **state)
 		}
 		pa_steps_free(&s);
 		free(todo);
-		pa_seglist_free(&segs);
+		pa_regionlist_free(&regions);
 	}
 }
 

@@ -6,7 +6,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "src/call/report.h"
+#include "src/exec/report.h"
 
 #define K 1024ull
 #define FILE .target = PA_TARGET_FILE
@@ -70,15 +70,15 @@ static void table(void **state)
 		const struct row *t = &rows[i];
 		struct prealloc_report r = { .bytes_zeroed = t->zeroed,
 					     .bytes_reserved = t->reserved_bytes };
-		struct pa_seglist segs = { 0 };
+		struct pa_regionlist regions = { 0 };
 		struct pa_work w = { .in = &t->in, .off = t->off, .end = t->end,
-				     .old_size = t->size, .bs = 4 * K, .segs = &segs };
+				     .old_size = t->size, .bs = 4 * K, .regions = &regions };
 		size_t n = 0;
 
 		print_message("%s\n", t->name);
 		while (n < 2 && t->ext[n].len)
 			n++;
-		assert_int_equal(pa_classify(t->ext, n, t->off, t->end, t->size, 4 * K, &segs), 0);
+		assert_int_equal(pa_classify(t->ext, n, t->off, t->end, t->size, 4 * K, &regions), 0);
 		pa_report_fill(&r, &w, t->fiemap, t->reserved);
 		assert_int_equal(r.bytes_zeroed, t->want_zeroed);
 		assert_int_equal(r.bytes_reserved, t->want_reserved);
@@ -86,7 +86,7 @@ static void table(void **state)
 		assert_int_equal(r.bytes_unknown, t->unknown);
 		assert_int_equal(r.written, t->written);
 		assert_int_equal(r.cow, t->cow);
-		pa_seglist_free(&segs);
+		pa_regionlist_free(&regions);
 	}
 }
 

@@ -13,7 +13,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "src/call/devstat.h"
+#include "src/exec/devstat.h"
 
 /* Background mode while nobody else uses the device: 1 MiB requests (the
  * loop device splits at 1.25 MiB), enough in flight for ~0.8x of the
@@ -26,10 +26,10 @@
 /* While others use the device: smaller requests, one at a time. */
 #define PA_BG_BUSY_REQUEST	(256u << 10)
 
-struct prealloc_ctx;
+struct pa_log;
 
 struct pa_pace {
-	struct prealloc_ctx *ctx;	/* its sysfs root and log hook */
+	struct pa_log *log;	/* the context's log hook */
 	bool on;		/* any pacing at all (background or a cap) */
 	bool adaptive;		/* background: AIMD on the rate */
 	bool idle_prio;		/* the scheduler honours IOPRIO_CLASS_IDLE */
@@ -53,9 +53,9 @@ struct pa_pace {
 };
 
 /* Set up for a call with @flags and @max_rate on device @dev (st_dev of a
- * file, st_rdev of a block device; 0 if none), reading the sysfs of @ctx
- * (NULL: the default context) and logging through its hook. */
-void pa_pace_init(struct pa_pace *p, struct prealloc_ctx *ctx, uint32_t flags,
+ * file, st_rdev of a block device; 0 if none), reading the sysfs under
+ * @root and logging through @log. */
+void pa_pace_init(struct pa_pace *p, struct pa_log *log, const char *root, uint32_t flags,
 		  uint64_t max_rate, uint64_t dev);
 
 /* May a request go now?  With nothing in flight (@inflight == 0) it sleeps

@@ -2,7 +2,7 @@
 /*
  * The kernel's answers to FALLOC_FL_WRITE_ZEROES per filesystem instance
  * (device number and filesystem type; 0 for a block device), learnt by
- * asking (src/exec/wz_cache.c).  The functions take the cache, not its context.
+ * asking (src/call/wz_cache.c).  The functions take the cache, not its context.
  */
 #ifndef PREALLOC_WZ_CACHE_H
 #define PREALLOC_WZ_CACHE_H

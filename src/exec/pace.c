@@ -28,11 +28,11 @@
 #include <linux/ioprio.h>
 
 #include "base/internal.h"
+#include "base/log.h"
 #include "base/sysfs_read.h"
 #include "base/sysfs_root.h"
-#include "src/call/context.h"
-#include "src/call/devstat.h"
-#include "src/call/pace.h"
+#include "src/exec/devstat.h"
+#include "src/exec/pace.h"
 
 #define MIB		(1ull << 20)
 #define NS		1000000000ull
@@ -90,14 +90,13 @@ static bool device_stat(const char *dir, struct pa_devstat *s)
 	       pa_devstat_parse(buf, s);
 }
 
-void pa_pace_init(struct pa_pace *p, struct prealloc_ctx *ctx, uint32_t flags,
+void pa_pace_init(struct pa_pace *p, struct pa_log *log, const char *root, uint32_t flags,
 		  uint64_t max_rate, uint64_t dev)
 {
 	char buf[256], dir[sizeof(p->stat)];
-	const char *root;
 
 	memset(p, 0, sizeof(*p));
-	p->ctx = ctx;
+	p->log = log;
 	p->adaptive = flags & PREALLOC_BACKGROUND;
 	p->cap = max_rate;
 	p->on = p->adaptive || p->cap;
@@ -106,7 +105,6 @@ void pa_pace_init(struct pa_pace *p, struct prealloc_ctx *ctx, uint32_t flags,
 	/* Cautious until the first window shows nobody else is there: a
 	 * foreground already running never sees a full-speed burst. */
 	p->busy = p->measuring = true;
-	root = pa_ctx_sysfs(ctx);
 	if (read_attr(root, dev, "queue/scheduler", buf, sizeof(buf), dir, sizeof(dir)))
 		p->idle_prio = strstr(buf, "[mq-deadline]") || strstr(buf, "[bfq]");
 	if (read_attr(root, dev, "stat", buf, sizeof(buf), dir, sizeof(dir)) &&
@@ -167,7 +165,7 @@ uint16_t pa_pace_ioprio(struct pa_pace *p)
 	if (!p->idle_prio)
 		return 0;
 	if (!(p->applied & PREALLOC_BG_IDLE_PRIO))
-		pa_log(p->ctx, LOG_INFO, "background: writes sent at I/O priority class idle\n");
+		pa_log_to(p->log, LOG_INFO, "background: writes sent at I/O priority class idle\n");
 	p->applied |= PREALLOC_BG_IDLE_PRIO;
 	return IOPRIO_PRIO_VALUE(IOPRIO_CLASS_IDLE, 0);
 }
@@ -282,12 +280,12 @@ static void log_rate(const struct pa_pace *p, uint64_t before)
 	if (p->rate == before)
 		return;
 	if (p->rate)
-		pa_log(p->ctx, LOG_INFO, "background: %s, rate %s to %llu KiB/s\n", why,
-		       before && p->rate > before ? "raised" : "lowered",
-		       (unsigned long long)(p->rate >> 10));
+		pa_log_to(p->log, LOG_INFO, "background: %s, rate %s to %llu KiB/s\n", why,
+			  before && p->rate > before ? "raised" : "lowered",
+			  (unsigned long long)(p->rate >> 10));
 	else
-		pa_log(p->ctx, LOG_INFO, "background: %s, rate %s\n", why,
-		       p->measuring ? "measured beside them for one window" : "no longer limited");
+		pa_log_to(p->log, LOG_INFO, "background: %s, rate %s\n", why,
+			  p->measuring ? "measured beside them for one window" : "no longer limited");
 }
 
 void pa_pace_done(struct pa_pace *p, uint64_t bytes, uint64_t lat_ns)

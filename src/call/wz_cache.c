@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "probes/caps.h"
-#include "src/exec/wz_cache.h"
+#include "src/call/wz_cache.h"
 
 /* The slot of (dev, fs_type), or -1. */
 static int find_locked(const struct pa_wz_cache *wz, uint64_t dev, uint64_t fs_type)

@@ -2,10 +2,10 @@
 /* The report's verdict on a file's range, from the range's classification
  * and what the run did: no I/O, tested with a table (tests/unit/test-report.c). */
 #include "base/internal.h"
-#include "src/call/report.h"
+#include "src/exec/report.h"
 
-/* Bytes of EOF segment @s inside the old last block. */
-static uint64_t in_last_block(const struct pa_work *w, const struct pa_seg *s)
+/* Bytes of EOF region @s inside the old last block. */
+static uint64_t in_last_block(const struct pa_work *w, const struct pa_region *s)
 {
 	uint64_t blk_end = PA_ROUND_UP(w->old_size, w->bs);
 
@@ -13,18 +13,18 @@ static uint64_t in_last_block(const struct pa_work *w, const struct pa_seg *s)
 }
 
 /*
- * Bytes of EOF segment @i inside the old last block when this call wrote
+ * Bytes of EOF region @i inside the old last block when this call wrote
  * that block's part inside EOF: extent state is per block, so the tail
  * beyond EOF is written zeros now too, whatever it was before (as FIEMAP,
  * and so prealloc_verify(), will say).
  */
 static uint64_t eof_tail_written(const struct pa_work *w, bool fiemap, size_t i)
 {
-	const struct pa_seg *s = &w->segs->v[i], *prev = i ? &w->segs->v[i - 1] : NULL;
+	const struct pa_region *s = &w->regions->v[i], *prev = i ? &w->regions->v[i - 1] : NULL;
 
 	/* Without FIEMAP nothing beyond EOF shows as written (SEEK_DATA). */
 	if (!fiemap || !prev || s->start != w->old_size ||
-	    prev->start + prev->len != s->start || !pa_seg_zeroed(w, prev))
+	    prev->start + prev->len != s->start || !pa_region_zeroed(w, prev))
 		return 0;
 	return in_last_block(w, s);
 }
@@ -42,11 +42,11 @@ static uint64_t beyond_eof(struct prealloc_report *r, const struct pa_work *w, b
 {
 	uint64_t unreserved = 0;
 
-	for (size_t i = 0; i < w->segs->n; i++) {
-		const struct pa_seg *s = &w->segs->v[i];
+	for (size_t i = 0; i < w->regions->n; i++) {
+		const struct pa_region *s = &w->regions->v[i];
 		uint64_t tail, rest;
 
-		if (s->state != PA_SEG_EOF || pa_seg_zeroed(w, s))
+		if (s->state != PA_REGION_EOF || pa_region_zeroed(w, s))
 			continue;
 		tail = s->allocated == PA_EOF_WRITTEN ? in_last_block(w, s) :
 							 eof_tail_written(w, fiemap, i);
@@ -70,11 +70,11 @@ void pa_report_fill(struct prealloc_report *r, const struct pa_work *w, bool fie
 	/* Reflinked data is copied on its next overwrite: not written in place
 	 * (unless this call rewrote it, which unshared it). */
 	r->cow = in->cow;
-	for (size_t i = 0; i < w->segs->n; i++) {
-		const struct pa_seg *s = &w->segs->v[i];
+	for (size_t i = 0; i < w->regions->n; i++) {
+		const struct pa_region *s = &w->regions->v[i];
 
-		if (!pa_seg_zeroed(w, s)) {
-			r->bytes_kept += s->state == PA_SEG_DATA ? s->len : 0;
+		if (!pa_region_zeroed(w, s)) {
+			r->bytes_kept += s->state == PA_REGION_DATA ? s->len : 0;
 			r->cow |= s->shared;
 		}
 	}

@@ -2,7 +2,7 @@
 #include <ctype.h>
 #include <stdlib.h>
 
-#include "src/call/devstat.h"
+#include "src/exec/devstat.h"
 
 #define FIELDS		17	/* as of Linux 5.5 */
 #define F_READ_IOS	0

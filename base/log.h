@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The caller's log hook (prealloc_ctx_set_log_fn(), kmod_set_log_fn()'s
- * shape): the library never prints, it hands messages to the hook.
+ * shape): the library never prints, it hands messages to the hook.  A
+ * context holds one (src/call/context.h); what runs below the call is
+ * given a pointer to it.
  */
 #ifndef PREALLOC_LOG_H
 #define PREALLOC_LOG_H
@@ -28,5 +30,9 @@ void pa_log_set_priority(struct pa_log *l, int priority);
 __attribute__((format(printf, 6, 7)))
 void pa_log_emit(struct pa_log *l, int priority, const char *file, int line,
 		 const char *func, const char *format, ...);
+
+/* Log through @l, as from here: what a layer below the context is given. */
+#define pa_log_to(l, priority, ...) \
+	pa_log_emit((l), (priority), __FILE__, __LINE__, __func__, __VA_ARGS__)
 
 #endif

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
-/* The caller's log hook (src/call/log.h). */
+/* The caller's log hook (base/log.h). */
 #include <stdarg.h>
 
 #include "base/own_files.h"
-#include "src/call/log.h"
+#include "base/log.h"
 
 /* One message, handed to the hook on the application's thread. */
 struct message {
