@@ -118,9 +118,9 @@ struct json_object *cli_json_range(const char *path, uint64_t off, uint64_t len)
 /* Print @o as one line of JSON on stdout and drop it. */
 void cli_json_print(struct json_object *o);
 
-int cmd_run(int argc, char **argv);	/* src/tool/prealloc-run.c */
-int cmd_verify(int argc, char **argv);	/* src/tool/prealloc-verify.c */
-int cmd_probe(int argc, char **argv);	/* src/tool/prealloc-probe.c */
-int cmd_pool(int argc, char **argv);	/* src/tool/prealloc-pool.c */
+int cmd_run(int argc, char **argv);	/* src/tool/cmd-run.c */
+int cmd_verify(int argc, char **argv);	/* src/tool/cmd-verify.c */
+int cmd_probe(int argc, char **argv);	/* src/tool/cmd-probe.c */
+int cmd_pool(int argc, char **argv);	/* src/tool/cmd-pool.c */
 
 #endif

@@ -108,22 +108,34 @@ static int do_posix_fallocate(int fd, off64_t off, off64_t len, uintptr_t caller
 
 #define CALLER ((uintptr_t)__builtin_return_address(0))
 
-EXPORT int fallocate(int fd, int mode, off_t off, off_t len)
+/*
+ * The entry points carry libc's names in the symbol table only (an asm
+ * label); in C they are named for what they are, so that no reader takes the
+ * library's own fallocate() calls for calls into this module.
+ */
+#define INTERPOSES(sym) __asm__(#sym) EXPORT
+
+int preload_fallocate(int fd, int mode, off_t off, off_t len) INTERPOSES(fallocate);
+int preload_fallocate64(int fd, int mode, off64_t off, off64_t len) INTERPOSES(fallocate64);
+int preload_posix_fallocate(int fd, off_t off, off_t len) INTERPOSES(posix_fallocate);
+int preload_posix_fallocate64(int fd, off64_t off, off64_t len) INTERPOSES(posix_fallocate64);
+
+int preload_fallocate(int fd, int mode, off_t off, off_t len)
 {
 	return do_fallocate(fd, mode, off, len, CALLER);
 }
 
-EXPORT int fallocate64(int fd, int mode, off64_t off, off64_t len)
+int preload_fallocate64(int fd, int mode, off64_t off, off64_t len)
 {
 	return do_fallocate(fd, mode, off, len, CALLER);
 }
 
-EXPORT int posix_fallocate(int fd, off_t off, off_t len)
+int preload_posix_fallocate(int fd, off_t off, off_t len)
 {
 	return do_posix_fallocate(fd, off, len, CALLER);
 }
 
-EXPORT int posix_fallocate64(int fd, off64_t off, off64_t len)
+int preload_posix_fallocate64(int fd, off64_t off, off64_t len)
 {
 	return do_posix_fallocate(fd, off, len, CALLER);
 }

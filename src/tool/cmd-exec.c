@@ -28,7 +28,7 @@
 
 #include "cli.h"
 #include "exec-supervise.h"
-#include "prealloc-exec.h"
+#include "cmd-exec.h"
 
 enum exec_mode { MODE_AUTO, MODE_PRELOAD, MODE_SECCOMP };
 

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* `prealloc exec` (src/tool/prealloc-exec.c). */
+/* `prealloc exec` (src/tool/cmd-exec.c). */
 #ifndef PREALLOC_PREALLOC_EXEC_H
 #define PREALLOC_PREALLOC_EXEC_H
 

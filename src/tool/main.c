@@ -10,7 +10,7 @@
 #include <prealloc.h>
 
 #include "cli.h"
-#include "prealloc-exec.h"
+#include "cmd-exec.h"
 
 static const struct cli_command commands[] = {
 	{ "run", cmd_run, "make a range allocated, written and durable" },
