@@ -3,8 +3,9 @@
 #
 # /init of the test guests (see vm.sh): load the drivers, create the devices
 # named in /etc/vm.conf, export their paths as PA_VM_* variables, run
-# /bin/vm-test, print "PREALLOC-VM-RESULT rc=N" and exit QEMU through
-# isa-debug-exit with N + 1.
+# /bin/vm-test (or the several programs VM_TESTS names, one after another),
+# print "PREALLOC-VM-RESULT rc=N" and exit QEMU through isa-debug-exit with
+# N + 1.
 
 /bin/busybox --install -s
 export PATH=/usr/local/sbin:/sbin:/bin:/usr/sbin:/usr/bin
@@ -137,5 +138,18 @@ fi
 export PA_VM_DEVICES="$VM_DEVICES" PA_VM_SDEBUG_PARAMS="$VM_SDEBUG" PA_VM_KERNEL=$(uname -r)
 
 cd /tmp
-eval "/bin/vm-test $VM_ARGS"
-finish $?
+# Each program with the run's arguments; the status is the first failure's,
+# else 0 when one passed, else 77 (all skipped).
+rc=77
+for t in ${VM_TESTS:-/bin/vm-test}; do
+	[ "$t" = /bin/vm-test ] || echo "init: running ${t##*/}"
+	eval "$t $VM_ARGS"
+	r=$?
+	[ "$t" = /bin/vm-test ] || echo "init: ${t##*/} rc=$r"
+	case $r in
+	0) [ $rc = 77 ] && rc=0 ;;
+	77) ;;
+	*) { [ $rc = 0 ] || [ $rc = 77 ]; } && rc=$r ;;
+	esac
+done
+finish $rc

@@ -1,11 +1,14 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
 #
-# Run a test binary inside a QEMU guest booted from a stock Debian kernel, with
-# a chosen set of storage devices, and return the binary's exit status.
+# Run test binaries inside a QEMU guest booted from a stock Debian kernel, with
+# a chosen set of storage devices, and return their exit status.
 #
 #   vm.sh fetch [SERIES...]                 download and cache kernels only
 #   vm.sh run [options] -- BINARY [ARGS...] boot, run BINARY as root, power off
+#   vm.sh run [options] -- BINARY,BINARY... [ARGS...]
+#                                           the same with several binaries, run
+#                                           one after another, each with ARGS
 #
 # run options:
 #   --kernel SERIES     6.1 (bookworm), 6.12 (bookworm-security), 6.18 or 7.3
@@ -30,7 +33,8 @@
 # PREALLOC_VM_OFFLINE=1 (never touch the network), PREALLOC_VM_KVER_<series>
 # (exact kernel ABI name, e.g. PREALLOC_VM_KVER_6_18=6.18.15+deb13-amd64).
 #
-# Exit: the guest binary's status (0 pass, 77 skip, other fail), 77 when this
+# Exit: the guest binary's status (0 pass, 77 skip, other fail; of several,
+# the first failure's, else 0 when one passed, else 77), 77 when this
 # machine cannot run guests (no QEMU and no way to install it, or no kernel in
 # the cache and no route to the Debian archive), 99 on harness errors.  A
 # status counts only when the isa-debug-exit code and the marker line on the
@@ -420,9 +424,14 @@ cmd_run() {
 		*) die "unknown option '$1'" ;;
 		esac
 	done
-	[ $# -ge 1 ] || die "no binary to run (vm.sh run [options] -- BINARY [ARGS...])"
-	local bin=$1; shift
-	[ -x "$bin" ] || die "$bin is not an executable"
+	[ $# -ge 1 ] || die "no binary to run (vm.sh run [options] -- BINARY[,BINARY...] [ARGS...])"
+	local -a bins
+	local bin
+	IFS=, read -r -a bins <<<"$1"; shift
+	[ ${#bins[@]} -ge 1 ] || die "no binary to run"
+	for bin in "${bins[@]}"; do
+		[ -x "$bin" ] || die "$bin is not an executable"
+	done
 	[ -n "${PATTERN[$series]:-}" ] || die "unknown kernel series '$series' (6.1, 6.12, 6.18, 7.3)"
 	[[ $mem =~ ^[0-9]+$ ]] && [ "$mem" -ge 256 ] || die "--mem $mem: a number of MiB, at least 256"
 	[[ $smp =~ ^[1-9][0-9]*$ ]] || die "--smp $smp: a number of CPUs"
@@ -444,12 +453,26 @@ cmd_run() {
 	run=$(mktemp -d "${TMPDIR:-/tmp}/prealloc-vm.XXXXXX")
 	trap 'rm -rf "$run"' EXIT
 
-	# Per-run payload: the binary, its libraries, the run's configuration.
-	local stage=$run/stage a
+	# Per-run payload: the binaries, their libraries, the run's configuration.
+	# One binary is the guest's /bin/vm-test; several are /bin/vm-tests/<name>,
+	# run in the order given.
+	local stage=$run/stage a tests=""
 	mkdir -p "$stage/bin" "$stage/etc"
-	copy_with_libs "$(readlink -f "$bin")" "$stage"
-	rm "$stage$(readlink -f "$bin")"
-	cp -L "$bin" "$stage/bin/vm-test"
+	for bin in "${bins[@]}"; do
+		copy_with_libs "$(readlink -f "$bin")" "$stage"
+		rm "$stage$(readlink -f "$bin")"
+	done
+	if [ ${#bins[@]} = 1 ]; then
+		cp -L "${bins[0]}" "$stage/bin/vm-test"
+		tests=/bin/vm-test
+	else
+		mkdir -p "$stage/bin/vm-tests"
+		for bin in "${bins[@]}"; do
+			[ ! -e "$stage/bin/vm-tests/${bin##*/}" ] || die "two binaries named ${bin##*/}"
+			cp -L "$bin" "$stage/bin/vm-tests/${bin##*/}"
+			tests="$tests /bin/vm-tests/${bin##*/}"
+		done
+	fi
 	# --extra: host tools at their own paths, with their libraries.
 	for f in ${extra//,/ }; do
 		copy_with_libs "$f" "$stage"
@@ -457,6 +480,7 @@ cmd_run() {
 	{
 		echo "VM_DEVICES='${devices//,/ }'"
 		echo "VM_SDEBUG='$sdebug'"
+		echo "VM_TESTS='${tests# }'"
 		# Quoted twice: /etc/vm.conf is sourced, then /init evals VM_ARGS.
 		a=""; [ $# -gt 0 ] && a=$(printf '%q ' "$@")
 		printf 'VM_ARGS=%q\n' "$a"
@@ -518,5 +542,5 @@ cmd_fetch() {
 case ${1:-} in
 fetch) shift; cmd_fetch "$@" ;;
 run) shift; cmd_run "$@" ;;
-*) sed -n '4,36p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
+*) sed -n '4,41p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
 esac
