@@ -4,8 +4,10 @@
  * Identify data of QEMU's controllers and of nvme-loop, the SCSI VPD pages
  * and READ CAPACITY(16) of QEMU's scsi-hd and scsi_debug, each device's
  * verdict on FALLOC_FL_WRITE_ZEROES against the kernel's own queue limits,
- * and what the probes still know as nobody.
+ * what the probes still know as nobody, and that probing a device node the
+ * caller holds a record lock on leaves the lock alone.
  */
+#include <fcntl.h>
 #include <grp.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -236,6 +238,66 @@ static void test_unprivileged(void **state)
 	assert_int_equal(WEXITSTATUS(status), 0);
 }
 
+/* ----------------------------------------------------------- caller's locks */
+
+/* The pid holding a lock over [0, 4096) of @devpath, seen from a child. */
+static pid_t lock_holder(const char *devpath)
+{
+	int fds[2], status;
+	pid_t pid, holder = -1;
+
+	assert_int_equal(pipe(fds), 0);
+	fflush(NULL);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		struct flock l = { .l_type = F_WRLCK, .l_whence = SEEK_SET, .l_len = 4096 };
+		int fd = open(devpath, O_RDONLY | O_CLOEXEC);
+
+		if (fd < 0 || fcntl(fd, F_GETLK, &l))
+			_exit(1);
+		holder = l.l_type == F_UNLCK ? 0 : l.l_pid;
+		_exit(write(fds[1], &holder, sizeof(holder)) == sizeof(holder) ? 0 : 1);
+	}
+	close(fds[1]);
+	assert_int_equal(read(fds[0], &holder, sizeof(holder)), (ssize_t)sizeof(holder));
+	close(fds[0]);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	return holder;
+}
+
+/* The transport probers open the device node (NVMe Identify, SCSI READ
+ * CAPACITY); a close in the caller's file table would drop the caller's
+ * record locks on it. */
+static void test_probe_keeps_locks(void **state)
+{
+	static const char *const names[] = { "nvme512", "scsihd", "sdebug", "nloop" };
+	int probed = 0;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		const char *devpath = vm_dev(names[i]);
+		struct flock l = { .l_type = F_WRLCK, .l_whence = SEEK_SET, .l_len = 4096 };
+		struct prealloc_probe *p;
+		int fd;
+
+		if (!devpath)
+			continue;
+		fd = open(devpath, O_RDWR | O_CLOEXEC);
+		assert_true(fd >= 0);
+		assert_int_equal(fcntl(fd, F_SETLK, &l), 0);
+		pa_caps_invalidate(0);		/* probe afresh: open the node */
+		assert_int_equal(prealloc_probe_new(fd, 0, 1 << 20, NULL, &p), 0);
+		prealloc_probe_free(p);
+		printf("%s: lock held by %d after the probe\n", devpath, (int)lock_holder(devpath));
+		assert_int_equal(lock_holder(devpath), getpid());
+		close(fd);
+		probed++;
+	}
+	if (!probed)
+		skip();
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -246,6 +308,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_scsihd),
 		cmocka_unit_test(test_sdebug),
 		cmocka_unit_test(test_unprivileged),
+		cmocka_unit_test(test_probe_keeps_locks),
 	};
 
 	for (int i = 1; i < argc; i++)
