@@ -81,15 +81,15 @@ static int push(struct pa_steps *s, uint8_t action, unsigned int m, uint64_t sta
  * can allocate: the mark is for good, and a failed call would leave it,
  * and with it every later append's speculative preallocation beyond EOF.
  */
-static bool needs_reserve(const struct pa_work *w, unsigned int m)
+static bool needs_reserve(const struct pa_work *w, uint32_t mflags)
 {
 	bool beyond = keep_size(w) && w->end > w->old_size;
 
 	if (!is_file(w) || w->reserved || w->in->inline_data)
 		return false;
-	if (w->in->reserve_marks && pa_method_is(m, PA_M_WRITES) && !beyond)
+	if (w->in->reserve_marks && (mflags & PA_M_WRITES) && !beyond)
 		return false;
-	return pa_method_is(m, PA_M_RESERVE) || beyond;
+	return (mflags & PA_M_RESERVE) || beyond;
 }
 
 /* Keep-size blocks beyond EOF are reserved even when allocated, unless the
@@ -120,14 +120,15 @@ static int reserve_steps(const struct pa_work *w, unsigned int m, struct pa_step
 	return ret;
 }
 
-/* Alignment and smallest middle of @m's writes; the rest goes buffered.
+/* Alignment and smallest middle of the writes of a method with @mflags;
+ * the rest goes buffered.
  * Direct writes also keep to whole pages, so buffered and direct writes of
  * one call never share a page; forced, a direct method takes every aligned
  * middle. */
-static uint64_t method_align(const struct pa_work *w, unsigned int m, uint64_t *min)
+static uint64_t method_align(const struct pa_work *w, uint32_t mflags, uint64_t *min)
 {
 	*min = 1;
-	if (!pa_method_is(m, PA_M_DIRECT))
+	if (!(mflags & PA_M_DIRECT))
 		return w->bs;
 	if (is_file(w) && w->in->forced == PREALLOC_METHOD_AUTO)
 		*min = DIRECT_MIN;
@@ -144,11 +145,11 @@ static void middle(const struct pa_todo *t, uint64_t a, uint64_t min, struct pa_
 
 /* Whole-block methods: the middles first, so a refused method has written
  * nothing; then the edges, buffered. */
-static int aligned_steps(const struct pa_work *w, unsigned int m, const struct pa_todo *t,
-			 size_t n, struct pa_steps *out)
+static int aligned_steps(const struct pa_work *w, unsigned int m, uint32_t mflags,
+			 const struct pa_todo *t, size_t n, struct pa_steps *out)
 {
 	const uint8_t e = PREALLOC_ACTION_WRITE_EDGES;
-	uint64_t min, a = method_align(w, m, &min);
+	uint64_t min, a = method_align(w, mflags, &min);
 	struct pa_range r;
 	int ret = 0;
 
@@ -183,17 +184,19 @@ static int whole_steps(unsigned int m, const struct pa_todo *t, size_t n, struct
 int pa_steps_build(const struct pa_work *w, unsigned int method, const struct pa_todo *todo,
 		   size_t n, struct pa_steps *out)
 {
+	const struct pa_method *desc = pa_method(method);
+	uint32_t mflags = desc ? desc->flags : 0;	/* read once, passed down */
 	int ret = 0;
 
 	out->n = 0;
-	if (needs_reserve(w, method))
+	if (needs_reserve(w, mflags))
 		ret = reserve_steps(w, method, out);
 	if (ret)
 		return ret;
-	if (pa_method_is(method, PA_M_WHOLE))
+	if (mflags & PA_M_WHOLE)
 		ret = whole_steps(method, todo, n, out);
 	else
-		ret = aligned_steps(w, method, todo, n, out);
+		ret = aligned_steps(w, method, mflags, todo, n, out);
 	if (!ret && !(w->in->flags & PREALLOC_NO_SYNC))
 		ret = push(out, PREALLOC_ACTION_SYNC, 0, w->off, w->end - w->off, 0);
 	return ret;
