@@ -28,6 +28,7 @@
 #include "src/exec/method.h"
 #include "src/file/reopen.h"
 #include "src/file/statx.h"
+#include "src/fs/fs.h"
 #include "src/call/probe_plan.h"
 #include "src/plan/steps.h"
 
