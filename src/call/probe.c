@@ -29,6 +29,7 @@
 #include "src/exec/ops.h"
 #include "src/file/reopen.h"
 #include "src/file/statx.h"
+#include "src/fs/fs.h"
 #include "src/call/probe_plan.h"
 #include "src/plan/steps.h"
 

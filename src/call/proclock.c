@@ -43,7 +43,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
-#include <sys/vfs.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -51,14 +50,10 @@
 #include "base/util.h"
 #include "src/call/proclock.h"
 #include "src/file/reopen.h"
+#include "src/fs/fs.h"
 
 #define BACKOFF_MIN_NS (1 * 1000 * 1000)
 #define BACKOFF_MAX_NS (50 * 1000 * 1000)	/* as the in-process lock polls */
-
-#define NFS_MAGIC	0x6969
-#define SMB_MAGIC	0x517B
-#define CIFS_MAGIC	0xFF534D42u
-#define SMB2_MAGIC	0xFE534D42u
 
 /* A file this process holds, in the kept table. */
 struct held {
@@ -93,12 +88,7 @@ struct job {
 /* Filesystems whose flock() is a record lock on the server. */
 static bool flock_is_record_lock(int fd)
 {
-	struct statfs sfs;
-
-	if (fstatfs(fd, &sfs) < 0)
-		return false;
-	return sfs.f_type == NFS_MAGIC || sfs.f_type == SMB_MAGIC ||
-	       (uint32_t)sfs.f_type == CIFS_MAGIC || (uint32_t)sfs.f_type == SMB2_MAGIC;
+	return pa_fs_lookup(fd)->flock_record_lock;
 }
 
 /* Does process @pid hold files for calls of its own: has it the kept

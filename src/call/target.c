@@ -3,7 +3,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/fs.h>
-#include <linux/magic.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
@@ -15,57 +14,27 @@
 #include "src/call/overlay.h"
 #include "src/call/target.h"
 #include "src/exec/ops.h"
-
-#define ZFS_SUPER_MAGIC		0x2fc12fc1
-#define BCACHEFS_SUPER_MAGIC	0xca451a4e
-
-static const struct {
-	uint64_t magic;
-	const char *name;
-} fs_names[] = {
-	{ EXT4_SUPER_MAGIC, "ext4" },	/* also ext2/ext3 through the ext4 driver */
-	{ XFS_SUPER_MAGIC, "xfs" },
-	{ BTRFS_SUPER_MAGIC, "btrfs" },
-	{ TMPFS_MAGIC, "tmpfs" },
-	{ RAMFS_MAGIC, "ramfs" },
-	{ HUGETLBFS_MAGIC, "hugetlbfs" },
-	{ F2FS_SUPER_MAGIC, "f2fs" },
-	{ NFS_SUPER_MAGIC, "nfs" },
-	{ FUSE_SUPER_MAGIC, "fuse" },
-	{ OVERLAYFS_SUPER_MAGIC, "overlay" },
-	{ ZFS_SUPER_MAGIC, "zfs" },
-	{ BCACHEFS_SUPER_MAGIC, "bcachefs" },
-};
-
-const char *pa_fs_name(uint64_t fs_type)
-{
-	for (size_t i = 0; i < PA_ARRAY_SIZE(fs_names); i++)
-		if (fs_names[i].magic == fs_type)
-			return fs_names[i].name;
-	return NULL;
-}
+#include "src/fs/fs.h"
 
 /* Copy-on-write: overwrites of this file never go in place. */
-static bool is_cow(int fd, uint64_t fs_type)
+static bool is_cow(int fd, const struct pa_fs *fs)
 {
 	int attr = 0;
 
-	if (fs_type == ZFS_SUPER_MAGIC || fs_type == BCACHEFS_SUPER_MAGIC)
-		return true;
-	if (fs_type != BTRFS_SUPER_MAGIC)
-		return false;
-	/* Unknown attributes: assume copy-on-write, the btrfs default. */
+	if (fs->cow != PA_FS_COW_UNLESS_NOCOW)
+		return fs->cow == PA_FS_COW_ALWAYS;
+	/* Unknown attributes: assume copy-on-write, the filesystem's default. */
 	return ioctl(fd, FS_IOC_GETFLAGS, &attr) < 0 || !(attr & FS_NOCOW_FL);
 }
 
 /* What the ext2/3/4 inode flags tell the planner: inline data (the inode
  * holds the bytes), or no extents (ext2/ext3 and indirect-block ext4
  * files have no fallocate(), so nothing can be held beyond EOF). */
-static void ext_flags(int fd, uint64_t fs_type, struct pa_plan_input *in)
+static void ext_flags(int fd, const struct pa_fs *fs, struct pa_plan_input *in)
 {
 	int attr = 0;
 
-	if (fs_type != EXT4_SUPER_MAGIC || ioctl(fd, FS_IOC_GETFLAGS, &attr) < 0)
+	if (!fs->ext_inode_flags || ioctl(fd, FS_IOC_GETFLAGS, &attr) < 0)
 		return;
 	in->inline_data = attr & FS_INLINE_DATA_FL;
 	in->no_fallocate = !(attr & (FS_INLINE_DATA_FL | FS_EXTENT_FL));
@@ -99,6 +68,7 @@ int pa_target_open(struct prealloc_ctx *ctx, int fd, uint64_t off, uint64_t len,
 {
 	struct pa_plan_input *in = &t->in;
 	const struct statfs *sfs = &t->sfs;
+	const struct pa_fs *fs;
 	int ret;
 
 	memset(t, 0, sizeof(*t));
@@ -118,25 +88,25 @@ int pa_target_open(struct prealloc_ctx *ctx, int fd, uint64_t off, uint64_t len,
 		if (PA_RETRY_EINTR(fstatfs(fd, &t->sfs)) < 0)
 			return -errno;
 		t->fs_type = (uint64_t)sfs->f_type;
+		fs = pa_fs_of(t->fs_type);
 		t->fs_block = sfs->f_bsize > 0 ? (uint64_t)sfs->f_bsize : 4096;
 		in->target = PA_TARGET_FILE;
 		/* Overlayfs writes to its upper layer: judge that one.  When it
 		 * cannot be reached (another mount namespace), write as usual
 		 * but do not claim the result is written in place. */
-		if (t->fs_type == OVERLAYFS_SUPER_MAGIC) {
+		if (fs->overlay) {
 			uint64_t upper = pa_overlay_upper_fs(fd);
 
-			in->cow = upper && is_cow(fd, upper);
+			in->cow = upper && is_cow(fd, pa_fs_of(upper));
 			in->cow_unknown = !upper;
 		} else {
-			in->cow = is_cow(fd, t->fs_type);
+			in->cow = is_cow(fd, fs);
 		}
-		in->mem_backed = t->fs_type == TMPFS_MAGIC || t->fs_type == RAMFS_MAGIC ||
-				 t->fs_type == HUGETLBFS_MAGIC;
-		in->no_write = t->fs_type == HUGETLBFS_MAGIC;
-		ext_flags(fd, t->fs_type, in);
+		in->mem_backed = fs->mem_backed;
+		in->no_write = fs->no_write;
+		ext_flags(fd, fs, in);
 		in->range_in_eof = off + len <= (uint64_t)t->st.st_size;
-		if (t->fs_type == XFS_SUPER_MAGIC)
+		if (fs->marks_prealloc)
 			in->reserve_marks = !xfs_marked(fd);
 		in->eof_blocks_kept = in->range_in_eof || !(flags & PREALLOC_KEEP_SIZE) ||
 				      !in->reserve_marks;

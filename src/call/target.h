@@ -16,7 +16,4 @@ int pa_target_open(struct prealloc_ctx *ctx, int fd, uint64_t off, uint64_t len,
 		   uint32_t flags, uint32_t method, struct pa_target *t);
 void pa_target_close(struct pa_target *t);
 
-/* "ext4", "xfs", "btrfs", "tmpfs", ... or NULL for an unknown f_type. */
-const char *pa_fs_name(uint64_t fs_type);
-
 #endif

@@ -8,7 +8,6 @@
  */
 #include <fcntl.h>
 #include <linux/fs.h>
-#include <linux/magic.h>
 #include <stdio.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
@@ -17,6 +16,7 @@
 #include "src/exec/job.h"
 #include "src/exec/wz_inode.h"
 #include "src/file/extents.h"
+#include "src/fs/fs.h"
 
 /* Any extent of the file shared with another (FIEMAP's flag): xfs gives
  * such a file copy-on-write writes, which the flag cannot make in place. */
@@ -53,16 +53,16 @@ static bool xfs_always_cow(void)
 
 const char *pa_wz_inode_refusal(int fd, const struct pa_target *t)
 {
+	const struct pa_fs *fs = pa_fs_of(t->fs_type);
 	struct fsxattr fa;
 
 	if (t->in.no_fallocate)
 		return "this file, which has no extents (ext2/ext3, or an ext4 file without them)";
-	if (t->fs_type == XFS_SUPER_MAGIC) {
-		if (ioctl(fd, FS_IOC_FSGETXATTR, &fa) == 0 && (fa.fsx_xflags & FS_XFLAG_REALTIME))
-			return "this file, which is on xfs's realtime device";
-		if (xfs_always_cow())
-			return "this file, which xfs copies on write (always_cow is set)";
-	}
+	if (fs->realtime && ioctl(fd, FS_IOC_FSGETXATTR, &fa) == 0 &&
+	    (fa.fsx_xflags & FS_XFLAG_REALTIME))
+		return "this file, which is on xfs's realtime device";
+	if (fs->always_cow_knob && xfs_always_cow())
+		return "this file, which xfs copies on write (always_cow is set)";
 	if (shares_extents(fd))
 		return "this file, which shares extents with another (reflink)";
 	return NULL;

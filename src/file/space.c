@@ -7,7 +7,6 @@
  */
 #include <errno.h>
 #include <limits.h>
-#include <linux/magic.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/statfs.h>
@@ -18,6 +17,7 @@
 #include "base/sysfs_read.h"
 #include "base/sysfs_root.h"
 #include "src/file/space.h"
+#include "src/fs/fs.h"
 
 /*
  * Bytes ext4 keeps from everyone, root included (reserved_clusters, about 2%
@@ -65,7 +65,7 @@ static int fits(const char *sysfs, const struct statfs *sfs, dev_t dev,
 	bs = (uint64_t)(sfs->f_frsize ? sfs->f_frsize : sfs->f_bsize);
 	/* Root may use the blocks ext4 reserves for it, not its own reserve. */
 	avail = (uint64_t)(geteuid() == 0 ? sfs->f_bfree : sfs->f_bavail) * bs;
-	if (sfs->f_type == EXT4_SUPER_MAGIC && geteuid() == 0) {
+	if (pa_fs_of((uint64_t)sfs->f_type)->reserved_clusters && geteuid() == 0) {
 		spare = ext4_reserved_bytes(sysfs, dev, bs);
 		avail = avail > spare ? avail - spare : 0;
 		/* Extent tree: a leaf of 340 extents of at most 32767 blocks. */
@@ -91,8 +91,8 @@ int pa_space_check(const char *sysfs, int fd, const struct statfs *sfs0, dev_t d
 	struct statfs sfs = *sfs0;
 	int ret = fits(sysfs, &sfs, dev, regions, ret_avail, ret_need);
 
-	for (int i = 0; ret == -ENOSPC && sfs.f_type == XFS_SUPER_MAGIC && fd >= 0 &&
-			i < XFS_RECOUNTS; i++) {
+	for (int i = 0; ret == -ENOSPC && pa_fs_of((uint64_t)sfs.f_type)->frees_late &&
+			fd >= 0 && i < XFS_RECOUNTS; i++) {
 		struct timespec ts = { 0, 1000000L << i };
 
 		while (nanosleep(&ts, &ts) < 0 && errno == EINTR)

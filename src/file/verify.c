@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* prealloc_verify(): a census of extent states, the proof of the result. */
 #include <errno.h>
-#include <linux/magic.h>
 #include <stddef.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -9,6 +8,7 @@
 
 #include "base/internal.h"
 #include "src/file/extents.h"
+#include "src/fs/fs.h"
 
 static void count(const struct pa_extlist *ext, uint64_t off, uint64_t end,
 		  struct prealloc_census *c)
@@ -65,7 +65,7 @@ PA_EXPORT int prealloc_verify(int fd, uint64_t offset, uint64_t len,
 		return -errno;
 	if (!S_ISREG(st.st_mode))
 		return S_ISDIR(st.st_mode) ? -EISDIR : -EINVAL;
-	mem = sfs.f_type == TMPFS_MAGIC || sfs.f_type == RAMFS_MAGIC;
+	mem = pa_fs_of((uint64_t)sfs.f_type)->seek_data_written;
 	ret = pa_extents_read(fd, offset, offset + len, &ext, &fiemap);
 	if (ret == 0) {
 		count(&ext, offset, offset + len, &c);

@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * What the library knows about a filesystem: one struct pa_fs a filesystem,
+ * each in a file of its own (src/fs/NAME.c), found by the statfs f_type of
+ * a file (src/fs/fs.c).  Facts only: the ioctls and sysfs reads that act
+ * on them stay with their callers.
+ */
+#ifndef PREALLOC_FS_H
+#define PREALLOC_FS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#define PA_FS_MAGICS 2
+
+/* Whether an overwrite goes in place. */
+enum pa_fs_cow {
+	PA_FS_COW_NEVER,
+	PA_FS_COW_ALWAYS,
+	PA_FS_COW_UNLESS_NOCOW,		/* unless the file has FS_NOCOW_FL */
+};
+
+struct pa_fs {
+	const char *name;		/* as the probe names it; NULL: unknown */
+	uint32_t magic[PA_FS_MAGICS];	/* its statfs f_type values; 0 ends */
+	enum pa_fs_cow cow;
+	bool overlay;			/* writes go to an upper layer's filesystem */
+	bool mem_backed;		/* its pages are the storage: no device below */
+	bool no_write;			/* no write(); fallocate() zeroes its pages */
+	bool seek_data_written;		/* SEEK_DATA's data is written, never unwritten */
+	bool ext_inode_flags;		/* FS_EXTENT_FL, FS_INLINE_DATA_FL: a file may
+					 * have no extents, or its bytes in the inode */
+	bool marks_prealloc;		/* fallocate() sets FS_XFLAG_PREALLOC; blocks
+					 * beyond EOF of an unmarked file may be trimmed */
+	bool realtime;			/* a file may be on the realtime device
+					 * (FS_XFLAG_REALTIME): no write-zeroes */
+	bool always_cow_knob;		/* a debug knob (/sys/fs/NAME/debug/always_cow)
+					 * may copy every file on write */
+	bool reserved_clusters;		/* statfs counts free what even root may not use
+					 * (reserved_clusters); extent tree blocks */
+	bool frees_late;		/* an unlinked file's blocks are freed in the
+					 * background: statfs counts them used a while */
+	bool flock_record_lock;		/* flock() is a record lock on the server */
+};
+
+extern const struct pa_fs pa_fs_unknown;
+extern const struct pa_fs pa_fs_bcachefs, pa_fs_btrfs, pa_fs_cifs, pa_fs_ext4, pa_fs_f2fs,
+	pa_fs_fuse, pa_fs_hugetlbfs, pa_fs_nfs, pa_fs_overlay, pa_fs_ramfs, pa_fs_smbfs,
+	pa_fs_tmpfs, pa_fs_xfs, pa_fs_zfs;
+/* Every known filesystem, NULL-terminated. */
+extern const struct pa_fs *const pa_fs_table[];
+
+/* The filesystem of statfs f_type @f_type (0 for a block device); the
+ * unknown default when none has it. */
+const struct pa_fs *pa_fs_of(uint64_t f_type);
+/* The filesystem holding @fd; the unknown default when fstatfs() fails. */
+const struct pa_fs *pa_fs_lookup(int fd);
+/* "ext4", "xfs", "btrfs", "tmpfs", ... or NULL for an unknown f_type. */
+const char *pa_fs_name(uint64_t f_type);
+
+#endif
