@@ -32,6 +32,8 @@
 #     shared_preload_libraries: the cluster starts and runs.
 # usage: pg-test.sh FSTYPE BINDIR MODULE SQL
 set -euo pipefail
+# A failure names its line: every check here is a command that exits.
+trap 'echo "pg-test.sh:$LINENO: failed (status $?)" >&2' ERR
 FSTYPE=$1 PG_BINDIR=$2 PGP_MODULE=$3 PGP_SQL=$4
 [ "$(id -u)" = 0 ] || { echo "not root: skip"; exit 77; }
 id postgres >/dev/null 2>&1 || { echo "no postgres user: skip"; exit 77; }
@@ -139,7 +141,8 @@ for c in $children; do	# they go once they notice: the next start needs that
 	! kill -0 "$c" 2>/dev/null
 done
 start db
-grep -q "database system was interrupted" "$LOGS/db.log"
+grep -q "database system was interrupted" "$LOGS/db.log" ||
+	{ echo "no crash recovery after kill -9"; exit 1; }
 until_true $P "SELECT rounds > 0 AND worker_pid > 0 FROM pg_prealloc"
 q $P "SELECT count(*) FROM walheavy" >/dev/null
 stop db
@@ -147,7 +150,8 @@ first=$(ls "$WORK/mnt/db/pg_wal" | grep -E '^[0-9A-F]{24}$' | head -1)
 last_ckpt=$(pg pg_controldata "$WORK/mnt/db" | sed -n 's/^Latest checkpoint location: *//p')
 pg pg_waldump -p "$WORK/mnt/db/pg_wal" -e "$last_ckpt" "$first" > "$WORK/waldump" 2>&1 ||
 	{ tail "$WORK/waldump"; exit 1; }
-grep -q "CHECKPOINT_SHUTDOWN" "$WORK/waldump"
+grep -q "CHECKPOINT_SHUTDOWN" "$WORK/waldump" ||
+	{ echo "no shutdown checkpoint from $first to $last_ckpt:"; tail "$WORK/waldump"; exit 1; }
 echo "pg_waldump read $(wc -l < "$WORK/waldump") records from $first to $last_ckpt"
 short=$(find "$WORK/mnt/db/pg_wal" -maxdepth 1 -regextype egrep -regex '.*/[0-9A-F]{24}' \
 	! -size ${SEG}c)
