@@ -43,6 +43,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/sysmacros.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -120,38 +121,68 @@ static bool holds_for_calls(long pid)
 	return found;
 }
 
+/* One FLOCK line of /proc/locks on inode @ino: its holder and whether it
+ * names device @dev too ("PID MAJ:MIN:INO", the numbers in hex). */
+static bool flock_line(const char *line, uint64_t dev, uint64_t ino, long *pid, bool *same_dev)
+{
+	unsigned int maj, min;
+	unsigned long long i;
+	char kind[16];
+
+	if (sscanf(line, "%*[^:]: %15s %*s %*s %ld %x:%x:%llu", kind, pid, &maj, &min, &i) != 5 ||
+	    strcmp(kind, "FLOCK") || i != ino)
+		return false;
+	*same_dev = maj == major((dev_t)dev) && min == minor((dev_t)dev);
+	return true;
+}
+
+/* Worth waiting for: another process's calls hold it, and calls end. */
+static bool waits_for(long pid)
+{
+	return pid > 0 && pid != (long)getpid() && holds_for_calls(pid);
+}
+
 /*
- * A holder of the flock() on @ino not worth waiting for, or 0: every
+ * A holder of the flock() on the file not worth waiting for, or 0: every
  * holder holds for its calls, which end (or there is none any more).  Not
  * worth it: this process (the application's own: our calls share one
  * hold), a process without the kept table's thread (flock(1) around a
  * command, a backup tool's shared lock), or one /proc/locks cannot name
- * (-1): waiting might never end.
+ * (-1): waiting might never end.  Lines are matched by device and inode;
+ * by inode alone only when none names the device (btrfs's stat() gives a
+ * subvolume's device, /proc/locks the filesystem's), which may mistake
+ * another filesystem's holder of the same inode number for this file's.
  */
-static long foreign_holder(uint64_t ino)
+static long foreign_holder(uint64_t dev, uint64_t ino)
 {
 	FILE *f = fopen("/proc/locks", "re");
-	char *line = NULL, kind[16];
-	unsigned long long i;
-	long pid, foreign = 0;
+	long pid, by_dev = 0, by_ino = 0;
+	bool dev_seen = false, same_dev;
+	char *line = NULL;
 	size_t n = 0;
 
 	if (!f)
 		return -1;
-	while (!foreign && getline(&line, &n, f) > 0)
-		if (sscanf(line, "%*[^:]: %15s %*s %*s %ld %*x:%*x:%llu", kind, &pid, &i) == 3 &&
-		    !strcmp(kind, "FLOCK") && i == ino &&
-		    (pid <= 0 || pid == (long)getpid() || !holds_for_calls(pid)))
-			foreign = pid > 0 ? pid : -1;
+	while (getline(&line, &n, f) > 0) {
+		if (!flock_line(line, dev, ino, &pid, &same_dev))
+			continue;
+		dev_seen |= same_dev;
+		if (waits_for(pid))
+			continue;
+		if (same_dev && !by_dev)
+			by_dev = pid > 0 ? pid : -1;
+		if (!by_ino)
+			by_ino = pid > 0 ? pid : -1;
+	}
 	free(line);
 	fclose(f);
-	return foreign;
+	return dev_seen ? by_dev : by_ino;
 }
 
 /* flock() @fd: 0, -EAGAIN while calls of other processes hold it, or
  * -EDEADLK when a holder not worth waiting for does, twice running (a
  * holder seen between its release and its thread's end looks foreign). */
-static int try_flock(int fd, uint64_t ino)
+static int try_flock(int fd, uint64_t dev, uint64_t ino)
 {
 	long last = 0, pid;
 
@@ -160,7 +191,7 @@ static int try_flock(int fd, uint64_t ino)
 			return 0;
 		if (errno != EWOULDBLOCK)
 			return -errno;
-		pid = foreign_holder(ino);
+		pid = foreign_holder(dev, ino);
 		if (!pid)
 			return -EAGAIN;
 		if (pid == last)
@@ -193,7 +224,7 @@ static int take(void *arg)
 	fd = open(j->path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
 	ret = fd < 0 ? -errno : pa_same_file(fd, j->st) ? 0 : -ESTALE;
 	if (!ret)
-		ret = try_flock(fd, j->ino);
+		ret = try_flock(fd, j->dev, j->ino);
 	if (!ret && !(n = malloc(sizeof(*n))))
 		ret = -ENOMEM;
 	if (!ret) {

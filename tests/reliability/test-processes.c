@@ -31,9 +31,10 @@
  *          (&prealloc_report.lock_error 0).
  *
  * app_locks: another process's call makes a call wait (calling its progress
- * callback, cancellable); the application's own record locks never meet the
- * library's, and its own flock() makes the call go on unordered
- * (&prealloc_report.lock_error -EDEADLK).
+ * callback, cancellable), while a plain flock() on another filesystem's file
+ * of the same inode number is not taken for its holder; the application's
+ * own record locks never meet the library's, and its own flock() makes the
+ * call go on unordered (&prealloc_report.lock_error -EDEADLK).
  *
  * Every round runs, whatever failed before; the counts by kind are printed
  * and any failure fails the test.  Nothing waits on time: the workers start
@@ -468,6 +469,9 @@ static int hold_until_go(uint64_t done, uint64_t total, void *data)
 }
 
 /* @at: where the call zeroes (8 MiB; fresh each time, or it has nothing to do). */
+/* Holders still running: a failed assertion leaves them to the teardown. */
+static pid_t holders[4];
+
 static void start_flock_holder(struct holder *h, const char *path, bool call, uint64_t at)
 {
 	int go[2], ack[2];
@@ -500,7 +504,31 @@ static void start_flock_holder(struct holder *h, const char *path, bool call, ui
 	close(ack[1]);
 	h->go = go[1];
 	h->ack = ack[0];
+	for (size_t i = 0; i < PA_ARRAY_SIZE(holders); i++)
+		if (!holders[i]) {
+			holders[i] = h->pid;
+			break;
+		}
 	assert_int_equal(read(h->ack, &b, 1), 1);	/* it holds the file */
+}
+
+static void forget_holder(pid_t pid)
+{
+	for (size_t i = 0; i < PA_ARRAY_SIZE(holders); i++)
+		if (holders[i] == pid)
+			holders[i] = 0;
+}
+
+static int kill_holders(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < PA_ARRAY_SIZE(holders); i++)
+		if (holders[i] > 0) {
+			kill(holders[i], SIGKILL);
+			waitpid(holders[i], NULL, 0);
+			holders[i] = 0;
+		}
+	return 0;
 }
 
 static void stop_flock_holder(struct holder *h)
@@ -511,6 +539,7 @@ static void stop_flock_holder(struct holder *h)
 	if (h->go >= 0 && write(h->go, &b, 1) == 1)
 		assert_int_equal(read(h->ack, &b, 1), 1);
 	assert_int_equal(waitpid(h->pid, &status, 0), h->pid);
+	forget_holder(h->pid);
 	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
 	close(h->go);
 	close(h->ack);
@@ -555,24 +584,38 @@ static int ofd_lock(int fd, short type)
  */
 static void app_locks(void **state)
 {
-	struct holder h = { .release_at = 3 };
+	struct holder h = { .release_at = 3 }, decoy = { .go = -1 };
 	struct prealloc_options o = { .size = sizeof(o), .progress = waiting,
 				      .progress_data = &h };
 	struct prealloc_report r = { .size = sizeof(r) };
-	char path[128];
-	struct tfs t;
-	int fd, ofd;
+	char path[128], dpath[128];
+	struct tfs t, decoy_fs;
+	struct stat st, dst;
+	int fd, ofd, dfd;
 
 	(void)state;
 	assert_int_equal(tfs_create(&t, "ext4", 64, NULL), 0);
 	fd = open(tfs_path(&t, "f", path, sizeof(path)), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
 	ofd = open(path, O_RDWR | O_CLOEXEC);
 	assert_true(fd >= 0 && ofd >= 0);
+	/* A plain flock() on another filesystem's file of the same inode
+	 * number, held throughout: /proc/locks names both by inode. */
+	assert_int_equal(tfs_create(&decoy_fs, "ext4", 64, NULL), 0);
+	dfd = open(tfs_path(&decoy_fs, "f", dpath, sizeof(dpath)), O_RDWR | O_CREAT | O_CLOEXEC,
+		   0644);
+	assert_true(dfd >= 0);
+	assert_int_equal(fstat(fd, &st), 0);
+	assert_int_equal(fstat(dfd, &dst), 0);
+	assert_int_equal(dst.st_ino, st.st_ino);
+	start_flock_holder(&decoy, dpath, false, 0);
 	start_flock_holder(&h, path, true, 16 * MiB);
 	assert_int_equal(prealloc_file_ex(fd, 0, MiB, &o, &r), 0);
 	assert_int_equal(h.waits, 3);
 	assert_int_equal(r.lock_error, 0);
 	stop_flock_holder(&h);
+	stop_flock_holder(&decoy);
+	close(dfd);
+	tfs_destroy(&decoy_fs);
 
 	h = (struct holder){ .cancel_at = 2 };
 	start_flock_holder(&h, path, true, 32 * MiB);
@@ -628,7 +671,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(exec_ext4),
 		cmocka_unit_test(fork_xfs),
 		cmocka_unit_test(exec_xfs),
-		cmocka_unit_test(app_locks),
+		cmocka_unit_test_teardown(app_locks, kill_holders),
 	};
 	const char *env_seed = getenv("PREALLOC_PROCESSES_SEED");
 	const char *env_rounds = getenv("PREALLOC_PROCESSES_ROUNDS");
