@@ -27,9 +27,9 @@ src=$(cd "$(dirname "$0")/../../.." && pwd)
 # shellcheck source=examples/etcd/lib.sh
 . "$src/examples/etcd/lib.sh"
 stock=/usr/bin/etcd
-[ "$(id -u)" = 0 ] || { echo "exec-etcd-bench.sh: needs root (loop devices)" >&2; exit 77; }
-[ -x "$stock" ] || { echo "exec-etcd-bench.sh: etcd-server not installed" >&2; exit 77; }
-go_usable || { echo "exec-etcd-bench.sh: needs Go 1.26 or later (the load tool)" >&2; exit 77; }
+[ "$(id -u)" = 0 ] || { echo "exec-bench.sh: needs root (loop devices)" >&2; exit 77; }
+[ -x "$stock" ] || { echo "exec-bench.sh: etcd-server not installed" >&2; exit 77; }
+go_usable || { echo "exec-bench.sh: needs Go 1.26 or later (the load tool)" >&2; exit 77; }
 reexec_private "$0" "$@"
 build=$(cd "${1:-$src/build}" && pwd)
 rawout=${2:-}

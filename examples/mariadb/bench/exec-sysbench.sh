@@ -58,8 +58,8 @@ threads=${PREALLOC_MDB_THREADS:-4} tables=${PREALLOC_MDB_TABLES:-4}
 tsize=${PREALLOC_MDB_TABLE_SIZE:-50000} loopmib=${PREALLOC_MDB_LOOP_MIB:-3072}
 rawout=${PREALLOC_MDB_RAW:-}
 read -r -a exec_args <<<"${PREALLOC_MDB_EXEC_ARGS:-}"
-tool=$build/examples/prealloc
-export PREALLOC_EXEC_PRELOAD=$build/examples/libprealloc-exec.so LD_LIBRARY_PATH=$build
+tool=$build/src/tool/prealloc
+export PREALLOC_EXEC_PRELOAD=$build/src/tool/libprealloc-exec.so LD_LIBRARY_PATH=$build
 [ -x "$tool" ] && [ -f "$PREALLOC_EXEC_PRELOAD" ] ||
 	{ echo "exec-sysbench.sh: no $tool or $PREALLOC_EXEC_PRELOAD" >&2; exit 1; }
 
@@ -85,13 +85,6 @@ stop() {
 }
 trap 'stop || true; unmount_loops 2>/dev/null; rm -rf "$scratch"' EXIT
 
-# mkfs.ext4 punches holes in an image file (discard), which would leave the
-# loop device's host file sparse again after PREALLOC_LOOP_FILL: no discard,
-# and the inode tables and journal initialised now, not in the background
-# while the server runs.
-sed '/^\[defaults\]/a\	discard = false\n\tlazy_itable_init = false\n\tlazy_journal_init = false' \
-	/etc/mke2fs.conf >"$scratch/mke2fs.conf"
-export MKE2FS_CONFIG=$scratch/mke2fs.conf
 
 # status: InnoDB's counters of interest as one JSON object.
 status() {
