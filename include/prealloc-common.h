@@ -2,8 +2,9 @@
 /*
  * What <prealloc.h> and <prealloc-pool.h> both need: the ABI check, the
  * version macros, the attribute of results that must be looked at, the
- * anonymous union of a renamed field, and the opaque context.  Included by both, so neither includes the other's
- * declarations to get these; not meant to be included on its own.
+ * anonymous union of a renamed field, and the opaque context.  Included by
+ * both, so neither includes the other's declarations to get these; not
+ * meant to be included on its own.
  */
 #ifndef LIBPREALLOC_COMMON_H
 #define LIBPREALLOC_COMMON_H
@@ -33,12 +34,15 @@
  * Opens a member that is an anonymous union: one field with two names (a
  * new name and the old one it replaces), the same bytes.  Anonymous unions
  * are C11 and C++; GCC and clang take them in every mode, and with
- * __extension__ without a -Wpedantic warning in C99 and C89 too.
+ * __extension__ without a -Wpedantic warning in C99 and C89 too.  Another
+ * compiler needs C11 or C++.
  */
 #if defined(__GNUC__) || defined(__clang__)
 #define PREALLOC_ANON_UNION __extension__ union
-#else
+#elif defined(__cplusplus) || (defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L)
 #define PREALLOC_ANON_UNION union
+#else
+#error "libprealloc: <prealloc.h> needs C11, C++, GCC or clang (an anonymous union)"
 #endif
 
 /* A library context (prealloc_ctx_new() in <prealloc.h>). */

@@ -6,13 +6,13 @@
 #ifndef PREALLOC_CALL_H
 #define PREALLOC_CALL_H
 
-#include <stdbool.h>
 #include <stdint.h>
 
 #include "prealloc.h"
 #include "src/call/proclock.h"
 #include "src/call/rangelock.h"
 #include "src/call/target.h"
+#include "src/exec/job.h"
 
 #define PA_DEFAULT_QUEUE_DEPTH	4
 #define PA_DEFAULT_REQUEST	(4u << 20)

@@ -39,11 +39,11 @@ void pa_wz_remember(struct prealloc_ctx *ctx, uint64_t dev, uint64_t fs_type, in
 	if (!pa_wz_cache_set(&pa_ctx(ctx)->wz, dev, fs_type, answer))
 		return;
 	pa_kernel_release(kernel, sizeof(kernel));
-	pa_log(ctx, LOG_DEBUG,
-	       "write-zeroes %s on device %u:%u (filesystem 0x%llx, Linux %s): "
-	       "not asked there again until prealloc_ctx_flush()\n",
-	       answer == PREALLOC_YES ? "works" : "refused", major((dev_t)dev), minor((dev_t)dev),
-	       (unsigned long long)fs_type, kernel);
+	pa_log_to(&pa_ctx(ctx)->log, LOG_DEBUG,
+		  "write-zeroes %s on device %u:%u (filesystem 0x%llx, Linux %s): "
+		  "not asked there again until prealloc_ctx_flush()\n",
+		  answer == PREALLOC_YES ? "works" : "refused", major((dev_t)dev),
+		  minor((dev_t)dev), (unsigned long long)fs_type, kernel);
 }
 
 void pa_kernel_release(char *buf, size_t len)

@@ -37,9 +37,6 @@ static inline struct pa_log *pa_ctx_log(struct prealloc_ctx *ctx)
 /* The sysfs root @ctx (NULL: the default context) reads now. */
 const char *pa_ctx_sysfs(struct prealloc_ctx *ctx);
 
-/* Log through @ctx's hook (NULL: the default context's). */
-#define pa_log(ctx, priority, ...) pa_log_to(&pa_ctx(ctx)->log, (priority), __VA_ARGS__)
-
 /* What the kernel answered to FALLOC_FL_WRITE_ZEROES on (dev, fs_type) in
  * @ctx (NULL: the default context): PREALLOC_YES it worked, PREALLOC_NO it refused for
  * the filesystem or device, PREALLOC_UNKNOWN not asked yet; and remember an

@@ -17,15 +17,21 @@ static const char *const phase_names[] = {
 	[PREALLOC_PHASE_SYNC] = "sync",
 };
 
+/* Both exported names call this, never each other through the PLT. */
+static const char *phase_name(unsigned int phase)
+{
+	return phase < PA_ARRAY_SIZE(phase_names) ? phase_names[phase] : NULL;
+}
+
 PA_EXPORT const char *prealloc_phase_name(enum prealloc_phase phase)
 {
-	return (unsigned int)phase < PA_ARRAY_SIZE(phase_names) ? phase_names[phase] : NULL;
+	return phase_name((unsigned int)phase);
 }
 
 /* The name of 0.2 to 0.4, still exported. */
 PA_EXPORT const char *prealloc_step_name(enum prealloc_step step)
 {
-	return prealloc_phase_name((enum prealloc_phase)step);
+	return phase_name((unsigned int)step);
 }
 
 static const char *const background_names[] = { "paced", "idle-ioprio", "adapted" };

@@ -79,8 +79,8 @@ static void register_atfork(void)
 	pthread_atfork(NULL, NULL, forget_in_child);
 }
 
-/* What a job is given: the file, by a path the kept table can open. */
-struct job {
+/* What a kept-table job is given: the file, by a path that table can open. */
+struct lock_req {
 	char path[64];
 	const struct stat *st;
 	uint64_t dev, ino;
@@ -122,7 +122,7 @@ static bool holds_for_calls(long pid)
 }
 
 /* One FLOCK line of /proc/locks on inode @ino: its holder and whether it
- * names device @dev too ("PID MAJ:MIN:INO", the numbers in hex). */
+ * names device @dev too ("PID MAJ:MIN:INO": MAJ and MIN in hex). */
 static bool flock_line(const char *line, uint64_t dev, uint64_t ino, long *pid, bool *same_dev)
 {
 	unsigned int maj, min;
@@ -150,8 +150,9 @@ static bool waits_for(long pid)
  * command, a backup tool's shared lock), or one /proc/locks cannot name
  * (-1): waiting might never end.  Lines are matched by device and inode;
  * by inode alone only when none names the device (btrfs's stat() gives a
- * subvolume's device, /proc/locks the filesystem's), which may mistake
- * another filesystem's holder of the same inode number for this file's.
+ * subvolume's device, /proc/locks the filesystem's), which may take another
+ * subvolume's or filesystem's holder of the same inode number for this
+ * file's: the call then goes on unordered (-EDEADLK), it never hangs.
  */
 static long foreign_holder(uint64_t dev, uint64_t ino)
 {
@@ -163,15 +164,16 @@ static long foreign_holder(uint64_t dev, uint64_t ino)
 
 	if (!f)
 		return -1;
-	while (getline(&line, &n, f) > 0) {
+	while (!by_dev && getline(&line, &n, f) > 0) {
 		if (!flock_line(line, dev, ino, &pid, &same_dev))
 			continue;
 		dev_seen |= same_dev;
-		if (waits_for(pid))
+		/* A line of another device matters only while none names ours. */
+		if ((!same_dev && (dev_seen || by_ino)) || waits_for(pid))
 			continue;
-		if (same_dev && !by_dev)
+		if (same_dev)
 			by_dev = pid > 0 ? pid : -1;
-		if (!by_ino)
+		else
 			by_ino = pid > 0 ? pid : -1;
 	}
 	free(line);
@@ -213,7 +215,7 @@ static struct held **find(uint64_t dev, uint64_t ino)
  * another process holds the file. */
 static int take(void *arg)
 {
-	const struct job *j = arg;
+	const struct lock_req *j = arg;
 	struct held **h = find(j->dev, j->ino), *n = NULL;
 	int fd, ret;
 
@@ -242,7 +244,7 @@ static int take(void *arg)
 /* On the kept table: leave the hold; the last call releases it. */
 static int drop(void *arg)
 {
-	const struct job *j = arg;
+	const struct lock_req *j = arg;
 	struct held **h = find(j->dev, j->ino), *o = *h;
 
 	if (o && --o->calls == 0) {
@@ -266,7 +268,7 @@ static void backoff(uint64_t *ns)
 int pa_proc_lock(struct pa_proc_lock *l, int fd, const struct stat *st,
 		 prealloc_progress_fn fn, void *data, uint64_t total)
 {
-	struct job j = { .st = st, .dev = st->st_dev, .ino = st->st_ino };
+	struct lock_req j = { .st = st, .dev = st->st_dev, .ino = st->st_ino };
 	uint64_t wait = BACKOFF_MIN_NS;
 	int ret;
 
@@ -289,7 +291,7 @@ int pa_proc_lock(struct pa_proc_lock *l, int fd, const struct stat *st,
 
 void pa_proc_unlock(struct pa_proc_lock *l)
 {
-	struct job j = { .dev = l->dev, .ino = l->ino };
+	struct lock_req j = { .dev = l->dev, .ino = l->ino };
 
 	if (l->held)
 		pa_kept_files_run(drop, &j);

@@ -56,13 +56,14 @@ static int zero(struct pa_job *j, const struct pa_exec *x, size_t *k)
 	const struct pa_steps *s = &x->steps;
 	unsigned int m = s->v[*k].method;
 	const struct pa_method_ops *ops = pa_method_ops(m);
+	bool batch = pa_method_is(m, PA_M_BATCH);
 	size_t e = *k + 1, n = 0;
 	struct pa_range one, *r = &one;
 	int ret;
 
 	if (!ops)
 		return -EOPNOTSUPP;
-	while (pa_method_is(m, PA_M_BATCH) && e < s->n && s->v[e].method == m &&
+	while (batch && e < s->n && s->v[e].method == m &&
 	       s->v[e].action == PREALLOC_ACTION_ZERO)
 		e++;
 	if (e - *k > 1 && !(r = calloc(e - *k, sizeof(*r))))

@@ -10,7 +10,8 @@
 
 #define KNOWN 1ull
 
-bool pa_refusal_get(const struct pa_refusal *r, int *err)
+/* Is the answer known in this process?  *@err: 0 (usable) or -errno. */
+static bool refusal_get(const struct pa_refusal *r, int *err)
 {
 	uint64_t w = __atomic_load_n(&r->word, __ATOMIC_ACQUIRE);
 
@@ -20,7 +21,11 @@ bool pa_refusal_get(const struct pa_refusal *r, int *err)
 	return true;
 }
 
-int pa_refusal_learn(struct pa_refusal *r, int err)
+/* Learn @err (0 or -errno): remembered for this process and returned,
+ * unless it may pass (-ENOMEM, -EAGAIN, -EMFILE, -ENFILE: resources, not
+ * policy), which is neither and returns 0: the method's own setup then
+ * decides (and refuses) in the call. */
+static int refusal_learn(struct pa_refusal *r, int err)
 {
 	uint64_t w;
 
@@ -58,8 +63,8 @@ int pa_refusable_usable(struct pa_refusable *r, struct pa_log *log, char *why, s
 	char buf[160];
 	int err;
 
-	if (!pa_refusal_get(&r->setup_refusal, &err)) {
-		err = pa_refusal_learn(&r->setup_refusal, r->probe());
+	if (!refusal_get(&r->setup_refusal, &err)) {
+		err = refusal_learn(&r->setup_refusal, r->probe());
 		if (err) {
 			describe_setup(r, err, buf, sizeof(buf));
 			pa_log_to(log, LOG_NOTICE, "%s refused in this process: %s\n", r->method, buf);
@@ -70,7 +75,7 @@ int pa_refusable_usable(struct pa_refusable *r, struct pa_log *log, char *why, s
 			describe_setup(r, err, why, len);
 		return -EOPNOTSUPP;
 	}
-	if (pa_refusal_get(&r->submit_refusal, &err) && err) {
+	if (refusal_get(&r->submit_refusal, &err) && err) {
 		if (why && len)
 			pa_refusal_describe(r->submit, r->what, err, why, len);
 		return -EOPNOTSUPP;
@@ -82,7 +87,7 @@ void pa_refusable_submit_refused(struct pa_refusable *r, struct pa_log *log, int
 {
 	char buf[160];
 
-	pa_refusal_learn(&r->submit_refusal, err);
+	refusal_learn(&r->submit_refusal, err);
 	pa_log_to(log, LOG_NOTICE, "%s refused in this process: %s\n", r->method,
 		  pa_refusal_describe(r->submit, r->what, err, buf, sizeof(buf)));
 }

@@ -35,15 +35,6 @@ struct pa_refusal {
 	uint64_t word;			/* pid, errno, known: one atomic word */
 };
 
-/* Is the answer known in this process?  *@err: 0 (usable) or -errno. */
-bool pa_refusal_get(const struct pa_refusal *r, int *err);
-
-/* Learn @err (0 or -errno): remembered for this process and returned,
- * unless it may pass (-ENOMEM, -EAGAIN, -EMFILE, -ENFILE: resources, not
- * policy), which is neither and returns 0: the method's own setup then
- * decides (and refuses) in the call. */
-int pa_refusal_learn(struct pa_refusal *r, int err);
-
 struct pa_log;
 
 /* A method the process may be refused: its setup call, asked once by a

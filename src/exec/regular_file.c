@@ -22,7 +22,9 @@
 
 #define WZ_CHUNK (1ull << 30)	/* progress and cancelling granularity */
 
-struct file_job {
+/* One regular-file call on its way: the job, the range as found, the plan
+ * being run, and what undoes it. */
+struct file_run {
 	struct pa_job *j;
 	struct pa_regionlist regions;
 	struct pa_exec x;
@@ -93,7 +95,7 @@ int pa_file_check_attrs(int fd)
 }
 
 /* The range as it is, recorded for undo before anything changes. */
-static int classify(struct file_job *f)
+static int classify(struct file_run *f)
 {
 	struct pa_job *j = f->j;
 	struct pa_work *w = &f->x.w;
@@ -111,7 +113,7 @@ static int classify(struct file_job *f)
 	return ret;
 }
 
-static int run(struct file_job *f, const struct pa_plan *plan)
+static int run(struct file_run *f, const struct pa_plan *plan)
 {
 	struct pa_job *j = f->j;
 	int ret = classify(f);
@@ -135,7 +137,7 @@ static int run(struct file_job *f, const struct pa_plan *plan)
 int pa_file_prealloc(struct pa_job *j, uint64_t off, uint64_t len)
 {
 	const struct pa_target *t = j->target;
-	struct file_job f = { .j = j };
+	struct file_run f = { .j = j };
 	struct pa_plan plan;
 	int ret;
 

@@ -38,9 +38,9 @@ static void count(const struct pa_extlist *ext, uint64_t off, uint64_t end,
  * In memory (tmpfs, ramfs) data is written; tmpfs shows pages allocated but
  * never written as holes, and prealloc_file() writes its pages for that.
  */
-static void seek_census(struct prealloc_census *c, bool mem)
+static void seek_census(struct prealloc_census *c, bool written_only)
 {
-	if (!mem) {
+	if (!written_only) {
 		c->unknown_bytes = c->written_bytes;
 		c->written_bytes = 0;
 	}
@@ -53,7 +53,7 @@ PA_EXPORT int prealloc_verify(int fd, uint64_t offset, uint64_t len,
 	struct pa_extlist ext = { 0 };
 	struct statfs sfs;
 	struct stat st;
-	bool fiemap, mem;
+	bool fiemap, written_only;
 	int ret;
 
 	if (!census || census->size < offsetof(struct prealloc_census, written_bytes))
@@ -65,12 +65,12 @@ PA_EXPORT int prealloc_verify(int fd, uint64_t offset, uint64_t len,
 		return -errno;
 	if (!S_ISREG(st.st_mode))
 		return S_ISDIR(st.st_mode) ? -EISDIR : -EINVAL;
-	mem = pa_fs_of((uint64_t)sfs.f_type)->seek_data_written;
+	written_only = pa_fs_of((uint64_t)sfs.f_type)->seek_data_written;
 	ret = pa_extents_read(fd, offset, offset + len, &ext, &fiemap);
 	if (ret == 0) {
 		count(&ext, offset, offset + len, &c);
 		if (!fiemap)
-			seek_census(&c, mem);
+			seek_census(&c, written_only);
 		c.fiemap = fiemap;
 		c.size = census->size;
 		memcpy(census, &c, PA_MIN((size_t)census->size, sizeof(c)));

@@ -37,8 +37,8 @@ static bool has_magic(const struct pa_fs *fs, uint32_t magic)
 	return false;
 }
 
-/* f_type is a signed word: a 32-bit statfs sign-extends magics above
- * 2^31, so only the low 32 bits are compared. */
+/* Magics are 32-bit; f_type is a signed word that some libcs and
+ * compat paths sign-extend, so only the low 32 bits are compared. */
 const struct pa_fs *pa_fs_of(uint64_t f_type)
 {
 	uint32_t magic = (uint32_t)f_type;

@@ -143,8 +143,8 @@ static void middle(const struct pa_todo *t, uint64_t a, uint64_t min, struct pa_
 					 (struct pa_range){ t->start, 0 };
 }
 
-/* Whole-block methods: the middles first, so a refused method has written
- * nothing; then the edges, buffered. */
+/* Block-aligned methods (not PA_M_WHOLE): the middles first, so a refused
+ * method has written nothing; then the edges, buffered. */
 static int aligned_steps(const struct pa_work *w, unsigned int m, uint32_t mflags,
 			 const struct pa_todo *t, size_t n, struct pa_steps *out)
 {
