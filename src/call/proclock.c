@@ -84,13 +84,8 @@ struct lock_req {
 	char path[64];
 	const struct stat *st;
 	uint64_t dev, ino;
+	bool by_dev;			/* /proc/locks names st_dev (pa_flock_foreign()) */
 };
-
-/* Filesystems whose flock() is a record lock on the server. */
-static bool flock_is_record_lock(int fd)
-{
-	return pa_fs_lookup(fd)->flock_record_lock;
-}
 
 /* Does process @pid hold files for calls of its own: has it the kept
  * table's thread (base/own_files.h), by its name?  A holder without
@@ -136,55 +131,45 @@ static bool flock_line(const char *line, uint64_t dev, uint64_t ino, long *pid, 
 	return true;
 }
 
+long pa_flock_foreign(FILE *locks, uint64_t dev, uint64_t ino, bool by_dev,
+		      bool (*waits_for)(long pid))
+{
+	long pid, foreign = 0;
+	char *line = NULL;
+	bool same_dev;
+	size_t n = 0;
+
+	while (!foreign && getline(&line, &n, locks) > 0)
+		if (flock_line(line, dev, ino, &pid, &same_dev) && (same_dev || !by_dev) &&
+		    !waits_for(pid))
+			foreign = pid > 0 ? pid : -1;
+	free(line);
+	return foreign;
+}
+
 /* Worth waiting for: another process's calls hold it, and calls end. */
-static bool waits_for(long pid)
+static bool calls_of_another(long pid)
 {
 	return pid > 0 && pid != (long)getpid() && holds_for_calls(pid);
 }
 
-/*
- * A holder of the flock() on the file not worth waiting for, or 0: every
- * holder holds for its calls, which end (or there is none any more).  Not
- * worth it: this process (the application's own: our calls share one
- * hold), a process without the kept table's thread (flock(1) around a
- * command, a backup tool's shared lock), or one /proc/locks cannot name
- * (-1): waiting might never end.  Lines are matched by device and inode;
- * by inode alone only when none names the device (btrfs's stat() gives a
- * subvolume's device, /proc/locks the filesystem's), which may take another
- * subvolume's or filesystem's holder of the same inode number for this
- * file's: the call then goes on unordered (-EDEADLK), it never hangs.
- */
-static long foreign_holder(uint64_t dev, uint64_t ino)
+/* pa_flock_foreign() of this moment's /proc/locks; -1 without it. */
+static long foreign_holder(uint64_t dev, uint64_t ino, bool by_dev)
 {
 	FILE *f = fopen("/proc/locks", "re");
-	long pid, by_dev = 0, by_ino = 0;
-	bool dev_seen = false, same_dev;
-	char *line = NULL;
-	size_t n = 0;
+	long pid;
 
 	if (!f)
 		return -1;
-	while (!by_dev && getline(&line, &n, f) > 0) {
-		if (!flock_line(line, dev, ino, &pid, &same_dev))
-			continue;
-		dev_seen |= same_dev;
-		/* A line of another device matters only while none names ours. */
-		if ((!same_dev && (dev_seen || by_ino)) || waits_for(pid))
-			continue;
-		if (same_dev)
-			by_dev = pid > 0 ? pid : -1;
-		else
-			by_ino = pid > 0 ? pid : -1;
-	}
-	free(line);
+	pid = pa_flock_foreign(f, dev, ino, by_dev, calls_of_another);
 	fclose(f);
-	return dev_seen ? by_dev : by_ino;
+	return pid;
 }
 
 /* flock() @fd: 0, -EAGAIN while calls of other processes hold it, or
  * -EDEADLK when a holder not worth waiting for does, twice running (a
  * holder seen between its release and its thread's end looks foreign). */
-static int try_flock(int fd, uint64_t dev, uint64_t ino)
+static int try_flock(int fd, uint64_t dev, uint64_t ino, bool by_dev)
 {
 	long last = 0, pid;
 
@@ -193,7 +178,7 @@ static int try_flock(int fd, uint64_t dev, uint64_t ino)
 			return 0;
 		if (errno != EWOULDBLOCK)
 			return -errno;
-		pid = foreign_holder(dev, ino);
+		pid = foreign_holder(dev, ino, by_dev);
 		if (!pid)
 			return -EAGAIN;
 		if (pid == last)
@@ -226,7 +211,7 @@ static int take(void *arg)
 	fd = open(j->path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
 	ret = fd < 0 ? -errno : pa_same_file(fd, j->st) ? 0 : -ESTALE;
 	if (!ret)
-		ret = try_flock(fd, j->dev, j->ino);
+		ret = try_flock(fd, j->dev, j->ino, j->by_dev);
 	if (!ret && !(n = malloc(sizeof(*n))))
 		ret = -ENOMEM;
 	if (!ret) {
@@ -268,13 +253,15 @@ static void backoff(uint64_t *ns)
 int pa_proc_lock(struct pa_proc_lock *l, int fd, const struct stat *st,
 		 prealloc_progress_fn fn, void *data, uint64_t total)
 {
-	struct lock_req j = { .st = st, .dev = st->st_dev, .ino = st->st_ino };
+	const struct pa_fs *fs = pa_fs_lookup(fd);
+	struct lock_req j = { .st = st, .dev = st->st_dev, .ino = st->st_ino,
+			      .by_dev = !fs->subvol_dev };
 	uint64_t wait = BACKOFF_MIN_NS;
 	int ret;
 
 	*l = (struct pa_proc_lock){ .dev = j.dev, .ino = j.ino };
 	pthread_once(&once, register_atfork);
-	if (flock_is_record_lock(fd))
+	if (fs->flock_record_lock)	/* NFS, SMB: it would meet the application's */
 		return -EOPNOTSUPP;
 	if (pa_leased(fd))
 		return -EBUSY;

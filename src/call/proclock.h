@@ -10,6 +10,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <sys/stat.h>
 
 #include "prealloc.h"
@@ -37,5 +38,18 @@ int pa_proc_lock(struct pa_proc_lock *l, int fd, const struct stat *st,
 
 /* Release @l; safe on a lock never taken. */
 void pa_proc_unlock(struct pa_proc_lock *l);
+
+/*
+ * From /proc/locks as @locks reads it: a holder of a flock() on the file
+ * (@dev, @ino) not worth waiting for, or 0 when every holder is one
+ * @waits_for() says is (another process's calls, which end).  The pid, or
+ * -1 for a holder /proc/locks cannot name (another pid namespace).  Lines
+ * name the filesystem's device and the inode; @by_dev false where stat()
+ * gives another device (a btrfs subvolume's): by inode alone then, which
+ * may take another filesystem's holder of that inode number for this
+ * file's, so the call goes on unordered (-EDEADLK) rather than wait.
+ */
+long pa_flock_foreign(FILE *locks, uint64_t dev, uint64_t ino, bool by_dev,
+		      bool (*waits_for)(long pid));
 
 #endif

@@ -6,4 +6,5 @@ const struct pa_fs pa_fs_bcachefs = {
 	.name = "bcachefs",
 	.magic = { 0xca451a4e },
 	.cow = PA_FS_COW_ALWAYS,
+	.subvol_dev = true,
 };

@@ -41,6 +41,8 @@ struct pa_fs {
 	bool frees_late;		/* an unlinked file's blocks are freed in the
 					 * background: statfs counts them used a while */
 	bool flock_record_lock;		/* flock() is a record lock on the server */
+	bool subvol_dev;		/* stat()'s st_dev is a subvolume's or a layer's,
+					 * not the filesystem's that /proc/locks names */
 };
 
 extern const struct pa_fs pa_fs_unknown;

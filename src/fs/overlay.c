@@ -8,4 +8,5 @@ const struct pa_fs pa_fs_overlay = {
 	.name = "overlay",
 	.magic = { OVERLAYFS_SUPER_MAGIC },
 	.overlay = true,
+	.subvol_dev = true,
 };

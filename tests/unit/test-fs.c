@@ -34,6 +34,7 @@ static const struct {
 	FACT(reserved_clusters, " ext4 "),
 	FACT(frees_late, " xfs "),
 	FACT(flock_record_lock, " nfs cifs smbfs "),
+	FACT(subvol_dev, " btrfs bcachefs overlay "),
 #undef FACT
 };
 
