@@ -2,8 +2,10 @@
 # SPDX-License-Identifier: MIT
 """Every path of the tree that a document names exists.
 
-Reads the Markdown files and man pages of the tree (not the run history in
-tests/bench/results/, which records the tree as it was) and checks each
+Reads the Markdown files and man pages of the tree (the files git lists, or
+without git every such file outside build trees; not the run history in
+tests/bench/results/, which records the tree as it was, but its index) and
+checks each
 path that starts at a top-level folder of ours ("src/call/api.c",
 "tests/vm/") and each relative Markdown link.  A path with a wildcard must
 match something; one with a placeholder in capitals ("examples/DATABASE/")
@@ -14,6 +16,7 @@ usage: check-doc-paths.py SOURCE_ROOT
 import glob
 import os
 import re
+import subprocess
 import sys
 
 TOP = ('src', 'base', 'probes', 'include', 'examples', 'tests', 'doc',
@@ -21,22 +24,42 @@ TOP = ('src', 'base', 'probes', 'include', 'examples', 'tests', 'doc',
 PATH = re.compile(r'(?<![\w./$~-])((?:%s)/[\w.*+/-]*)' %
                   '|'.join(re.escape(t) for t in TOP))
 LINK = re.compile(r'\]\(([^)#\s]+)(?:#[^)]*)?\)')
-SKIP = ('tests/bench/results', 'build', '.git')
+SKIP = ('tests/bench/results/',)
+KEEP = ('tests/bench/results/README.md',)
+# Build trees: meson's, dpkg-buildpackage's, cargo's, the guests' cache.
+BUILT = ('build', 'obj-', '.git', 'target', '.cache')
 # Made at run time, not kept in the tree.
 MADE = ('tests/vm/.cache',)
 # Programs are named by their source: tests/fs/test-exec is tests/fs/test-exec.c.
 SOURCES = ('', '.c', '.cc', '.sh', '.py')
 
 
+def is_document(path):
+    return path.endswith('.md') or re.search(r'\.[1-8]$', path)
+
+
+def listed(root):
+    """The tree's files as git lists them, or None outside a checkout."""
+    try:
+        out = subprocess.run(['git', '-C', root, 'ls-files', '-z'], capture_output=True,
+                             check=True).stdout.decode()
+    except (OSError, subprocess.CalledProcessError):
+        return None
+    return [p for p in out.split('\0') if p]
+
+
 def documents(root):
-    for d, dirs, files in os.walk(root):
-        rel = os.path.relpath(d, root)
-        dirs[:] = [x for x in dirs
-                   if os.path.normpath(os.path.join(rel, x)) not in SKIP
-                   and not x.startswith(('build', '.git', 'target'))]
-        for f in files:
-            if f.endswith('.md') or re.search(r'\.[1-8]$', f):
-                yield os.path.join(d, f)
+    files = listed(root)
+    if files is None:
+        files = []
+        for d, dirs, names in os.walk(root):
+            dirs[:] = [x for x in dirs if not x.startswith(BUILT)]
+            files += [os.path.relpath(os.path.join(d, n), root) for n in names]
+        # debian/'s folders are dpkg-buildpackage's staging trees.
+        files = [f for f in files if not f.startswith('debian/') or f.count('/') == 1]
+    for f in sorted(files):
+        if is_document(f) and (f in KEEP or not f.startswith(SKIP)):
+            yield os.path.join(root, f)
 
 
 def placeholder(path):
@@ -56,8 +79,8 @@ def exists(root, path):
 def main():
     root = os.path.abspath(sys.argv[1])
     stale = []
-    for doc in sorted(documents(root)):
-        with open(doc, encoding='utf-8') as f:
+    for doc in documents(root):
+        with open(doc, encoding='utf-8', errors='replace') as f:
             text = f.read()
         rel = os.path.relpath(doc, root)
         for n, line in enumerate(text.split('\n'), 1):
