@@ -32,6 +32,18 @@ def table_rows(text):
 
 
 class Stats(unittest.TestCase):
+    def test_ab_table(self):
+        runs = [{'round': r, 'arm': a, 'x': x, 'n': 3}
+                for r, a, x in [(1, 's', 2.0), (1, 'e', 1.0), (2, 'e', 3.0), (2, 's', 3.0),
+                                (3, 's', 9.0)]]
+        pairs = stats.round_pairs(runs, 'arm', 's', 'e')
+        self.assertEqual(len(pairs), 2)
+        table = stats.ab_table(pairs, 's', 'e', [('x', 'x', '{:.1f}'.format, True),
+                                                 ('n', 'n', '{:.0f}'.format, False)])
+        self.assertEqual(table.split('\n')[2:], [
+            '| s (median of 2) | 2.5 | 3 |', '| e (median of 2) | 2.0 | 3 |',
+            '| e / s, median [IQR] of per-round ratios | 0.75 [0.62, 0.88] |  |'])
+
     def test_paired(self):
         runs = {'a': [{'error': 0, 'x': 2.0}, {'error': 0, 'x': 3.0}, {'error': 1, 'x': 9.0}],
                 'b': [{'error': 0, 'x': 1.0}, {'error': 0, 'x': 1.0}, {'error': 0, 'x': 1.0}]}

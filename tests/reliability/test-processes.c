@@ -468,10 +468,10 @@ static int hold_until_go(uint64_t done, uint64_t total, void *data)
 	return write(child_ack, &b, 1) != 1 || read(child_go, &b, 1) != 1;
 }
 
-/* @at: where the call zeroes (8 MiB; fresh each time, or it has nothing to do). */
 /* Holders still running: a failed assertion leaves them to the teardown. */
 static pid_t holders[4];
 
+/* @at: where the call zeroes (8 MiB; fresh each time, or it has nothing to do). */
 static void start_flock_holder(struct holder *h, const char *path, bool call, uint64_t at)
 {
 	int go[2], ack[2];

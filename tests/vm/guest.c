@@ -271,12 +271,6 @@ void unmount_dev(const char *devpath)
 		umount2(mnt, MNT_DETACH);
 }
 
-/*
- * Make an ext4 of @size ("48M"; NULL: the whole device) on @devpath, with
- * bigalloc clusters of @cluster bytes unless 0, and mount it on
- * /mnt/<name>.  e2fsprogs' mke2fs is exec'd through PATH: busybox's shell
- * would prefer its own applet.
- */
 /* Run @argv (NULL-terminated, found through PATH), which must exit 0. */
 void run_tool(const char *const *argv)
 {
@@ -295,6 +289,12 @@ void run_tool(const char *const *argv)
 	assert_int_equal(WEXITSTATUS(status), 0);
 }
 
+/*
+ * Make an ext4 of @size ("48M"; NULL: the whole device) on @devpath, with
+ * bigalloc clusters of @cluster bytes unless 0, and mount it on
+ * /mnt/<name>.  e2fsprogs' mke2fs is exec'd through PATH: busybox's shell
+ * would prefer its own applet.
+ */
 const char *mkfs_mount_opts(const char *devpath, uint32_t cluster, const char *size,
 				   char *mnt, size_t len)
 {
@@ -434,8 +434,17 @@ void check_ext4_path(const char *devpath, bool edges)
 	check_fs_path(devpath, "ext4", edges);
 }
 
-/* Set by the programs whose cases need "xfs" (test-vm-xfs, test-vm-speed). */
-bool run_xfs;
+bool run_xfs, run_stacks;
+
+void vm_args(int argc, char **argv)
+{
+	for (int i = 1; i < argc; i++) {
+		run_xfs |= !strcmp(argv[i], "xfs");
+		run_stacks |= !strcmp(argv[i], "stacks");
+		if (!strncmp(argv[i], "only=", 5))	/* a glob of test names */
+			cmocka_set_test_filter(argv[i] + 5);
+	}
+}
 
 void need_xfs(void)
 {

@@ -13,7 +13,8 @@
  *
  * Every program takes the same arguments (the guest gives them all the
  * run's): "only=GLOB" runs the matching cases, "xfs" and "stacks" enable
- * those cases, "bench=MIB,ROUNDS" sizes the xfs speed comparison.
+ * those cases (vm_args()), "bench=MIB,ROUNDS" sizes the xfs speed
+ * comparison (test-vm-speed's own).
  */
 #ifndef VM_GUEST_H
 #define VM_GUEST_H
@@ -124,8 +125,13 @@ void check_ext4_path(const char *devpath, bool edges);
 
 /* ------------------------------------------------------------ arguments */
 
-/* The xfs cases run only when the program is given "xfs" (run_xfs). */
-extern bool run_xfs;
+/* The xfs cases run only when the program is given "xfs", the stacks
+ * only with "stacks". */
+extern bool run_xfs, run_stacks;
 void need_xfs(void);
+
+/* Take the arguments every program shares ("only=GLOB", "xfs", "stacks");
+ * the rest is the program's own. */
+void vm_args(int argc, char **argv);
 
 #endif

@@ -34,8 +34,6 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_raw_nloop),
 	};
 
-	for (int i = 1; i < argc; i++)
-		if (!strncmp(argv[i], "only=", 5))	/* a glob of test names */
-			cmocka_set_test_filter(argv[i] + 5);
+	vm_args(argc, argv);
 	return cmocka_run_group_tests_name("test-vm-blockdev", tests, NULL, unmount_all);
 }

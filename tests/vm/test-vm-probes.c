@@ -311,8 +311,6 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_probe_keeps_locks),
 	};
 
-	for (int i = 1; i < argc; i++)
-		if (!strncmp(argv[i], "only=", 5))	/* a glob of test names */
-			cmocka_set_test_filter(argv[i] + 5);
+	vm_args(argc, argv);
 	return cmocka_run_group_tests_name("test-vm-probes", tests, NULL, unmount_all);
 }

@@ -158,10 +158,8 @@ int main(int argc, char **argv)
 		cmocka_unit_test_teardown(test_speed_xfs, unmount_all),
 	};
 
+	vm_args(argc, argv);
 	for (int i = 1; i < argc; i++) {
-		run_xfs |= !strcmp(argv[i], "xfs");
-		if (!strncmp(argv[i], "only=", 5))	/* a glob of test names */
-			cmocka_set_test_filter(argv[i] + 5);
 		if (sscanf(argv[i], "bench=%u,%u", &bench_mib, &bench_rounds) == 2 &&
 		    (!bench_mib || !bench_rounds || bench_rounds > BENCH_MAX_ROUNDS))
 			return 2;

@@ -120,7 +120,6 @@ static void expect_pair(const struct probed *p, int role)
 	expect_child(p, 2, 0, PA_ROLE_DISK, NULL);
 }
 
-static bool run_stacks;		/* argv[1] == "stacks" */
 
 static void need_stacks(void)
 {
@@ -370,10 +369,6 @@ int main(int argc, char **argv)
 		cmocka_unit_test_teardown(test_stack_loop, stack_teardown),
 	};
 
-	for (int i = 1; i < argc; i++) {
-		run_stacks |= !strcmp(argv[i], "stacks");
-		if (!strncmp(argv[i], "only=", 5))	/* a glob of test names */
-			cmocka_set_test_filter(argv[i] + 5);
-	}
+	vm_args(argc, argv);
 	return cmocka_run_group_tests_name("test-vm-stacks", tests, NULL, unmount_all);
 }

@@ -363,10 +363,6 @@ int main(int argc, char **argv)
 		cmocka_unit_test_teardown(test_xfs_realtime, unmount_all),
 	};
 
-	for (int i = 1; i < argc; i++) {
-		run_xfs |= !strcmp(argv[i], "xfs");
-		if (!strncmp(argv[i], "only=", 5))	/* a glob of test names */
-			cmocka_set_test_filter(argv[i] + 5);
-	}
+	vm_args(argc, argv);
 	return cmocka_run_group_tests_name("test-vm-xfs", tests, NULL, unmount_all);
 }

@@ -127,24 +127,13 @@ echo "$puts puts of $vsize bytes from one client.  Quantiles of histograms inter
 echo
 PYTHONPATH="$src/tests/bench" python3 - "$raw" <<'PY'
 import json, statistics, sys
-from preallocbench.stats import median_iqr
-runs = [json.loads(line) for line in open(sys.argv[1])]
-by = {}
-for r in runs:
-    by.setdefault(r["round"], {})[r["variant"]] = r
-pairs = [v for _, v in sorted(by.items()) if len(v) == 2]
-keys = [("puts_per_s", "puts/s"), ("put_p99_ms", "put p99 ms"),
-        ("fsync_p50_ms", "WAL fsync p50 ms"), ("fsync_p99_ms", "WAL fsync p99 ms")]
-med = lambda var, k: statistics.median(p[var][k] for p in pairs)
-print("| | " + " | ".join(n for _, n in keys) + " | segments cut | WAL fsyncs |")
-print("|---|" + "---|" * (len(keys) + 2))
-for var in ("stock", "exec"):
-    print(f"| {var} (median of {len(pairs)}) | " +
-          " | ".join(f"{med(var, k):.2f}" for k, _ in keys) +
-          f" | {med(var, 'segments'):.0f} | {med(var, 'fsyncs'):.0f} |")
-print("| exec / stock, median [IQR] of per-round ratios | " +
-      " | ".join(median_iqr([p["exec"][k] / p["stock"][k] for p in pairs]) for k, _ in keys) +
-      " | | |")
+from preallocbench.stats import ab_table, round_pairs
+pairs = round_pairs([json.loads(line) for line in open(sys.argv[1])], "variant", "stock", "exec")
+f2, f0 = "{:.2f}".format, "{:.0f}".format
+print(ab_table(pairs, "stock", "exec", [
+    ("puts_per_s", "puts/s", f2, True), ("put_p99_ms", "put p99 ms", f2, True),
+    ("fsync_p50_ms", "WAL fsync p50 ms", f2, True), ("fsync_p99_ms", "WAL fsync p99 ms", f2, True),
+    ("segments", "segments cut", f0, False), ("fsyncs", "WAL fsyncs", f0, False)]))
 conv = [ms for p in pairs for ms in p["exec"]["exec_convert_ms"]]
 if conv:
     print(f"\nexec arm: {statistics.median(p['exec']['exec_converted'] for p in pairs):.0f} "

@@ -236,25 +236,14 @@ echo "innodb_log_file_size=$logsize, innodb_flush_log_at_trx_commit=1; ext4 on a
 echo
 PYTHONPATH="$src/tests/bench" python3 - "$raw" <<'PY'
 import json, statistics, sys
-from preallocbench.stats import median_iqr
-runs = [json.loads(line) for line in open(sys.argv[1])]
-by = {}
-for r in runs:
-    by.setdefault(r["round"], {})[r["arm"]] = r
-pairs = [v for _, v in sorted(by.items()) if len(v) == 2]
-keys = [("tps", "trx/s"), ("p99_ms", "lat p99 ms"), ("p95_ms", "lat p95 ms"),
-        ("avg_ms", "lat avg ms"), ("fsyncs_per_trx", "fsyncs/trx"),
-        ("jbd2_per_trx", "jbd2 commits/trx"), ("start_s", "start s")]
+from preallocbench.stats import ab_table, round_pairs
+pairs = round_pairs([json.loads(line) for line in open(sys.argv[1])], "arm", "stock", "exec")
 med = lambda arm, k: statistics.median(p[arm][k] for p in pairs)
-print("| | " + " | ".join(n for _, n in keys) + " |")
-print("|---|" + "---|" * len(keys))
-for arm in ("stock", "exec"):
-    print(f"| {arm} (median of {len(pairs)}) | " +
-          " | ".join(f"{med(arm, k):.3f}" if med(arm, k) < 1 else f"{med(arm, k):.2f}"
-                     for k, _ in keys) + " |")
-print("| exec / stock, median [IQR] of per-round ratios | " +
-      " | ".join(median_iqr([p["exec"][k] / p["stock"][k] for p in pairs if p["stock"][k]])
-                 for k, _ in keys) + " |")
+fmt = lambda x: f"{x:.3f}" if x < 1 else f"{x:.2f}"
+print(ab_table(pairs, "stock", "exec", [(k, n, fmt, True) for k, n in [
+    ("tps", "trx/s"), ("p99_ms", "lat p99 ms"), ("p95_ms", "lat p95 ms"),
+    ("avg_ms", "lat avg ms"), ("fsyncs_per_trx", "fsyncs/trx"),
+    ("jbd2_per_trx", "jbd2 commits/trx"), ("start_s", "start s")]]))
 fp = [p[a]["log_first_pass"] for p in pairs for a in ("stock", "exec")]
 print(f"\nruns within the redo log's first pass: {sum(fp)} of {len(fp)}; "
       f"ib_logfile0 unwritten after start, MiB (median): stock "

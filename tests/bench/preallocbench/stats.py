@@ -43,3 +43,29 @@ def median_iqr(v):
         return '%.2f' % v[0] if v else '-'
     q = statistics.quantiles(v, n=4, method='inclusive')
     return '%.2f [%.2f, %.2f]' % (statistics.median(v), q[0], q[2])
+
+
+def round_pairs(runs, arm_key, a, b):
+    """The rounds of @runs (dicts with 'round' and @arm_key) that hold both
+    arms @a and @b, in round order, each as {arm: run}."""
+    by = {}
+    for r in runs:
+        by.setdefault(r['round'], {})[r[arm_key]] = r
+    return [v for _, v in sorted(by.items()) if a in v and b in v]
+
+
+def ab_table(pairs, a, b, columns):
+    """A markdown table of two arms: each arm's medians, then the median
+    [IQR] of the per-round ratios @b / @a.  @columns: (field, label, fmt,
+    ratio), fmt a function of the median, ratio False for a column shown
+    without one (a count)."""
+    med = lambda arm, k: statistics.median(p[arm][k] for p in pairs)
+    rows = ['| | ' + ' | '.join(c[1] for c in columns) + ' |',
+            '|---|' + '---|' * len(columns)]
+    for arm in (a, b):
+        rows.append('| %s (median of %d) | ' % (arm, len(pairs)) +
+                    ' | '.join(c[2](med(arm, c[0])) for c in columns) + ' |')
+    rows.append('| %s / %s, median [IQR] of per-round ratios | ' % (b, a) +
+                ' | '.join(median_iqr([p[b][c[0]] / p[a][c[0]] for p in pairs if p[a][c[0]]])
+                           if c[3] else '' for c in columns) + ' |')
+    return '\n'.join(rows)

@@ -278,6 +278,15 @@ pub struct prealloc_report {
     pub __pad5: u32,
 }
 
+impl prealloc_report {
+    /// The field's name before 0.5: C keeps both names on one field, Rust
+    /// has one field, so the old name is this accessor.
+    #[deprecated(since = "0.5.0", note = "use the field failed_phase")]
+    pub fn failed_step(&self) -> u32 {
+        self.failed_phase
+    }
+}
+
 /// `struct prealloc_census`.
 #[repr(C)]
 #[derive(Debug, Clone, Copy)]

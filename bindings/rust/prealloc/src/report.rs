@@ -125,9 +125,7 @@ impl Report {
     pub fn undo_error(&self) -> Option<io::Error> {
         (self.0.undo_error < 0).then(|| io::Error::from_raw_os_error(-self.0.undo_error))
     }
-}
 
-impl Report {
     /// Why the call was not ordered with other processes' calls on the
     /// file (`EDEADLK`: a `flock()` that is not another process's call,
     /// `EOPNOTSUPP`: NFS or SMB, `EBUSY`: a lease, or why the file could not

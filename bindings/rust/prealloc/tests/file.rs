@@ -91,7 +91,7 @@ fn errors_are_errno() {
     assert_eq!(err.kind(), ErrorKind::InvalidInput);
 }
 
-/// ENOSPC from the free-space check: the report names the step, and the
+/// ENOSPC from the free-space check: the report names the phase, and the
 /// file is as it was.
 #[test]
 fn enospc_reports_the_phase_and_changes_nothing() {
