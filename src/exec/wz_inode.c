@@ -7,12 +7,14 @@
  * an unexplained one is remembered for the filesystem (src/exec/zero.c).
  */
 #include <fcntl.h>
+#include <limits.h>
 #include <linux/fs.h>
 #include <stdio.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/sysfs_read.h"
 #include "src/exec/job.h"
 #include "src/exec/wz_inode.h"
 #include "src/file/extents.h"
@@ -36,22 +38,18 @@ out:
 	return shared;
 }
 
-/* xfs's debug knob that makes every file of a reflink filesystem
- * copy-on-write (kernels built with CONFIG_XFS_DEBUG only). */
-static bool xfs_always_cow(void)
+/* The debug knob that makes every file of @fs copy-on-write (xfs on
+ * kernels built with CONFIG_XFS_DEBUG only), under the context's sysfs. */
+static bool always_cow(const char *sysfs, const struct pa_fs *fs)
 {
-	FILE *f = fopen("/sys/fs/xfs/debug/always_cow", "re");
-	int v = 0;
+	char dir[PATH_MAX];
+	uint64_t v = 0;
 
-	if (!f)
-		return false;
-	if (fscanf(f, "%d", &v) != 1)
-		v = 0;
-	fclose(f);
-	return v != 0;
+	return snprintf(dir, sizeof(dir), "%s/fs/%s/debug", sysfs, fs->name) < (int)sizeof(dir) &&
+	       pa_sysfs_read_u64(dir, "always_cow", &v) == 0 && v != 0;
 }
 
-const char *pa_wz_inode_refusal(int fd, const struct pa_target *t)
+const char *pa_wz_inode_refusal(int fd, const struct pa_target *t, const char *sysfs)
 {
 	const struct pa_fs *fs = pa_fs_of(t->fs_type);
 	struct fsxattr fa;
@@ -61,7 +59,7 @@ const char *pa_wz_inode_refusal(int fd, const struct pa_target *t)
 	if (fs->realtime && ioctl(fd, FS_IOC_FSGETXATTR, &fa) == 0 &&
 	    (fa.fsx_xflags & FS_XFLAG_REALTIME))
 		return "this file, which is on xfs's realtime device";
-	if (fs->always_cow_knob && xfs_always_cow())
+	if (fs->always_cow_knob && always_cow(sysfs, fs))
 		return "this file, which xfs copies on write (always_cow is set)";
 	if (shares_extents(fd))
 		return "this file, which shares extents with another (reflink)";

@@ -39,7 +39,7 @@ static enum prealloc_write_zeroes wz_refusal(const struct pa_job *j, const char 
 
 	if (!pa_wz_tried(v) && v != PREALLOC_WZ_NO_DEVICE_FACTS && v != PREALLOC_WZ_KEEP_SIZE)
 		goto out;
-	if (file && (*by = pa_wz_inode_refusal(j->fd, t)))
+	if (file && (*by = pa_wz_inode_refusal(j->fd, t, j->sysfs)))
 		return PREALLOC_WZ_INODE;
 	if (file && j->wz_answer(t->ctx, t->dev, t->fs_type) == PREALLOC_YES) {
 		*by = "this file (its filesystem took the flag before)";
