@@ -901,18 +901,16 @@ struct prealloc_probe;
  * Reads what prealloc_file_ex(@fd, @offset, @len, @opts) would read, plans
  * what it would do, and writes nothing.  Facts that cannot be learnt are
  * unknown, with the reason where one is known, and never make the call
- * fail.  @fd's offset is not moved.  Like prealloc_file(), the probe runs
- * on a thread of the library's own whose file table holds a copy of @fd
- * alone: the descriptions it opens (a readable one for an O_PATH @fd, the
- * device nodes the NVMe and SCSI probes ask) are closed there, so the
- * process's record locks stay; that thread has every signal blocked, and
- * the log hook runs on the caller's.
+ * fail.  @fd's offset is not moved.  What the probe opens (a readable
+ * description for an O_PATH @fd, the device node the NVMe and SCSI probes
+ * send their commands through) it opens and closes on a thread of the
+ * library's own files, as prealloc_file() does, so the process's record
+ * locks stay; where no such thread can be had, what it would have read is
+ * unknown.
  *
  * Returns: 0, or a negative errno: -EINVAL (@ret_probe NULL, bad options),
  * -E2BIG, -EFBIG (as for prealloc_file_ex()), -EBADF, -EISDIR, -ESPIPE,
- * -ENODEV (not a regular file or block device), -ENOMEM; -EAGAIN (no
- * thread), -EPERM or -ENOSYS (a seccomp profile refuses both close_range()
- * and unshare()), as for prealloc_file_ex().
+ * -ENODEV (not a regular file or block device), -ENOMEM.
  * Since: 0.2
  */
 PREALLOC_WUR int prealloc_probe_new(int fd, uint64_t offset, uint64_t len,

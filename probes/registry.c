@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "probes/registry.h"
+#include "base/own_files.h"
 #include "base/sysfs_read.h"
 #include "base/util.h"
 
@@ -38,22 +39,47 @@ const char *pa_transport_name(int transport)
 	return p ? p->name : NULL;
 }
 
+/* One device's transport probe, its node opened for the commands. */
+struct node_probe {
+	const struct pa_prober *p;
+	const char *dir;
+	struct pa_device *d;
+};
+
+/*
+ * On a file table of the library's own (base/own_files.h): the application
+ * may hold record locks on the device node, and a close() of it through the
+ * process's table would drop them.
+ */
+static int probe_with_node(int none, void *arg)
+{
+	struct node_probe *np = arg;
+	char node[64];
+	int fd;
+
+	(void)none;
+	snprintf(node, sizeof(node), "/dev/%s", np->d->name);
+	fd = pa_probe_open_node(node, np->d->dev);
+	np->p->probe(np->dir, np->d, fd);
+	if (fd >= 0)
+		close(fd);
+	return 0;
+}
+
 void pa_chain_probe_transports(const char *root, bool real_root,
 			       struct pa_device *devs, size_t n)
 {
-	char dir[PATH_MAX], node[64];
+	char dir[PATH_MAX];
 
 	for (size_t i = 0; i < n; i++) {
-		const struct pa_prober *p = pa_prober_of(devs[i].transport);
-		int fd;
+		struct node_probe np = { pa_prober_of(devs[i].transport), dir, &devs[i] };
+		int ret = -ENOENT;	/* a captured tree's numbers are not this machine's */
 
-		if (!p || pa_sysfs_dev_dir(root, devs[i].dev, dir) < 0)
+		if (!np.p || pa_sysfs_dev_dir(root, devs[i].dev, dir) < 0)
 			continue;
-		/* A captured tree's device numbers are not this machine's. */
-		snprintf(node, sizeof(node), "/dev/%s", devs[i].name);
-		fd = real_root ? pa_probe_open_node(node, devs[i].dev) : -ENOENT;
-		p->probe(dir, &devs[i], fd);
-		if (fd >= 0)
-			close(fd);
+		if (real_root)
+			ret = pa_own_files_run(-1, probe_with_node, &np);
+		if (ret < 0)		/* no node: what it would tell stays unknown */
+			np.p->probe(dir, &devs[i], ret);
 	}
 }

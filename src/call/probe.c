@@ -22,7 +22,6 @@
 #include "probes/facts.h"
 #include "probes/registry.h"
 #include "base/internal.h"
-#include "base/own_files.h"
 #include "src/call/call.h"
 #include "src/call/context.h"
 #include "src/call/target.h"
@@ -436,44 +435,12 @@ static int build_devices(struct prealloc_probe *p)
 	return 0;
 }
 
-struct probe_args {
-	struct prealloc_probe *p;
-	const struct prealloc_options *o;
-	uint64_t offset;
-	uint64_t len;
-};
-
-/* Everything the probe learns, on a file table of the library's own: the
- * device nodes and descriptions it opens are closed where no record lock
- * of the caller's can go with them. */
-static int probe_build(int fd, void *arg)
-{
-	struct probe_args *a = arg;
-	struct prealloc_probe *p = a->p;
-	int r;
-
-	r = pa_target_open(p->ctx, fd, a->offset, a->len, a->o->flags, a->o->method, &p->t);
-	if (r < 0)
-		return r;
-	p->plan_err = p->request ? pa_plan(&p->t.in, &p->plan) : -ENODATA;
-	p->steps_err = p->request ? pa_probe_steps(&p->t, fd, &p->plan, p->plan_err, a->offset,
-						   a->len, &p->steps) : -ENODATA;
-	decide_offload(p);
-	r = alloc_facts(&p->target);
-	if (!r)
-		r = build_devices(p);
-	if (r < 0)
-		return r;
-	target_facts(p, fd, a->offset, a->len);
-	return 0;
-}
-
 PA_EXPORT int prealloc_probe_new(int fd, uint64_t offset, uint64_t len,
 				 const struct prealloc_options *opts,
 				 struct prealloc_probe **ret_probe)
 {
 	struct prealloc_options o;
-	struct probe_args a = { .o = &o, .offset = offset, .len = len };
+	struct prealloc_probe *p;
 	int r;
 
 	if (!ret_probe)
@@ -483,19 +450,30 @@ PA_EXPORT int prealloc_probe_new(int fd, uint64_t offset, uint64_t len,
 		r = pa_check_range(offset, len);
 	if (r)
 		return r;
-	a.p = calloc(1, sizeof(*a.p));
-	if (!a.p)
+	p = calloc(1, sizeof(*p));
+	if (!p)
 		return -ENOMEM;
-	a.p->ctx = prealloc_ctx_ref(o.ctx);
-	a.p->request = len > 0;
-	pa_kernel_release(a.p->kernel, sizeof(a.p->kernel));
-	r = pa_own_files_run(fd, probe_build, &a);
-	if (r < 0) {
-		prealloc_probe_free(a.p);
-		return r;
-	}
-	*ret_probe = a.p;
+	p->ctx = prealloc_ctx_ref(o.ctx);
+	p->request = len > 0;
+	pa_kernel_release(p->kernel, sizeof(p->kernel));
+	r = pa_target_open(p->ctx, fd, offset, len, o.flags, o.method, &p->t);
+	if (r < 0)
+		goto fail;
+	p->plan_err = p->request ? pa_plan(&p->t.in, &p->plan) : -ENODATA;
+	p->steps_err = p->request ? pa_probe_steps(&p->t, fd, &p->plan, p->plan_err, offset, len,
+						   &p->steps) : -ENODATA;
+	decide_offload(p);
+	r = alloc_facts(&p->target);
+	if (!r)
+		r = build_devices(p);
+	if (r < 0)
+		goto fail;
+	target_facts(p, fd, offset, len);
+	*ret_probe = p;
 	return 0;
+fail:
+	prealloc_probe_free(p);
+	return r;
 }
 
 PA_EXPORT void prealloc_probe_free(struct prealloc_probe *p)

@@ -20,6 +20,7 @@
 #include "base/sysfs_root.h"
 #include "src/call/context.h"
 #include "guest.h"
+#include "tcheck.h"
 
 /* device/scsi_disk/H:C:T:L/zeroing_mode of a SCSI disk. */
 static void kernel_zeroing_mode(const char *devpath, char *buf, size_t len)
@@ -240,32 +241,6 @@ static void test_unprivileged(void **state)
 
 /* ----------------------------------------------------------- caller's locks */
 
-/* The pid holding a lock over [0, 4096) of @devpath, seen from a child. */
-static pid_t lock_holder(const char *devpath)
-{
-	int fds[2], status;
-	pid_t pid, holder = -1;
-
-	assert_int_equal(pipe(fds), 0);
-	fflush(NULL);
-	pid = fork();
-	assert_true(pid >= 0);
-	if (pid == 0) {
-		struct flock l = { .l_type = F_WRLCK, .l_whence = SEEK_SET, .l_len = 4096 };
-		int fd = open(devpath, O_RDONLY | O_CLOEXEC);
-
-		if (fd < 0 || fcntl(fd, F_GETLK, &l))
-			_exit(1);
-		holder = l.l_type == F_UNLCK ? 0 : l.l_pid;
-		_exit(write(fds[1], &holder, sizeof(holder)) == sizeof(holder) ? 0 : 1);
-	}
-	close(fds[1]);
-	assert_int_equal(read(fds[0], &holder, sizeof(holder)), (ssize_t)sizeof(holder));
-	close(fds[0]);
-	assert_int_equal(waitpid(pid, &status, 0), pid);
-	return holder;
-}
-
 /* The transport probers open the device node (NVMe Identify, SCSI READ
  * CAPACITY); a close in the caller's file table would drop the caller's
  * record locks on it. */
@@ -289,8 +264,7 @@ static void test_probe_keeps_locks(void **state)
 		pa_caps_invalidate(0);		/* probe afresh: open the node */
 		assert_int_equal(prealloc_probe_new(fd, 0, 1 << 20, NULL, &p), 0);
 		prealloc_probe_free(p);
-		printf("%s: lock held by %d after the probe\n", devpath, (int)lock_holder(devpath));
-		assert_int_equal(lock_holder(devpath), getpid());
+		assert_int_equal(tc_lock_holder(devpath, 0, 4096), getpid());
 		close(fd);
 		probed++;
 	}

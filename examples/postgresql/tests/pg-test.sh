@@ -150,8 +150,12 @@ first=$(ls "$WORK/mnt/db/pg_wal" | grep -E '^[0-9A-F]{24}$' | head -1)
 last_ckpt=$(pg pg_controldata "$WORK/mnt/db" | sed -n 's/^Latest checkpoint location: *//p')
 pg pg_waldump -p "$WORK/mnt/db/pg_wal" -e "$last_ckpt" "$first" > "$WORK/waldump" 2>&1 ||
 	{ tail "$WORK/waldump"; exit 1; }
-grep -q "CHECKPOINT_SHUTDOWN" "$WORK/waldump" ||
-	{ echo "no shutdown checkpoint from $first to $last_ckpt:"; tail "$WORK/waldump"; exit 1; }
+# The clean stop's checkpoint is the latest, at last_ckpt itself: -e stops
+# before it, and the end-of-recovery checkpoint may have removed the
+# segments of any earlier one.
+pg pg_waldump -p "$WORK/mnt/db/pg_wal" --start "$last_ckpt" -n 1 > "$WORK/waldump-ckpt" 2>&1 &&
+	grep -q "CHECKPOINT_SHUTDOWN" "$WORK/waldump-ckpt" ||
+	{ echo "no shutdown checkpoint at $last_ckpt:"; cat "$WORK/waldump-ckpt"; exit 1; }
 echo "pg_waldump read $(wc -l < "$WORK/waldump") records from $first to $last_ckpt"
 short=$(find "$WORK/mnt/db/pg_wal" -maxdepth 1 -regextype egrep -regex '.*/[0-9A-F]{24}' \
 	! -size ${SEG}c)
