@@ -172,8 +172,9 @@ static void look_at_watch(void *arg)
  * reports POLLPRI|POLLERR once per change (fs/proc_namespace.c mounts_poll).
  * Without the file (no /proc) we cannot tell, so assume it did: nothing is
  * cached then, nothing fails.  The watch outlives calls: it lives in the
- * application's file table, looked at from its thread (a callout when a
- * call runs on a table of its own).  Caller holds the lock.
+ * application's file table, looked at from its thread (where a call looks,
+ * before its work goes to the library's table; a callout from there).
+ * Caller holds the lock.
  */
 static bool mounts_changed_locked(struct pa_caps_cache *cc)
 {
@@ -208,6 +209,15 @@ static struct pa_caps_entry *lookup_locked(struct pa_caps_cache *cc, dev_t dev)
 	return NULL;
 }
 
+void pa_caps_cache_revalidate(struct pa_caps_cache *cc)
+{
+	const char *root = pa_caps_cache_root(cc);
+
+	pthread_mutex_lock(&cc->lock);
+	revalidate_locked(cc, root);
+	pthread_mutex_unlock(&cc->lock);
+}
+
 const char *pa_caps_cache_root(const struct pa_caps_cache *cc)
 {
 	return pa_sysfs_root_path(cc->root);
@@ -223,7 +233,6 @@ int pa_caps_cache_get(struct pa_caps_cache *cc, dev_t dev, const struct pa_caps 
 		return -EINVAL;
 	root = pa_caps_cache_root(cc);
 	pthread_mutex_lock(&cc->lock);
-	revalidate_locked(cc, root);
 	e = lookup_locked(cc, dev);
 	pthread_mutex_unlock(&cc->lock);
 	if (e) {

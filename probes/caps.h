@@ -64,7 +64,15 @@ void pa_caps_cache_fini(struct pa_caps_cache *cache);
 const char *pa_caps_cache_root(const struct pa_caps_cache *cache);
 
 /*
- * Return the record for @dev (cached), taking a reference.  Never fails for
+ * Drop the records of a changed mount table or sysfs root.  On the
+ * application's thread: the mount table's watch is a descriptor of its
+ * table.  Each call looks once, before anything is looked up.
+ */
+void pa_caps_cache_revalidate(struct pa_caps_cache *cache);
+
+/*
+ * Return the record for @dev (cached, as of the last
+ * pa_caps_cache_revalidate()), taking a reference.  Never fails for
  * lack of privilege: what cannot be read is PREALLOC_UNKNOWN.  -ENOENT when @dev is
  * not a block device known to sysfs (tmpfs, NFS, ...): the caller plans
  * without device facts.

@@ -249,6 +249,7 @@ PA_EXPORT int prealloc_file_ex(int fd, uint64_t offset, uint64_t len,
 		a.fl = pa_check_write(fd, offset, len);
 	if (a.fl < 0)
 		return a.fl;
+	pa_ctx_revalidate(a.opts.ctx);
 	return pa_own_files_run(fd, pa_call_run, &a);
 }
 

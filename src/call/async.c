@@ -19,6 +19,7 @@
 #include "base/internal.h"
 #include "base/own_files.h"
 #include "src/call/call.h"
+#include "src/call/context.h"
 
 struct prealloc_async {
 	struct pa_own_run run;		/* the call, holding our copy of the file */
@@ -92,6 +93,7 @@ PA_EXPORT int prealloc_async_start(int fd, uint64_t offset, uint64_t len,
 		goto fail;
 	}
 	prealloc_ctx_ref(h->args.opts.ctx);
+	pa_ctx_revalidate(h->args.opts.ctx);
 	h->efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	if (h->efd < 0) {
 		ret = -errno;

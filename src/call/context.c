@@ -56,6 +56,7 @@ void pa_kernel_release(char *buf, size_t len)
 #ifdef PA_TEST_HOOKS
 int pa_caps_get(dev_t dev, const struct pa_caps **ret)
 {
+	pa_caps_cache_revalidate(&default_ctx.caps);
 	return pa_caps_cache_get(&default_ctx.caps, dev, ret);
 }
 

@@ -34,6 +34,13 @@ static inline struct pa_log *pa_ctx_log(struct prealloc_ctx *ctx)
 	return &pa_ctx(ctx)->log;
 }
 
+/* Look at @ctx's mount table and sysfs root (pa_caps_cache_revalidate()):
+ * once per call, on the caller's thread, before anything is looked up. */
+static inline void pa_ctx_revalidate(struct prealloc_ctx *ctx)
+{
+	pa_caps_cache_revalidate(&pa_ctx(ctx)->caps);
+}
+
 /* The sysfs root @ctx (NULL: the default context) reads now. */
 const char *pa_ctx_sysfs(struct prealloc_ctx *ctx);
 

@@ -3,7 +3,7 @@
  * The filesystem that holds an overlayfs file's data.  statfs() on overlayfs
  * answers with the overlay's own type, but writes go to the upper layer
  * (files opened for writing are copied up), so copy-on-write is judged on
- * the upper layer's filesystem: /proc/self/fdinfo gives the descriptor's
+ * the upper layer's filesystem: /proc/thread-self/fdinfo gives the descriptor's
  * mount, /proc/self/mountinfo that mount's upperdir.
  */
 #include <errno.h>
@@ -23,7 +23,7 @@ static long mount_id(int fd)
 	long id = -1;
 	FILE *f;
 
-	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
+	snprintf(path, sizeof(path), "/proc/thread-self/fdinfo/%d", fd);
 	f = fopen(path, "re");
 	if (!f)
 		return -1;

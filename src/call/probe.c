@@ -456,6 +456,7 @@ PA_EXPORT int prealloc_probe_new(int fd, uint64_t offset, uint64_t len,
 	p->ctx = prealloc_ctx_ref(o.ctx);
 	p->request = len > 0;
 	pa_kernel_release(p->kernel, sizeof(p->kernel));
+	pa_ctx_revalidate(p->ctx);
 	r = pa_target_open(p->ctx, fd, offset, len, o.flags, o.method, &p->t);
 	if (r < 0)
 		goto fail;

@@ -16,7 +16,7 @@
  *    apart from fcntl() locks on local filesystems (not on NFS and SMB,
  *    where we take none).  The price: the whole file, not the call's bytes.
  *  - One description per file for all of the process's calls on it, kept
- *    in the library's table that outlives calls (pa_kept_files_run()) while
+ *    in the library's table that outlives calls (pa_workers_kept_run()) while
  *    any of them runs: calls of one process (ordered between themselves by
  *    the in-process lock) never wait for each other here, a progress
  *    callback's own call included.  Not the caller's description: that
@@ -25,7 +25,7 @@
  *    application's.
  *  - Whose flock() holds the file, /proc/locks tells (its pid).  The call
  *    waits only for another process that holds files for its calls: its
- *    kept table's thread has a name of its own (PA_KEPT_THREAD_NAME), and
+ *    table's keeper has a name of its own (PA_KEPT_THREAD_NAME), and
  *    calls end.  One of its own process is the application's (the
  *    process's calls share ours), one of a process without that thread an
  *    application's (flock(1) around a command, a backup tool): waiting
@@ -47,7 +47,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "base/own_files.h"
+#include "base/workers.h"
 #include "base/util.h"
 #include "src/call/proclock.h"
 #include "src/file/reopen.h"
@@ -88,7 +88,7 @@ struct lock_req {
 };
 
 /* Does process @pid hold files for calls of its own: has it the kept
- * table's thread (base/own_files.h), by its name?  A holder without
+ * table's keeper (base/workers.h), by its name?  A holder without
  * one holds an application's flock(), not a call's. */
 static bool holds_for_calls(long pid)
 {
@@ -221,8 +221,6 @@ static int take(void *arg)
 	}
 	if (fd >= 0)
 		close(fd);
-	if (!held)
-		pa_kept_files_done();
 	return ret;
 }
 
@@ -237,8 +235,6 @@ static int drop(void *arg)
 		close(o->fd);		/* releases the flock() */
 		free(o);
 	}
-	if (!held)
-		pa_kept_files_done();
 	return 0;
 }
 
@@ -267,7 +263,7 @@ int pa_proc_lock(struct pa_proc_lock *l, int fd, const struct stat *st,
 		return -EBUSY;
 	/* Our copy of the caller's descriptor, in this thread's table. */
 	snprintf(j.path, sizeof(j.path), "/proc/%d/task/%d/fd/%d", getpid(), gettid(), fd);
-	while ((ret = pa_kept_files_run(take, &j)) == -EAGAIN) {
+	while ((ret = pa_workers_kept_run(take, &j)) == -EAGAIN) {
 		if (fn && fn(0, total, data))
 			return -ECANCELED;
 		backoff(&wait);
@@ -281,6 +277,6 @@ void pa_proc_unlock(struct pa_proc_lock *l)
 	struct lock_req j = { .dev = l->dev, .ino = l->ino };
 
 	if (l->held)
-		pa_kept_files_run(drop, &j);
+		pa_workers_kept_run(drop, &j);
 	l->held = false;
 }

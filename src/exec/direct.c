@@ -61,7 +61,7 @@ bool pa_direct_reachable(int fd)
 
 	if (fl >= 0 && (fl & O_DIRECT))
 		return true;
-	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	snprintf(path, sizeof(path), "/proc/thread-self/fd/%d", fd);
 	return faccessat(AT_FDCWD, path, W_OK, AT_EACCESS) == 0;
 }
 

@@ -17,9 +17,9 @@ uint64_t pa_direct_align(const struct pa_job *j);
  * probe): 0 when the filesystem says it has no direct I/O. */
 uint64_t pa_direct_align_fd(int fd, uint32_t logical_block_size);
 
-/* Would pa_open_direct() find a descriptor for @fd: /proc/self/fd reopens
- * it for writing, or @fd is O_DIRECT itself?  For the probe, which opens
- * nothing for writing. */
+/* Would pa_open_direct() find a descriptor for @fd: /proc/thread-self/fd
+ * reopens it for writing, or @fd is O_DIRECT itself?  For the probe, which
+ * opens nothing for writing. */
 bool pa_direct_reachable(int fd);
 
 /* Open j->dfd: the same file with O_DIRECT (pa_reopen(), else the caller's

@@ -5,8 +5,11 @@
  * is never idle between them.
  */
 #include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 
 #include "base/internal.h"
 #include "src/exec/direct.h"
@@ -14,9 +17,15 @@
 #include "src/exec/progress.h"
 #include "src/plan/steps.h"
 
+/* The end of r[0], less the tail's part of the last range. */
+static uint64_t range_end(const struct pa_dw *w)
+{
+	return w->r->start + w->r->len - (w->n == 1 ? w->cut : 0);
+}
+
 static bool next_piece(struct pa_dw *w, struct pa_range *piece)
 {
-	while (w->n && w->pos >= w->r->start + w->r->len) {
+	while (w->n && w->pos >= range_end(w)) {
 		w->r++;
 		w->n--;
 		w->pos = w->n ? w->r->start : 0;
@@ -25,7 +34,7 @@ static bool next_piece(struct pa_dw *w, struct pa_range *piece)
 		return false;
 	piece->start = w->pos;
 	piece->len = PA_MIN(pa_pace_request(&w->j->pace, w->req, w->j->dio_align),
-			    w->r->start + w->r->len - w->pos);
+			    range_end(w) - w->pos);
 	w->pos += piece->len;
 	return true;
 }
@@ -37,12 +46,26 @@ static void dw_send(struct pa_dw *w, unsigned int s)
 	w->send(w, s);
 }
 
+/* The tail first, then nothing until it completed; then the rest. */
+static bool next(struct pa_dw *w, struct pa_range *piece)
+{
+	if (w->tail.len) {
+		*piece = w->tail;
+		w->tail.len = 0;
+		w->tail_sent = true;
+		return true;
+	}
+	if (w->tail_sent && w->inflight)
+		return false;
+	w->tail_sent = false;
+	return next_piece(w, piece);
+}
+
 void pa_dw_fill(struct pa_dw *w)
 {
 	struct pa_range piece;
 
-	while (!w->err && w->nfree && pa_pace_go(&w->j->pace, w->inflight) &&
-	       next_piece(w, &piece)) {
+	while (!w->err && w->nfree && pa_pace_go(&w->j->pace, w->inflight) && next(w, &piece)) {
 		unsigned int s = w->free_slots[--w->nfree];
 
 		w->slot[s] = piece;
@@ -101,10 +124,102 @@ void pa_dw_unsent(struct pa_dw *w, unsigned int n)
 	w->inflight -= PA_MIN(n, w->inflight);
 }
 
+/*
+ * The zero buffer, kept on the thread for its next writer (a kept worker's
+ * next call): mapping and faulting in megabytes of zeros costs more than a
+ * small call's writes, and io_uring keeps it registered.  Not beyond
+ * KEPT_MAX: a call asking for huge requests keeps nothing.
+ */
+#define KEPT_MAX (16ull << 20)
+
+struct zbuf {
+	void *buf;
+	uint64_t len;
+};
+
+static pthread_key_t zbuf_key;
+static pthread_once_t zbuf_once = PTHREAD_ONCE_INIT;
+
+static void zbuf_free(void *p)
+{
+	struct zbuf *z = p;
+
+	munmap(z->buf, z->len);
+	free(z);
+}
+
+static void zbuf_key_make(void)
+{
+	(void)pthread_key_create(&zbuf_key, zbuf_free);
+}
+
+/* Pages of our own, huge where the system allows: an untouched buffer
+ * maps the shared zero page, which the kernel's fast pinning of each
+ * request's pages refuses, and pinning it page by page costs Linux AIO
+ * (no registered buffers) 4-5x io_uring's system CPU. */
+static void *zeros_map(uint64_t len)
+{
+	void *buf = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (buf == MAP_FAILED)
+		return NULL;
+	madvise(buf, len, MADV_HUGEPAGE);
+	memset(buf, 0, len);
+	return buf;
+}
+
+/* At least @len bytes of zeros: the thread's kept buffer when it is large
+ * enough, else a new one (kept in its place when not too large). */
+static int zeros_get(struct pa_dw *w, uint64_t len)
+{
+	struct zbuf *z;
+
+	pthread_once(&zbuf_once, zbuf_key_make);
+	z = pthread_getspecific(zbuf_key);
+	if (z && z->len >= len) {
+		w->buf = z->buf;
+		w->buf_len = z->len;
+		return 0;
+	}
+	w->buf = zeros_map(len);
+	w->buf_len = len;
+	if (!w->buf)
+		return -ENOMEM;
+	if (len > KEPT_MAX || (!z && !(z = calloc(1, sizeof(*z)))))
+		return 0;
+	if (z->buf)
+		munmap(z->buf, z->len);
+	*z = (struct zbuf){ .buf = w->buf, .len = len };
+	pthread_setspecific(zbuf_key, z);
+	return 0;
+}
+
+/*
+ * A direct write that starts beyond end of file waits for every direct
+ * write in flight (xfs, which zeroes the gap under its exclusive lock; ext4
+ * serialises extending writes too): when the ranges reach past EOF, the
+ * last request goes first and alone, so that every other lands inside
+ * the new size, side by side.  Where nothing was reserved (an xfs file
+ * not marked preallocated) that is all but one of them.
+ */
+static void tail_first(struct pa_dw *w)
+{
+	const struct pa_range *last = &w->r[w->n - 1];
+	uint64_t end = last->start + last->len;
+	struct stat st;
+
+	/* Now, not when the call began: a reservation may have moved EOF. */
+	if (fstat(w->j->dfd, &st) < 0 || !S_ISREG(st.st_mode) || end <= (uint64_t)st.st_size)
+		return;
+	w->cut = PA_MIN(w->req, last->len);
+	w->tail = (struct pa_range){ end - w->cut, w->cut };
+}
+
 int pa_dw_init(struct pa_dw *w, struct pa_job *j, unsigned int method,
 	       const struct pa_range *r, size_t n)
 {
 	uint64_t a = pa_direct_align(j), work = 0;
+	int ret;
 
 	w->j = j;
 	w->method = method;
@@ -118,25 +233,26 @@ int pa_dw_init(struct pa_dw *w, struct pa_job *j, unsigned int method,
 	 * the work needs: a huge request_bytes must not map a huge buffer. */
 	w->req = PA_MIN(PA_MAX(j->opts->request_bytes, a), 1ull << 30);
 	w->req = PA_MIN(PA_ROUND_DOWN(w->req, a), PA_ROUND_UP(work, a));
-	w->buf = mmap(NULL, w->req, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (w->buf == MAP_FAILED) {
-		w->buf = NULL;
-		return -ENOMEM;
-	}
-	/* Pages of our own, huge where the system allows: an untouched
-	 * buffer maps the shared zero page, which the kernel's fast pinning
-	 * of each request's pages refuses, and pinning it page by page costs
-	 * Linux AIO (no registered buffers) 4-5x io_uring's system CPU. */
-	madvise(w->buf, w->req, MADV_HUGEPAGE);
-	memset(w->buf, 0, w->req);
+	ret = zeros_get(w, w->req);
+	if (ret)
+		return ret;
+	if (n)
+		tail_first(w);
 	for (unsigned int i = 0; i < w->qd; i++)
 		w->free_slots[w->nfree++] = i;
 	return 0;
 }
 
+bool pa_dw_buf_kept(const struct pa_dw *w)
+{
+	const struct zbuf *z = pthread_getspecific(zbuf_key);
+
+	return z && z->buf == w->buf;
+}
+
 void pa_dw_free(struct pa_dw *w)
 {
-	if (w->buf)
-		munmap(w->buf, w->req);
+	if (w->buf && !pa_dw_buf_kept(w))
+		munmap(w->buf, w->buf_len);
 	w->buf = NULL;
 }

@@ -22,12 +22,16 @@ struct pa_job;
 struct pa_dw {
 	struct pa_job *j;
 	unsigned int method;		/* counted in the report as */
-	void *buf;			/* req bytes of zeros, page aligned */
+	void *buf;			/* at least req bytes of zeros, page aligned */
+	uint64_t buf_len;		/* all of it (a kept buffer may be larger) */
 	uint64_t req;			/* bytes per request */
 	unsigned int qd;		/* slots */
 	const struct pa_range *r;	/* ranges still to send */
 	size_t n;
 	uint64_t pos;			/* next byte of r[0] */
+	uint64_t cut;			/* bytes at the end of the last range: the tail's */
+	struct pa_range tail;		/* sent first and alone (pa_dw_init()), or empty */
+	bool tail_sent;			/* then nothing more until it completed */
 	unsigned int inflight;		/* slots sent and not yet completed */
 	int err;			/* first error; stops sending */
 	struct pa_range slot[PA_DW_MAX_QD];	/* what each slot writes */
@@ -38,8 +42,8 @@ struct pa_dw {
 	void (*send)(struct pa_dw *w, unsigned int s);
 };
 
-/* Set @w up to write @n ranges (each aligned to j->dio_align) with
- * j->opts->queue_depth slots, counted as @method.  0 or -ENOMEM. */
+/* Set @w up to write @n ranges (each aligned to j->dio_align, in order)
+ * with j->opts->queue_depth slots, counted as @method.  0 or -ENOMEM. */
 int pa_dw_init(struct pa_dw *w, struct pa_job *j, unsigned int method,
 	       const struct pa_range *r, size_t n);
 
@@ -54,6 +58,10 @@ void pa_dw_complete(struct pa_dw *w, unsigned int s, int res);
 /* @n slots queued and never taken by the kernel: free again. */
 void pa_dw_unsent(struct pa_dw *w, unsigned int n);
 
+/* Is @w's zero buffer the one this thread keeps (so it outlives @w)? */
+bool pa_dw_buf_kept(const struct pa_dw *w);
+
+/* Done with @w; its zero buffer is kept for this thread's next writer. */
 void pa_dw_free(struct pa_dw *w);
 
 #endif

@@ -153,14 +153,19 @@ static int run_method(struct pa_job *j, struct pa_exec *x, unsigned int m, bool 
 	return run_steps(j, x);
 }
 
-int pa_exec_prepare(struct pa_job *j, struct pa_exec *x, const struct pa_plan *p)
+void pa_exec_verdict(struct pa_job *j, const struct pa_plan *p)
 {
-	int ret = -EOPNOTSUPP;
-
 	/* The planner's verdict until the flag zeroes or is refused: in the
 	 * report "used" means it zeroed bytes of this range. */
 	j->rep->write_zeroes = p->write_zeroes == PREALLOC_WZ_USED ? PREALLOC_WZ_WOULD_TRY :
 								    p->write_zeroes;
+}
+
+int pa_exec_prepare(struct pa_job *j, struct pa_exec *x, const struct pa_plan *p)
+{
+	int ret = -EOPNOTSUPP;
+
+	pa_exec_verdict(j, p);
 
 	for (x->first = 0; x->first < p->n; x->first++) {
 		unsigned int m = p->methods[x->first];

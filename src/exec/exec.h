@@ -35,6 +35,9 @@ struct pa_exec {
 	uint64_t failed_done;		/* ... after counting this many bytes */
 };
 
+/* The report's write_zeroes as @p's verdict, before any method runs. */
+void pa_exec_verdict(struct pa_job *j, const struct pa_plan *p);
+
 /* Before anything changes: make the first of @p's methods ready that is
  * not refused (a forced method alone: its refusal is the answer), the
  * report's write_zeroes starting as @p's verdict.  0 or -errno. */

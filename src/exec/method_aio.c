@@ -240,11 +240,11 @@ static int writer_init(struct writer *w, struct pa_job *j, const struct pa_range
 	ret = ctx_get(w->w.qd, &w->ctx);
 	if (ret < 0) {
 		pa_dw_free(&w->w);
-		/* Refused (seccomp, no CONFIG_AIO) or fs.aio-max-nr reached:
-		 * nothing was written, let the caller fall back. */
-		pa_log_to(j->log, LOG_NOTICE, "Linux AIO refused: io_setup: %s\n",
+		/* Refused (seccomp, no CONFIG_AIO), or fs.aio-max-nr reached
+		 * (-EAGAIN: others' contexts, which may end). */
+		pa_log_to(j->log, LOG_NOTICE, "Linux AIO not set up: io_setup: %s\n",
 			  strerror(-ret));
-		return -EOPNOTSUPP;
+		return pa_setup_failed(ret, j->opts->method != PREALLOC_METHOD_AUTO);
 	}
 	return 0;
 }

@@ -7,7 +7,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <liburing.h>
+#include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -19,9 +21,92 @@
 #include "src/exec/method_uring.h"
 #include "src/exec/refusal.h"
 
+/*
+ * A ring kept on the thread for its next call (a kept worker's,
+ * base/workers.c), with the zero buffer it has registered: setting a ring
+ * up, pinning the buffer and starting the ring's io-wq worker each cost
+ * more than a small call's writes.  Ended with the thread.
+ */
+struct kept_ring {
+	struct io_uring ring;
+	unsigned int entries;
+	const void *reg;		/* the buffer registered, or NULL */
+	uint64_t reg_len;
+};
+
+#define RING_MIN_ENTRIES 8		/* the default queue depth and a background one */
+
+static pthread_key_t ring_key;
+static pthread_once_t ring_once = PTHREAD_ONCE_INIT;
+
+static void ring_free(void *p)
+{
+	struct kept_ring *k = p;
+
+	io_uring_queue_exit(&k->ring);
+	free(k);
+}
+
+static void ring_key_make(void)
+{
+	(void)pthread_key_create(&ring_key, ring_free);
+}
+
+static void ring_drop(struct kept_ring *k)
+{
+	ring_free(k);
+	pthread_setspecific(ring_key, NULL);
+}
+
+/* This thread's ring of at least @entries, kept or new: 0 or -errno. */
+static int ring_get(unsigned int entries, struct kept_ring **ret)
+{
+	struct kept_ring *k;
+	int err;
+
+	pthread_once(&ring_once, ring_key_make);
+	k = pthread_getspecific(ring_key);
+	if (k && k->entries >= entries) {
+		*ret = k;
+		return 0;
+	}
+	if (k)
+		ring_drop(k);
+	entries = PA_MAX(entries, RING_MIN_ENTRIES);
+	k = calloc(1, sizeof(*k));
+	if (!k)
+		return -ENOMEM;
+	err = io_uring_queue_init(entries, &k->ring, 0);
+	if (err < 0) {
+		free(k);
+		return err;
+	}
+	k->entries = entries;
+	pthread_setspecific(ring_key, k);
+	*ret = k;
+	return 0;
+}
+
+/* The writer's zero buffer registered with the ring (once per buffer);
+ * registration can fail on RLIMIT_MEMLOCK, and unregistered writes work
+ * too.  Whether it is. */
+static bool ring_register(struct kept_ring *k, void *buf, uint64_t len)
+{
+	struct iovec iov = { .iov_base = buf, .iov_len = len };
+
+	if (k->reg == buf && k->reg_len == len)
+		return true;
+	if (k->reg)
+		io_uring_unregister_buffers(&k->ring);
+	k->reg = io_uring_register_buffers(&k->ring, &iov, 1) == 0 ? buf : NULL;
+	k->reg_len = len;
+	return k->reg;
+}
+
 struct writer {
 	struct pa_dw w;			/* first: the send callback's cast */
-	struct io_uring ring;
+	struct kept_ring *k;
+	struct io_uring *ring;		/* &k->ring */
 	bool fixed;			/* buffer registered */
 	bool taken;			/* io_uring_enter() has taken a request */
 	int refused;			/* io_uring_enter() refused before it took one */
@@ -62,7 +147,7 @@ static struct pa_refusable refusable = {
 static void send_write(struct pa_dw *dw, unsigned int s)
 {
 	struct writer *w = (struct writer *)dw;
-	struct io_uring_sqe *sqe = io_uring_get_sqe(&w->ring);
+	struct io_uring_sqe *sqe = io_uring_get_sqe(w->ring);
 	const struct pa_range *p = &dw->slot[s];
 	struct pa_job *j = dw->j;
 
@@ -105,7 +190,7 @@ static void complete(struct writer *w, struct io_uring_cqe *cqe)
 		res = cqe_hook(res);
 #endif
 	pa_dw_complete(&w->w, (unsigned int)io_uring_cqe_get_data64(cqe), res);
-	io_uring_cqe_seen(&w->ring, cqe);
+	io_uring_cqe_seen(w->ring, cqe);
 }
 
 /*
@@ -116,12 +201,12 @@ static void complete(struct writer *w, struct io_uring_cqe *cqe)
  */
 static int drain(struct writer *w)
 {
-	unsigned int queued = PA_MIN(io_uring_sq_ready(&w->ring), w->w.inflight);
+	unsigned int queued = PA_MIN(io_uring_sq_ready(w->ring), w->w.inflight);
 	struct io_uring_cqe *cqe;
 
 	pa_dw_unsent(&w->w, queued);
 	while (w->w.inflight) {
-		int ret = io_uring_wait_cqe(&w->ring, &cqe);
+		int ret = io_uring_wait_cqe(w->ring, &cqe);
 
 		if (ret == -EINTR || ret == -EAGAIN)
 			continue;
@@ -141,7 +226,7 @@ static int run(struct writer *w)
 		pa_dw_fill(&w->w);
 		if (!w->w.inflight)
 			return w->w.err;
-		ret = io_uring_submit_and_wait(&w->ring, 1);
+		ret = io_uring_submit_and_wait(w->ring, 1);
 #ifdef PA_TEST_HOOKS
 		if (submit_hook)
 			ret = submit_hook(ret);
@@ -159,33 +244,46 @@ static int run(struct writer *w)
 				w->w.err = ret;
 			return drain(w);
 		}
-		while (io_uring_peek_cqe(&w->ring, &cqe) == 0)
+		while (io_uring_peek_cqe(w->ring, &cqe) == 0)
 			complete(w, cqe);
 	}
 }
 
 static int writer_init(struct writer *w, struct pa_job *j, const struct pa_range *r, size_t n)
 {
-	struct iovec iov;
 	int ret = pa_dw_init(&w->w, j, PREALLOC_METHOD_URING, r, n);
 
 	if (ret)
 		return ret;
 	w->w.send = send_write;
-	ret = io_uring_queue_init(w->w.qd, &w->ring, 0);
+	ret = ring_get(w->w.qd, &w->k);
 	if (ret < 0) {
 		pa_dw_free(&w->w);
-		/* io_uring disabled (sysctl, seccomp) or its rings not granted
-		 * (-ENOMEM: RLIMIT_MEMLOCK of an unprivileged caller): nothing
-		 * was written, let the caller fall back. */
-		pa_log_to(j->log, LOG_NOTICE, "io_uring refused: io_uring_queue_init: %s\n",
+		/* io_uring disabled (sysctl, seccomp), its rings not granted
+		 * (-ENOMEM: RLIMIT_MEMLOCK of an unprivileged caller), or no
+		 * memory for them right now. */
+		pa_log_to(j->log, LOG_NOTICE, "io_uring not set up: io_uring_queue_init: %s\n",
 			  strerror(-ret));
-		return -EOPNOTSUPP;
+		return pa_setup_failed(ret, j->opts->method != PREALLOC_METHOD_AUTO);
 	}
-	iov = (struct iovec){ .iov_base = w->w.buf, .iov_len = w->w.req };
-	/* Registration can fail on RLIMIT_MEMLOCK; unregistered writes work too. */
-	w->fixed = io_uring_register_buffers(&w->ring, &iov, 1) == 0;
+	w->ring = &w->k->ring;
+	w->fixed = ring_register(w->k, w->w.buf, w->w.buf_len);
 	return 0;
+}
+
+/* Kept for the next call when nothing of this one is left in it (no
+ * request unsent, no completion unread) and its buffer is the one kept. */
+static void writer_end(struct writer *w)
+{
+	bool clean = !w->w.inflight && !io_uring_sq_ready(w->ring) && !io_uring_cq_ready(w->ring);
+
+	if (clean && !pa_dw_buf_kept(&w->w) && w->k->reg) {
+		io_uring_unregister_buffers(w->ring);
+		w->k->reg = NULL;
+	}
+	if (!clean)
+		ring_drop(w->k);
+	pa_dw_free(&w->w);
 }
 
 int pa_zero_uring(struct pa_job *j, const struct pa_range *r, size_t n)
@@ -199,8 +297,7 @@ int pa_zero_uring(struct pa_job *j, const struct pa_range *r, size_t n)
 	if (ret)
 		return ret;
 	ret = run(&w);
-	io_uring_queue_exit(&w.ring);
-	pa_dw_free(&w.w);
+	writer_end(&w);
 	if (w.refused)
 		pa_refusable_submit_refused(&refusable, j->log, w.refused);
 	return ret;

@@ -91,3 +91,8 @@ void pa_refusable_submit_refused(struct pa_refusable *r, struct pa_log *log, int
 	pa_log_to(log, LOG_NOTICE, "%s refused in this process: %s\n", r->method,
 		  pa_refusal_describe(r->submit, r->what, err, buf, sizeof(buf)));
 }
+
+int pa_setup_failed(int err, bool forced)
+{
+	return !forced || err == -EPERM || err == -ENOSYS ? -EOPNOTSUPP : err;
+}

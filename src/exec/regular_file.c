@@ -7,9 +7,11 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "base/internal.h"
 #include "base/log.h"
+#include "base/mutant.h"
 #include "src/exec/direct.h"
 #include "src/exec/exec.h"
 #include "src/exec/regular_file.h"
@@ -113,15 +115,39 @@ static int classify(struct file_run *f)
 	return ret;
 }
 
+/*
+ * Nothing to write, reserve or resize: the range is data already, inside
+ * EOF, and the caller does not ask for it zeroed.  An automatic call then
+ * prepares no method and opens nothing: it makes the range durable.  (A
+ * forced method is still prepared: its refusal is the answer.)
+ */
+static bool nothing_to_do(const struct file_run *f)
+{
+	return !f->x.ntodo && f->x.w.end <= f->x.w.old_size &&
+	       f->j->opts->method == PREALLOC_METHOD_AUTO;
+}
+
+static int sync_only(struct file_run *f, const struct pa_plan *plan)
+{
+	struct pa_job *j = f->j;
+
+	pa_exec_verdict(j, plan);
+	if (!(j->opts->flags & PREALLOC_NO_SYNC)) {
+		pa_phase(j->rep, PREALLOC_PHASE_SYNC, 0);
+		if (!pa_mutant(PA_MUTANT_DATA_SYNC) && PA_RETRY_EINTR(fdatasync(j->fd)) < 0)
+			return -errno;
+	}
+	pa_report_fill(j->rep, &f->x.w, f->fiemap, false);
+	return 0;
+}
+
 static int run(struct file_run *f, const struct pa_plan *plan)
 {
 	struct pa_job *j = f->j;
-	int ret = classify(f);
+	int ret;
 
-	if (!ret) {
-		pa_phase(j->rep, PREALLOC_PHASE_SPACE_CHECK, 0);
-		ret = pa_file_space(j->target, j->sysfs, j->log, j->fd, &f->x.w);
-	}
+	pa_phase(j->rep, PREALLOC_PHASE_SPACE_CHECK, 0);
+	ret = pa_file_space(j->target, j->sysfs, j->log, j->fd, &f->x.w);
 	if (ret)
 		return ret;
 	ret = pa_exec_run(j, &f->x, plan);
@@ -149,8 +175,10 @@ int pa_file_prealloc(struct pa_job *j, uint64_t off, uint64_t len)
 	if (!ret)
 		ret = pa_plan(&t->in, &plan);
 	if (!ret)
-		ret = pa_exec_prepare(j, &f.x, &plan);
-	if (!ret)
+		ret = classify(&f);
+	if (!ret && nothing_to_do(&f))
+		ret = sync_only(&f, &plan);
+	else if (!ret && !(ret = pa_exec_prepare(j, &f.x, &plan)))
 		ret = run(&f, &plan);
 	pa_exec_free(&f.x);
 	pa_undo_free(&f.undo);
