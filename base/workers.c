@@ -71,6 +71,15 @@ static struct {
 	.state = DOWN, .sock = -1, .starting_lsock = -1, .lsock = -1,
 };
 
+static uint64_t idle_ns = IDLE_NS;
+
+#ifdef PA_TEST_HOOKS
+void pa_workers_set_idle_ns(uint64_t ns)
+{
+	idle_ns = ns;
+}
+#endif
+
 /* One kept job at a time, wherever it runs. */
 static pthread_mutex_t kept_m = PTHREAD_MUTEX_INITIALIZER;
 static __thread bool own_thread;
@@ -288,10 +297,10 @@ static void serve_locked(void)
 			spawn_locked();
 		else if (!idle_locked())
 			pthread_cond_wait(&pool.keeper_cv, &pool.m);
-		else if (pa_now_ns() - pool.idle_since >= IDLE_NS)
+		else if (pa_now_ns() - pool.idle_since >= idle_ns)
 			return;
 		else {
-			ts = pa_ns_ts(pool.idle_since + IDLE_NS);
+			ts = pa_ns_ts(pool.idle_since + idle_ns);
 			pthread_cond_clockwait(&pool.keeper_cv, &pool.m, CLOCK_MONOTONIC, &ts);
 		}
 	}
@@ -300,7 +309,8 @@ static void serve_locked(void)
 static void *keeper(void *arg)
 {
 	int lsock = (int)(intptr_t)arg, ret = pa_own_table(lsock);
-	struct timeval idle = { .tv_sec = IDLE_NS / 1000000000ull };
+	struct timeval idle = { .tv_sec = (time_t)(idle_ns / 1000000000ull),
+				.tv_usec = (suseconds_t)(idle_ns % 1000000000ull / 1000) };
 
 	own_thread = true;
 	prctl(PR_SET_NAME, PA_KEPT_THREAD_NAME);

@@ -8,6 +8,7 @@
 #define PREALLOC_WORKERS_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 /*
  * ThreadSanitizer keeps one table of descriptors per process: descriptors
@@ -69,6 +70,12 @@ int pa_workers_kept_run(int (*fn)(void *arg), void *arg);
 /* A call runs on a thread of its own that may use pa_workers_kept_run():
  * the table must outlive it (+1 when it starts, -1 when it ends). */
 void pa_workers_hold(int delta);
+
+#ifdef PA_TEST_HOOKS
+/* Test builds: how long a worker, then the keeper, waits unused before it
+ * ends (from the next table the keeper makes). */
+void pa_workers_set_idle_ns(uint64_t ns);
+#endif
 
 /* The name of the keeper thread (/proc/PID/task/TID/comm): another process
  * tells by it that this one holds files in the library's table. */
