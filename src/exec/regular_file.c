@@ -11,6 +11,7 @@
 #include "base/internal.h"
 #include "base/log.h"
 #include "src/exec/direct.h"
+#include "src/exec/exchange.h"
 #include "src/exec/exec.h"
 #include "src/exec/regular_file.h"
 #include "src/exec/report.h"
@@ -125,7 +126,11 @@ static int run(struct file_run *f, const struct pa_plan *plan)
 	if (ret)
 		return ret;
 	ret = pa_exec_run(j, &f->x, plan);
-	if (ret && f->x.started)
+	/* Others may write into the range: a punch or a truncate could
+	 * destroy their bytes, so what the call reserved stays. */
+	if (ret && f->x.started && (j->opts->flags & PREALLOC_CONCURRENT_WRITES))
+		j->rep->undo_error = -EBUSY;
+	else if (ret && f->x.started)
 		j->rep->undo_error = pa_undo_run(&f->undo, &f->regions, j->fd,
 						 !(j->opts->flags & PREALLOC_NO_SYNC));
 	else if (!ret)
@@ -148,9 +153,11 @@ int pa_file_prealloc(struct pa_job *j, uint64_t off, uint64_t len)
 	ret = pa_file_check_attrs(j->fd);
 	if (!ret)
 		ret = pa_plan(&t->in, &plan);
-	if (!ret)
+	if (!ret && plan.exchange)
+		ret = pa_exchange_prealloc(j, off, len);
+	else if (!ret)
 		ret = pa_exec_prepare(j, &f.x, &plan);
-	if (!ret)
+	if (!ret && !plan.exchange)
 		ret = run(&f, &plan);
 	pa_exec_free(&f.x);
 	pa_undo_free(&f.undo);
