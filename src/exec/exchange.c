@@ -186,21 +186,21 @@ static int keep_written(struct xchg *x, uint64_t lo, uint64_t size)
 	return ret;
 }
 
-/* Bytes of the request the temporary file holds written: what an
- * exchange now gives the target. */
-static int count_zeroed(struct xchg *x)
+/* Bytes of [@off, @end) of @fd in written extents (-1 without FIEMAP,
+ * which cannot tell); 0 or -errno. */
+static int written_in(int fd, uint64_t off, uint64_t end, int64_t *ret_bytes)
 {
 	struct pa_extlist ext = { 0 };
 	bool fiemap;
-	int ret = pa_extents_read(x->tmp, x->off, x->end, &ext, &fiemap);
+	int ret = pa_extents_read(fd, off, end, &ext, &fiemap);
 
-	x->zeroed = 0;
-	for (size_t i = 0; !ret && i < ext.n; i++) {
-		uint64_t s = PA_MAX(ext.v[i].start, x->off);
-		uint64_t e = PA_MIN(ext.v[i].start + ext.v[i].len, x->end);
+	*ret_bytes = fiemap ? 0 : -1;
+	for (size_t i = 0; !ret && fiemap && i < ext.n; i++) {
+		uint64_t s = PA_MAX(ext.v[i].start, off);
+		uint64_t e = PA_MIN(ext.v[i].start + ext.v[i].len, end);
 
 		if (!(ext.v[i].flags & PA_EXT_UNWRITTEN) && s < e)
-			x->zeroed += e - s;
+			*ret_bytes += (int64_t)(e - s);
 	}
 	pa_extlist_free(&ext);
 	return ret;
@@ -229,6 +229,7 @@ static int attempt(struct xchg *x, bool sync)
 	struct pa_commit c;
 	struct stat a, b;
 	uint64_t size, lo;
+	int64_t zeroed = 0;
 
 	if (fstat(fd, &a) < 0)
 		return -errno;
@@ -252,8 +253,11 @@ static int attempt(struct xchg *x, bool sync)
 		ret = -EBUSY;
 	if (!ret)
 		ret = keep_written(x, lo, (uint64_t)b.st_size);
+	/* What the exchange gives the target: the temporary file's written
+	 * bytes of the request. */
 	if (!ret)
-		ret = count_zeroed(x);
+		ret = written_in(x->tmp, x->off, x->end, &zeroed);
+	x->zeroed = zeroed > 0 ? (uint64_t)zeroed : 0;
 	if (!ret)
 		ret = pa_commit_range(fd, &c, x->tmp, lo, size - lo, how | (sync ? PA_XCHG_DSYNC : 0));
 	return ret;
@@ -290,22 +294,12 @@ static int exchange(struct xchg *x)
 static void report(struct xchg *x)
 {
 	struct prealloc_report *r = x->j->rep;
-	struct pa_extlist ext = { 0 };
-	uint64_t written = 0;
-	bool fiemap;
+	int64_t written;
 
-	if (pa_extents_read(x->j->fd, x->off, x->end, &ext, &fiemap) == 0 && fiemap)
-		for (size_t i = 0; i < ext.n; i++) {
-			uint64_t s = PA_MAX(ext.v[i].start, x->off);
-			uint64_t e = PA_MIN(ext.v[i].start + ext.v[i].len, x->end);
-
-			if (!(ext.v[i].flags & PA_EXT_UNWRITTEN) && s < e)
-				written += e - s;
-		}
-	pa_extlist_free(&ext);
 	r->bytes_zeroed = x->zeroed;
 	r->bytes_kept = x->end - x->off - x->zeroed;
-	r->written = written == x->end - x->off;
+	r->written = written_in(x->j->fd, x->off, x->end, &written) == 0 &&
+		     written == (int64_t)(x->end - x->off);
 }
 
 int pa_exchange_prealloc(struct pa_job *j, uint64_t off, uint64_t len)
