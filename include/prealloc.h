@@ -12,7 +12,8 @@
  * a negative errno value on failure; nothing is printed; output parameters
  * are left untouched on failure unless stated otherwise.  All functions are
  * thread-safe (calls on one file: see prealloc_file()).  Callers must not
- * write into a range while it is being preallocated.
+ * write into a range while it is being preallocated, unless they ask for
+ * %PREALLOC_CONCURRENT_WRITES.
  *
  * Unknown is %PREALLOC_FACT_NULL for a fact, %PREALLOC_UNKNOWN for a yes/no
  * answer, and never a number.  The ABI is LP64-only (64-bit pointers and
@@ -46,6 +47,21 @@ extern "C" {
  *	device serves other I/O and climbs back while it does not, never to
  *	zero (libprealloc(7)).  &prealloc_options.max_rate is a hard cap;
  *	&prealloc_report.background says what applied.
+ * @PREALLOC_CONCURRENT_WRITES: other threads or processes may write into
+ *	the range while the call runs (buffered, O_DIRECT, mmap, io_uring,
+ *	AIO, appends that move end of file into it), and no byte they write
+ *	may be lost.  Where the call would write zeros, it writes them into a
+ *	temporary file on the same filesystem and exchanges them into the file
+ *	only where, and only while, nobody changed it (xfs with exchange-range:
+ *	XFS_IOC_START_COMMIT/XFS_IOC_COMMIT_RANGE, Linux 6.13); a range others
+ *	wrote into is kept as they wrote it.  Where the file is only reserved
+ *	(copy-on-write files, memory-backed filesystems: fallocate() never
+ *	touches data) the call is fallocate().  Anywhere else the kernel
+ *	offers no way to order the zero writes against others' (ext4: its
+ *	EXT4_IOC_MOVE_EXT keeps unwritten blocks unwritten) and the call fails
+ *	with -EOPNOTSUPP, the file untouched: call fallocate() instead.
+ *	prealloc_probe_plan_reason() says which; libprealloc(7) has the
+ *	details.  Not with %PREALLOC_ZERO_DATA (-EINVAL).  Since: 0.5
  */
 enum prealloc_flags {
 	PREALLOC_KEEP_SIZE = 1u << 0,
@@ -53,6 +69,7 @@ enum prealloc_flags {
 	PREALLOC_NO_SYNC   = 1u << 2,
 	PREALLOC_FORCE     = 1u << 3,
 	PREALLOC_BACKGROUND = 1u << 4,
+	PREALLOC_CONCURRENT_WRITES = 1u << 5,
 };
 
 /**
@@ -490,8 +507,12 @@ struct prealloc_census {
  * are not ordered with this one: if their pages or blocks meet, one may
  * fail with -EIO and leave that error for every process's next fsync(), and
  * a failed one's undo may release blocks the other wrote.  Do not write
- * into the range or truncate the file during the call (a truncate may
- * raise SIGBUS).
+ * into the range (unless %PREALLOC_CONCURRENT_WRITES) or truncate the file
+ * during the call (a truncate may raise SIGBUS).  With
+ * %PREALLOC_CONCURRENT_WRITES a failed exchange leaves the file as it
+ * was, and a failed fallocate() is not undone (a punch or a truncate could
+ * destroy what another writer put there): the blocks and size it gave the
+ * file stay, reading zero, and &prealloc_report.undo_error is -EBUSY.
  *
  * Returns: 0, or a negative errno: -EBADF (fd not open for writing), -EINVAL
  * (bad arguments, unknown flags, a block-device request as above, a
@@ -505,7 +526,11 @@ struct prealloc_census {
  * a progress callback on bytes its running call holds), -EAGAIN, -EPERM,
  * -ENOSYS (no thread of the library's own files, as above), -EOPNOTSUPP
  * (%PREALLOC_KEEP_SIZE beyond EOF where the filesystem cannot reserve; an
- * O_APPEND @fd before Linux 6.9 where the file cannot be reopened), or what
+ * O_APPEND @fd before Linux 6.9 where the file cannot be reopened; with
+ * %PREALLOC_CONCURRENT_WRITES, no way to order the zero writes against
+ * others' here: nothing was changed), -EBUSY (with
+ * %PREALLOC_CONCURRENT_WRITES: the file kept changing under every attempt
+ * to exchange; nothing was changed), or what
  * the kernel returned (-EIO, -EDQUOT, -EPERM for an append-only or immutable
  * file, -EISDIR, -ESPIPE, -ENODEV, ...).
  * Since: 0.2

@@ -17,7 +17,10 @@
 #include "src/file/reopen.h"
 
 #define PREALLOC_FLAGS_ALL (PREALLOC_KEEP_SIZE | PREALLOC_ZERO_DATA | \
-			    PREALLOC_NO_SYNC | PREALLOC_FORCE | PREALLOC_BACKGROUND)
+			    PREALLOC_NO_SYNC | PREALLOC_FORCE | PREALLOC_BACKGROUND | \
+			    PREALLOC_CONCURRENT_WRITES)
+/* Zeroing data others may be writing is no way to keep their writes. */
+#define PREALLOC_FLAGS_EXCLUSIVE (PREALLOC_ZERO_DATA | PREALLOC_CONCURRENT_WRITES)
 
 PA_EXPORT const char *prealloc_version(void)
 {
@@ -37,7 +40,8 @@ int pa_options_load(const struct prealloc_options *opts, uint32_t extra_flags,
 		memset(o, 0, sizeof(*o));
 	if (ret)
 		return ret;
-	if ((o->flags & ~PREALLOC_FLAGS_ALL) || o->method >= PA_METHOD_COUNT)
+	if ((o->flags & ~PREALLOC_FLAGS_ALL) || o->method >= PA_METHOD_COUNT ||
+	    (o->flags & PREALLOC_FLAGS_EXCLUSIVE) == PREALLOC_FLAGS_EXCLUSIVE)
 		return -EINVAL;
 	o->size = sizeof(*o);
 	o->flags |= extra_flags;

@@ -14,6 +14,7 @@
 #include "src/call/overlay.h"
 #include "src/call/target.h"
 #include "src/exec/ops.h"
+#include "src/file/exchange.h"
 #include "src/fs/fs.h"
 
 /* Copy-on-write: overwrites of this file never go in place. */
@@ -108,6 +109,7 @@ int pa_target_open(struct prealloc_ctx *ctx, int fd, uint64_t off, uint64_t len,
 		in->range_in_eof = off + len <= (uint64_t)t->st.st_size;
 		if (fs->marks_prealloc)
 			in->reserve_marks = !xfs_marked(fd);
+		in->commit_range = fs->commit_range && pa_exchange_formatted(fd);
 		in->eof_blocks_kept = in->range_in_eof || !(flags & PREALLOC_KEEP_SIZE) ||
 				      !in->reserve_marks;
 	}

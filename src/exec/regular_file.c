@@ -13,6 +13,7 @@
 #include "base/log.h"
 #include "base/mutant.h"
 #include "src/exec/direct.h"
+#include "src/exec/exchange.h"
 #include "src/exec/exec.h"
 #include "src/exec/regular_file.h"
 #include "src/exec/report.h"
@@ -151,13 +152,30 @@ static int run(struct file_run *f, const struct pa_plan *plan)
 	if (ret)
 		return ret;
 	ret = pa_exec_run(j, &f->x, plan);
-	if (ret && f->x.started)
+	/* Others may write into the range: a punch or a truncate could
+	 * destroy their bytes, so what the call reserved stays. */
+	if (ret && f->x.started && (j->opts->flags & PREALLOC_CONCURRENT_WRITES))
+		j->rep->undo_error = -EBUSY;
+	else if (ret && f->x.started)
 		j->rep->undo_error = pa_undo_run(&f->undo, &f->regions, j->fd,
 						 !(j->opts->flags & PREALLOC_NO_SYNC));
 	else if (!ret)
 		pa_report_fill(j->rep, &f->x.w, f->fiemap,
 			       f->x.w.reserved && !f->x.reserve_refused);
 	return ret;
+}
+
+/* The range as it is, then nothing to do, or the plan prepared and run. */
+static int classify_and_run(struct file_run *f, const struct pa_plan *plan)
+{
+	int ret = classify(f);
+
+	if (ret)
+		return ret;
+	if (nothing_to_do(f))
+		return sync_only(f, plan);
+	ret = pa_exec_prepare(f->j, &f->x, plan);
+	return ret ? ret : run(f, plan);
 }
 
 int pa_file_prealloc(struct pa_job *j, uint64_t off, uint64_t len)
@@ -174,12 +192,10 @@ int pa_file_prealloc(struct pa_job *j, uint64_t off, uint64_t len)
 	ret = pa_file_check_attrs(j->fd);
 	if (!ret)
 		ret = pa_plan(&t->in, &plan);
-	if (!ret)
-		ret = classify(&f);
-	if (!ret && nothing_to_do(&f))
-		ret = sync_only(&f, &plan);
-	else if (!ret && !(ret = pa_exec_prepare(j, &f.x, &plan)))
-		ret = run(&f, &plan);
+	if (!ret && plan.exchange)
+		ret = pa_exchange_prealloc(j, off, len);
+	else if (!ret)
+		ret = classify_and_run(&f, &plan);
 	pa_exec_free(&f.x);
 	pa_undo_free(&f.undo);
 	pa_regionlist_free(&f.regions);

@@ -43,6 +43,9 @@ struct pa_fs {
 	bool flock_record_lock;		/* flock() is a record lock on the server */
 	bool subvol_dev;		/* stat()'s st_dev is a subvolume's or a layer's,
 					 * not the filesystem's that /proc/locks names */
+	bool commit_range;		/* may exchange a range of a file with a temporary
+					 * file's only if the file did not change
+					 * (XFS_IOC_COMMIT_RANGE, where formatted for it) */
 };
 
 extern const struct pa_fs pa_fs_unknown;

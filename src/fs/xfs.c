@@ -15,4 +15,7 @@ const struct pa_fs pa_fs_xfs = {
 	.always_cow_knob = true,
 	/* Freed by background inode work, which statfs only starts. */
 	.frees_late = true,
+	/* Linux 6.13, on a filesystem with exchange-range (mkfs.xfs -i
+	 * exchange=1, which needs reflink): the geometry says. */
+	.commit_range = true,
 };

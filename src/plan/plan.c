@@ -65,12 +65,53 @@ static int plan_forced(const struct pa_plan_input *in, struct pa_plan *p)
 	return 0;
 }
 
-int pa_plan(const struct pa_plan_input *in, struct pa_plan *p)
+/*
+ * Other writers in the range (PREALLOC_CONCURRENT_WRITES): fallocate()
+ * never touches data, so a plan that only reserves stands; zeros must be
+ * exchanged in where nobody wrote, which only a conditional exchange can
+ * order against the others' writes.  0: planned; 1: plan the methods,
+ * which will zero a temporary file; -EOPNOTSUPP: no way here.
+ */
+static int plan_concurrent(const struct pa_plan_input *in, struct pa_plan *p)
+{
+	bool reserve_only = in->forced == PREALLOC_METHOD_ALLOCATE ||
+			    (in->forced == PREALLOC_METHOD_AUTO &&
+			     (in->cow || in->mem_backed));
+
+	if (in->target != PA_TARGET_FILE) {
+		p->reason = "concurrent writes: a block device is zeroed whole";
+		return -EOPNOTSUPP;
+	}
+	if (reserve_only) {
+		add(p, PREALLOC_METHOD_ALLOCATE);
+		p->reason = in->cow ? "concurrent writes, copy-on-write file: space is reserved, "
+				      "which never touches data" :
+			    in->mem_backed ? "concurrent writes, memory-backed filesystem: fallocate() "
+					     "allocates zeroed pages and never touches data" :
+			    "concurrent writes: allocation forced by the caller";
+		return 0;
+	}
+	if (!in->commit_range) {
+		p->reason = "concurrent writes: this filesystem cannot order zero writes against "
+			    "other writers (no conditional range exchange: xfs formatted with "
+			    "exchange-range has one): use fallocate()";
+		return -EOPNOTSUPP;
+	}
+	if ((in->flags & PREALLOC_KEEP_SIZE) && !in->range_in_eof) {
+		p->reason = "concurrent writes, keep-size beyond end of file: only fallocate() "
+			    "can hold those blocks without exchanging the size";
+		return -EOPNOTSUPP;
+	}
+	p->exchange = true;
+	return 1;
+}
+
+/* The methods for @in, the first to try first. */
+static int plan_methods(const struct pa_plan_input *in, struct pa_plan *p)
 {
 	const char *why;
 	bool wz;
 
-	*p = (struct pa_plan){ 0 };
 	/* Keep-size promises the space beyond EOF reserved: never succeed
 	 * having reserved nothing. */
 	if (in->target == PA_TARGET_FILE && in->no_fallocate &&
@@ -125,4 +166,21 @@ int pa_plan(const struct pa_plan_input *in, struct pa_plan *p)
 	else
 		p->reason = wz ? "every device under the file can zero by unmapping" : why;
 	return 0;
+}
+
+int pa_plan(const struct pa_plan_input *in, struct pa_plan *p)
+{
+	int ret;
+
+	*p = (struct pa_plan){ 0 };
+	if (in->flags & PREALLOC_CONCURRENT_WRITES) {
+		ret = plan_concurrent(in, p);
+		if (ret <= 0)
+			return ret;
+	}
+	ret = plan_methods(in, p);
+	if (!ret && p->exchange)
+		p->reason = "concurrent writes: zeros are written to a temporary file and exchanged "
+			    "in only where, and while, the file is unchanged (XFS_IOC_COMMIT_RANGE)";
+	return ret;
 }

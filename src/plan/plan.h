@@ -25,6 +25,8 @@ struct pa_plan_input {
 	bool reserve_marks;		/* fallocate() would mark the file preallocated for
 					 * good (xfs, not marked yet) */
 	bool no_fallocate;		/* ext2/3 file: nothing can be reserved beyond EOF */
+	bool commit_range;		/* ranges exchange only while the file is unchanged
+					 * (xfs formatted with exchange-range) */
 	bool mem_backed;		/* tmpfs/ramfs/hugetlbfs: no device below */
 	bool no_write;			/* hugetlbfs: no write(), fallocate() zeroes pages */
 	bool device_facts;		/* a block device's capabilities record was found */
@@ -47,6 +49,8 @@ struct pa_plan {
 	uint8_t methods[PA_PLAN_MAX];	/* try in order; the next on EOPNOTSUPP */
 	uint8_t n;
 	uint8_t write_zeroes;		/* enum prealloc_write_zeroes; 0: not weighed */
+	bool exchange;			/* concurrent writes: the methods zero a temporary
+					 * file, exchanged in where the file is unchanged */
 	const char *reason;		/* one sentence for `prealloc probe` */
 };
 

@@ -113,6 +113,8 @@ err_errno:
 	return ret;
 }
 
+static int mount_new(struct tfs *t, const char *type, uint64_t size_mb);
+
 int tfs_create(struct tfs *t, const char *type, uint64_t size_mb, const char *mkfs_opts)
 {
 	char cmd[512];
@@ -132,27 +134,57 @@ int tfs_create(struct tfs *t, const char *type, uint64_t size_mb, const char *mk
 		if (ret)
 			goto err;
 	}
-	snprintf(t->type, sizeof(t->type), "%s", type);
-	strcpy(t->dir, "/tmp/prealloc-mnt-XXXXXX");
-	if (!mkdtemp(t->dir)) {
-		ret = -errno;
-		t->dir[0] = 0;
+	ret = mount_new(t, type, size_mb);
+	if (ret)
 		goto err;
-	}
-	if (strcmp(type, "tmpfs") == 0) {
-		snprintf(cmd, sizeof(cmd), "size=%llum", (unsigned long long)size_mb);
-		ret = mount("tmpfs", t->dir, "tmpfs", 0, cmd);
-	} else {
-		ret = mount(t->dev, t->dir, type, 0, NULL);
-	}
-	if (ret < 0) {
-		ret = -errno;
-		goto err;
-	}
 	return 0;
 err:
 	tfs_destroy(t);
 	return ret;
+}
+
+int tfs_create_xfs_exchange(struct tfs *t, uint64_t size_mb)
+{
+	char cmd[512];
+	int ret = tfs_loop(t, size_mb, true);
+
+	if (ret)
+		return ret;
+	/* xfsprogs 6.10 formats for exchange-range; an older one formats
+	 * without it and the superblock's incompat bit 0x40 is set by hand,
+	 * which any kernel since 6.10 mounts. */
+	snprintf(cmd, sizeof(cmd), "mkfs.xfs -q -f -i exchange=1 %s >/dev/null 2>&1 || "
+		 "{ mkfs.xfs -q -f %s >/dev/null 2>&1 && "
+		 "v=$(xfs_db -c 'sb 0' -c 'p features_incompat' %s | sed 's/.*= //') && "
+		 "xfs_db -x -c 'sb 0' -c \"write -d features_incompat $((v | 0x40))\" %s "
+		 ">/dev/null 2>&1; }", t->dev, t->dev, t->dev, t->dev);
+	ret = run(cmd);
+	if (!ret)
+		ret = mount_new(t, "xfs", size_mb);
+	if (ret)
+		tfs_destroy(t);
+	return ret;
+}
+
+/* Mount @t's new @type (a tmpfs of @size_mb MiB) on a fresh directory. */
+static int mount_new(struct tfs *t, const char *type, uint64_t size_mb)
+{
+	char opts[64];
+	int ret;
+
+	snprintf(t->type, sizeof(t->type), "%s", type);
+	strcpy(t->dir, "/tmp/prealloc-mnt-XXXXXX");
+	if (!mkdtemp(t->dir)) {
+		t->dir[0] = 0;
+		return -errno;
+	}
+	if (strcmp(type, "tmpfs") == 0) {
+		snprintf(opts, sizeof(opts), "size=%llum", (unsigned long long)size_mb);
+		ret = mount("tmpfs", t->dir, "tmpfs", 0, opts);
+	} else {
+		ret = mount(t->dev, t->dir, type, 0, NULL);
+	}
+	return ret < 0 ? -errno : 0;
 }
 
 void tfs_destroy(struct tfs *t)

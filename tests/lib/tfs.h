@@ -43,6 +43,10 @@ int tfs_loop(struct tfs *t, uint64_t size_mb, bool direct);
  * @mkfs_opts are extra mkfs arguments (may be NULL). 0 or -errno. */
 int tfs_create(struct tfs *t, const char *type, uint64_t size_mb, const char *mkfs_opts);
 
+/* An xfs of @size_mb MiB formatted for exchange-range (ranges exchanged
+ * with XFS_IOC_COMMIT_RANGE), mounted in @t: 0 or -errno. */
+int tfs_create_xfs_exchange(struct tfs *t, uint64_t size_mb);
+
 /* Unmount, detach, remove the mount point.  Safe on a zeroed struct. */
 void tfs_destroy(struct tfs *t);
 

@@ -24,6 +24,11 @@ int tsec_refuse(int err, bool aio);
  * -ENOSYS on an architecture the filter does not know, or -errno. */
 int tsec_refuse_calls(const int *nr, unsigned int n, int err);
 
+/* From now on ioctl() with request @cmd fails with @err, every other
+ * request and call is allowed.  0, -ENOSYS on an architecture the filter
+ * does not know, or -errno. */
+int tsec_refuse_ioctl(unsigned int cmd, int err);
+
 /* tsec_refuse(@err, false). */
 int tsec_refuse_io_uring(int err);
 

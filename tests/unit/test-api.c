@@ -78,7 +78,9 @@ static void bad_flags_and_ranges(void **state)
 	(void)state;
 	assert_true(fd >= 0);
 	assert_int_equal(prealloc_file(fd, 0, 4096, 1u << 31), -EINVAL);
-	assert_int_equal(prealloc_file(fd, 0, 4096, 1u << 5), -EINVAL);
+	assert_int_equal(prealloc_file(fd, 0, 4096, 1u << 6), -EINVAL);
+	assert_int_equal(prealloc_file(fd, 0, 4096, PREALLOC_CONCURRENT_WRITES | PREALLOC_ZERO_DATA),
+			 -EINVAL);
 	assert_int_equal(prealloc_file(fd, 0, 0, 0), -EINVAL);
 	assert_int_equal(prealloc_file(fd, INT64_MAX, 1, 0), -EFBIG);
 	assert_int_equal(prealloc_file(fd, 1, UINT64_MAX, 0), -EFBIG);

@@ -35,6 +35,7 @@ static const struct {
 	FACT(frees_late, " xfs "),
 	FACT(flock_record_lock, " nfs cifs smbfs "),
 	FACT(subvol_dev, " btrfs bcachefs overlay "),
+	FACT(commit_range, " xfs "),
 #undef FACT
 };
 

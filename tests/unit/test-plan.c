@@ -23,6 +23,7 @@
 #define AI PREALLOC_METHOD_AIO
 #define BU PREALLOC_METHOD_BUFFERED
 #define AL PREALLOC_METHOD_ALLOCATE
+#define CW PREALLOC_CONCURRENT_WRITES
 /* A file over a block device with sysfs facts, whatever its filesystem:
  * which one takes FALLOC_FL_WRITE_ZEROES is the kernel's to say. */
 #define FILE_DEV .target = PA_TARGET_FILE, .device_facts = true
@@ -87,6 +88,21 @@ static const struct row rows[] = {
 	{ "forced zeroout on a file", { FILE_DEV, .forced = ZO }, -EOPNOTSUPP, { 0 } },
 	{ "forced allocate on a bdev", { .target = PA_TARGET_BLOCKDEV, .forced = AL },
 	  -EOPNOTSUPP, { 0 } },
+	/* Concurrent writes: zeros only by a conditional exchange. */
+	{ "concurrent, xfs with exchange-range", { FILE_DEV, .commit_range = true,
+	  .flags = CW }, 0, { UR, AI, BU } },
+	{ "concurrent, no exchange (ext4)", { FILE_DEV, UNMAP, .flags = CW }, -EOPNOTSUPP, { 0 } },
+	{ "concurrent, btrfs copy-on-write: reserved", { .target = PA_TARGET_FILE, .cow = true,
+	  .flags = CW }, 0, { AL } },
+	{ "concurrent, tmpfs: reserved", { .target = PA_TARGET_FILE, .mem_backed = true,
+	  .flags = CW }, 0, { AL } },
+	{ "concurrent, forced allocate on ext4", { FILE_DEV, .forced = AL, .flags = CW }, 0, { AL } },
+	{ "concurrent, forced buffered on tmpfs", { .target = PA_TARGET_FILE, .mem_backed = true,
+	  .forced = BU, .flags = CW }, -EOPNOTSUPP, { 0 } },
+	{ "concurrent, keep-size past EOF on xfs", { FILE_DEV, .commit_range = true,
+	  .flags = CW | PREALLOC_KEEP_SIZE }, -EOPNOTSUPP, { 0 } },
+	{ "concurrent, keep-size inside EOF on xfs", { FILE_DEV, .commit_range = true,
+	  .range_in_eof = true, .flags = CW | PREALLOC_KEEP_SIZE }, 0, { UR, AI, BU } },
 };
 
 static void table(void **state)
@@ -106,6 +122,8 @@ static void table(void **state)
 		assert_int_equal(p.n, n);
 		assert_memory_equal(p.methods, r->methods, n);
 		assert_non_null(p.reason);
+		/* Zeros reach the file only by exchange under concurrent writes. */
+		assert_int_equal(p.exchange, (r->in.flags & CW) && r->methods[0] != AL);
 		if (r->in.forced == PREALLOC_METHOD_AUTO)
 			assert_int_equal(r->methods[0] == WZ, pa_wz_tried(p.write_zeroes));
 	}

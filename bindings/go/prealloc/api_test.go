@@ -22,8 +22,9 @@ import (
 var boundValues = map[string]any{
 	"PREALLOC_KEEP_SIZE": "Options.KeepSize", "PREALLOC_ZERO_DATA": "Options.ZeroData",
 	"PREALLOC_NO_SYNC": "Options.NoSync", "PREALLOC_FORCE": "Options.Force",
-	"PREALLOC_BACKGROUND":  "Options.Background",
-	"PREALLOC_METHOD_AUTO": MethodAuto, "PREALLOC_METHOD_WRITE_ZEROES": MethodWriteZeroes,
+	"PREALLOC_BACKGROUND":        "Options.Background",
+	"PREALLOC_CONCURRENT_WRITES": "Options.ConcurrentWrites",
+	"PREALLOC_METHOD_AUTO":       MethodAuto, "PREALLOC_METHOD_WRITE_ZEROES": MethodWriteZeroes,
 	"PREALLOC_METHOD_ZEROOUT": MethodZeroout, "PREALLOC_METHOD_URING": MethodUring,
 	"PREALLOC_METHOD_BUFFERED": MethodBuffered, "PREALLOC_METHOD_ALLOCATE": MethodAllocate,
 	"PREALLOC_METHOD_AIO": MethodAio, "PREALLOC_METHOD_SLOTS": len(Report{}.BytesByMethod),

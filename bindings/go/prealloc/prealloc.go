@@ -156,13 +156,16 @@ const (
 // pointer) asks for the whole contract: size extended, data kept, durable
 // on return, method chosen by the library.
 type Options struct {
-	KeepSize   bool   // PREALLOC_KEEP_SIZE: the size stays; beyond EOF only reserved
-	ZeroData   bool   // PREALLOC_ZERO_DATA: zero data too (recycling a segment)
-	NoSync     bool   // PREALLOC_NO_SYNC: skip the final fdatasync()
-	Force      bool   // PREALLOC_FORCE: zero a block device with a signature
-	Background bool   // PREALLOC_BACKGROUND: paced, beside live traffic
-	Method     Method // a method to use alone, or MethodAuto
-	MaxRate    uint64 // cap on the zeroing rate in bytes per second; 0: none
+	KeepSize   bool // PREALLOC_KEEP_SIZE: the size stays; beyond EOF only reserved
+	ZeroData   bool // PREALLOC_ZERO_DATA: zero data too (recycling a segment)
+	NoSync     bool // PREALLOC_NO_SYNC: skip the final fdatasync()
+	Force      bool // PREALLOC_FORCE: zero a block device with a signature
+	Background bool // PREALLOC_BACKGROUND: paced, beside live traffic
+	// PREALLOC_CONCURRENT_WRITES: others may write into the range during
+	// the call and keep every byte; EOPNOTSUPP where that cannot be ordered
+	ConcurrentWrites bool
+	Method           Method // a method to use alone, or MethodAuto
+	MaxRate          uint64 // cap on the zeroing rate in bytes per second; 0: none
 }
 
 func (o *Options) raw() C.struct_prealloc_options {
@@ -177,6 +180,7 @@ func (o *Options) raw() C.struct_prealloc_options {
 		{o.KeepSize, C.PREALLOC_KEEP_SIZE}, {o.ZeroData, C.PREALLOC_ZERO_DATA},
 		{o.NoSync, C.PREALLOC_NO_SYNC}, {o.Force, C.PREALLOC_FORCE},
 		{o.Background, C.PREALLOC_BACKGROUND},
+		{o.ConcurrentWrites, C.PREALLOC_CONCURRENT_WRITES},
 	} {
 		if f.on {
 			r.flags |= f.bit

@@ -22,6 +22,9 @@ pub const PREALLOC_NO_SYNC: u32 = 1 << 2;
 pub const PREALLOC_FORCE: u32 = 1 << 3;
 /// `PREALLOC_BACKGROUND`: paced, idle-priority work beside live traffic.
 pub const PREALLOC_BACKGROUND: u32 = 1 << 4;
+/// `PREALLOC_CONCURRENT_WRITES`: others may write into the range meanwhile;
+/// none of their bytes is lost (`-EOPNOTSUPP` where that cannot be ordered).
+pub const PREALLOC_CONCURRENT_WRITES: u32 = 1 << 5;
 
 /// `PREALLOC_METHOD_AUTO`: let the library choose.
 pub const PREALLOC_METHOD_AUTO: u32 = 0;

@@ -63,6 +63,13 @@ impl Options {
         self.flag(sys::PREALLOC_BACKGROUND, on)
     }
 
+    /// `PREALLOC_CONCURRENT_WRITES`: others may write into the range
+    /// during the call and keep every byte; where no exchange can order
+    /// the zeros the call fails with `EOPNOTSUPP`, the file untouched.
+    pub fn concurrent_writes(&mut self, on: bool) -> &mut Self {
+        self.flag(sys::PREALLOC_CONCURRENT_WRITES, on)
+    }
+
     /// Forces one method, used alone (`None` or [`Method::Auto`]: the
     /// library chooses).
     pub fn method(&mut self, method: Option<Method>) -> &mut Self {
