@@ -61,7 +61,7 @@ extern "C" {
  *	EXT4_IOC_MOVE_EXT keeps unwritten blocks unwritten) and the call fails
  *	with -EOPNOTSUPP, the file untouched: call fallocate() instead.
  *	prealloc_probe_plan_reason() says which; libprealloc(7) has the
- *	details.  Not with %PREALLOC_ZERO_DATA (-EINVAL).  Since: 0.5
+ *	details.  Not with %PREALLOC_ZERO_DATA (-EINVAL).  Since: 0.6
  */
 enum prealloc_flags {
 	PREALLOC_KEEP_SIZE = 1u << 0,
@@ -470,19 +470,25 @@ struct prealloc_census {
  * range, moves the size as above and syncs; nothing else the process owns
  * changes.  Its record locks (F_SETLK, OFD, lockf()) stay as they are: the
  * call opens the file again (O_DIRECT, no O_APPEND) and closes what it
- * opened only on a thread of the library's own, whose file table holds a
- * copy of @fd alone (close_range(CLOSE_RANGE_UNSHARE), Linux 5.9), and a
- * close() there cannot drop the process's locks as a close() of the
- * process's own would.  @fd's status flags and offset are never changed.
- * A description holding a lease (F_SETLEASE) is never opened again: the
- * call uses @fd's own.  Opening and closing the file is visible to inotify
- * (IN_OPEN, IN_CLOSE_WRITE) and fanotify (an open permission event may
- * make the call wait for its answer).  The caller's thread waits, running
- * the progress callback and the log hook (its own code, with its own
- * descriptors); the work's thread has every signal blocked, so a signal
- * never interrupts the call.  Where no such thread can be had the call
- * fails before anything is done (-EAGAIN: no thread; -EPERM or -ENOSYS: a
- * seccomp profile refuses both close_range() and unshare()).
+ * opened only on a thread of the library's own, whose file table is the
+ * library's (close_range(CLOSE_RANGE_UNSHARE), Linux 5.9) and receives
+ * @fd over a socket pair, and a close() there cannot drop the process's
+ * locks as a close() of the process's own would.  Those threads are kept
+ * from call to call (up to 17, ending after 10 s unused), so the process
+ * holds one descriptor of the library's (that socket, close-on-exec) while
+ * they live; a fork()ed child makes its own.  @fd's status flags and
+ * offset are never changed.  A description holding a lease (F_SETLEASE)
+ * is never opened again: the call uses @fd's own.  Opening and closing the
+ * file is visible to inotify (IN_OPEN, IN_CLOSE_WRITE) and fanotify (an
+ * open permission event may make the call wait for its answer).  The
+ * caller's thread waits, running the progress callback and the log hook
+ * (its own code, with its own descriptors), with its cancellation
+ * disabled: the call is not a cancellation point, and completes (or is
+ * undone) before a pending cancellation acts.  The work's thread has every
+ * signal blocked, so a signal never interrupts the call.  Where no such
+ * thread can be had the call fails before anything is done (-EAGAIN: no
+ * thread; -EPERM or -ENOSYS: a seccomp profile refuses both close_range()
+ * and unshare()).
  *
  * Concurrency: the call works on its copy of @fd (closing or dup2()ing over
  * @fd does not redirect it).  Calls on one file whose ranges could meet

@@ -16,7 +16,9 @@
  * probe says why with the errno, and a forced uring is refused; with AIO
  * refused too, the writes go buffered.  The parent also wrote through
  * Linux AIO and kept its context for its next call: the child, which has
- * none of its parent's contexts, sets up its own.  Where the filesystem has no direct
+ * none of its parent's contexts, sets up its own.  A setup that fails for
+ * want of memory is no refusal: a forced call says ENOMEM, an automatic one
+ * goes on.  Where the filesystem has no direct
  * I/O (ext4 data=journal: statx says so), the direct methods forced are
  * refused before anything changes.
  */
@@ -437,6 +439,66 @@ static void seccomp_one_call_each(void **state)
 	}
 }
 
+/*
+ * A setup that fails for want of resources (io_uring_setup() or io_setup()
+ * answering ENOMEM, as under memory pressure) is no refusal: a forced call
+ * gets the error itself with the file unchanged, an automatic one goes on
+ * with the next method, and the process does not remember it.
+ */
+static int setup_enomem_child(int nr, unsigned int forced, unsigned int next)
+{
+	struct prealloc_options o = { .size = sizeof(o), .method = forced };
+	struct prealloc_report r = { .size = sizeof(r) };
+	struct stat st;
+	char path[256];
+	int fd;
+
+	if (tsec_refuse_calls(&nr, 1, ENOMEM))
+		return CHILD_NO_SECCOMP;
+	fd = open(tfs_path(&fs_ext4.t, "enomem", path, sizeof(path)),
+		  O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	CHILD_CHECK(fd >= 0);
+	CHILD_CHECK(prealloc_file_ex(fd, 0, 8 * M, &o, &r) == -ENOMEM);
+	CHILD_CHECK(fstat(fd, &st) == 0 && st.st_size == 0 && st.st_blocks == 0);
+	for (uint64_t off = 0; off < 16 * M; off += 8 * M) {	/* nothing was remembered */
+		CHILD_CHECK(prealloc_file_ex(fd, off, 8 * M, NULL, &r) == 0);
+		CHILD_CHECK(r.method == next);
+	}
+	close(fd);
+	unlink(path);
+	return 0;
+}
+
+static void setup_enomem_no_refusal(void **state)
+{
+	static const struct {
+		int nr;
+		unsigned int forced, next;
+	} cases[] = {
+		{ __NR_io_uring_setup, PREALLOC_METHOD_URING, PREALLOC_METHOD_AIO },
+		{ __NR_io_setup, PREALLOC_METHOD_AIO, PREALLOC_METHOD_URING },
+	};
+
+	(void)state;
+	if (RUNNING_ON_VALGRIND)
+		skip();
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		pid_t pid = fork();
+		int st;
+
+		assert_true(pid >= 0);
+		if (pid == 0)
+			_exit(setup_enomem_child(cases[i].nr, cases[i].forced, cases[i].next));
+		assert_int_equal(waitpid(pid, &st, 0), pid);
+		assert_true(WIFEXITED(st));
+		if (WEXITSTATUS(st) == CHILD_NO_SECCOMP)
+			skip();
+		if (WEXITSTATUS(st))
+			fail_msg("case %zu: check at test-fallback.c:%d failed in the child", i,
+				 WEXITSTATUS(st));
+	}
+}
+
 static void no_direct_io_refuses_direct_methods(void **state)
 {
 	static const unsigned int direct[] = { PREALLOC_METHOD_URING, PREALLOC_METHOD_AIO };
@@ -497,6 +559,7 @@ int main(void)
 		cmocka_unit_test(seccomp_io_submit_writes_buffered),
 		cmocka_unit_test(seccomp_no_aio_writes_buffered),
 		cmocka_unit_test(seccomp_one_call_each),
+		cmocka_unit_test(setup_enomem_no_refusal),
 		cmocka_unit_test(no_direct_io_refuses_direct_methods),
 		cmocka_unit_test(xfs_asked_reflink_apart),
 		cmocka_unit_test(no_block_device_not_asked),

@@ -190,13 +190,11 @@ static void test_xfs_verify(void **state)
 	unlink(path);
 }
 
+static struct tfs xfs_exchange;
+
 static int setup_xfs(void **state)
 {
-	static struct tfs t;
-
-	if (tfs_create_xfs_exchange(&t, 512))
-		return -1;
-	*state = &t;
+	*state = &xfs_exchange;
 	return 0;
 }
 
@@ -404,11 +402,15 @@ int main(void)
 		cmocka_unit_test(test_ext4_refused),
 		cmocka_unit_test(test_xfs_plain_refused),
 	};
-	int fails;
+	int fails = 0;
 
 	tfs_enter_for("xfs");
-	fails = cmocka_run_group_tests_name("concurrent writes, xfs with exchange-range", xfs,
-					    setup_xfs, tfs_group_teardown);
+	/* Linux 6.10 mounts it; xfsprogs formats it from 6.10, with xfs_db before. */
+	if (tfs_create_xfs_exchange(&xfs_exchange, 512) == 0)
+		fails = cmocka_run_group_tests_name("concurrent writes, xfs with exchange-range",
+						    xfs, setup_xfs, tfs_group_teardown);
+	else
+		printf("# SKIP concurrent writes on xfs: no xfs with exchange-range here\n");
 	if (tfs_supported("ext4"))
 		fails += cmocka_run_group_tests_name("no exchange", elsewhere, NULL, NULL);
 	return fails;

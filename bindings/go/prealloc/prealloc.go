@@ -1,5 +1,5 @@
 // Package prealloc preallocates file space that is allocated and already
-// written, through libprealloc (found with pkg-config, version 0.5 or later).
+// written, through libprealloc (found with pkg-config, version 0.6 or later).
 //
 // File makes a range of a file allocated, written (no unwritten extents),
 // zero where it held no data and durable, with the cheapest method the

@@ -1,4 +1,4 @@
-//! Raw FFI declarations for libprealloc 0.5 (`<prealloc.h>` and
+//! Raw FFI declarations for libprealloc 0.6 (`<prealloc.h>` and
 //! `<prealloc-pool.h>`), linked through `pkg-config libprealloc`.
 //!
 //! Everything here mirrors the C header one to one; the header's kernel-doc
