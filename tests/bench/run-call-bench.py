@@ -88,8 +88,8 @@ def remove(path):
         os.unlink(path)
 
 
-def measure(cmd):
-    r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+def measure(cmd, env=None):
+    r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
     if r.returncode:
         return {'error': r.stderr.strip() or r.returncode}
     return json.loads(r.stdout.splitlines()[-1])
@@ -114,12 +114,14 @@ def one_round(a, rnd, fs, arms, fds, out):
     if not a.exec:
         return
     tool = os.path.join(a.build, 'src/tool/prealloc')
+    env = dict(os.environ, PREALLOC_EXEC_PRELOAD=os.path.join(a.build,
+                                                              'src/tool/libprealloc-exec.so'))
     head = dict(arms)['head']
     for mode in ('preload', 'seccomp'):
         for fd in (fds[0], fds[-1]):
             p = path('exec')
             res = measure([tool, 'exec', '--quiet', '--mode', mode, '--', head, 'calls', p,
-                           'fallocate1m', '100', str(fd)])
+                           'fallocate1m', '100', str(fd)], env)
             remove(p)
             out({'round': rnd, 'fs': fs.fstype, 'arm': 'exec-' + mode, 'test': 'fallocate1m',
                  'fd': fd, **res})
