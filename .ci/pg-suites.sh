@@ -3,8 +3,8 @@
 # loaded (examples/postgresql/tests/pg-suites.sh), PostgreSQL built from
 # Debian sid's source package.  pg_waldump's suite is the one a zero-filled
 # segment ahead used to break; pg_rewind's is the one that copied the pool.
-# The other suites and majors take hours here: README, "PostgreSQL's own
-# suites".  When the source cannot be downloaded, says so and passes.
+# The other suites and majors take hours here: examples/postgresql/README.md,
+# "PostgreSQL's own suites with pg_prealloc loaded".  When the source cannot be downloaded, says so and passes.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 W=/var/tmp/prealloc-ci-pg A=/var/tmp/prealloc-ci-pg/apt

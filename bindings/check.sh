@@ -15,9 +15,8 @@ sanitize=${2:-none}
 
 # shellcheck source=bindings/lib.sh
 . "$src/bindings/lib.sh"
-for tool in cargo go; do
-	command -v "$tool" >/dev/null || { echo "$tool not installed: skipped"; exit 77; }
-done
+command -v cargo >/dev/null || { echo "cargo not installed (Rust 1.90 or later: https://rustup.rs): skipped"; exit 77; }
+command -v go >/dev/null || { echo "go not installed (Go 1.22 or later: https://go.dev/dl/): skipped"; exit 77; }
 if [ "$sanitize" != none ]; then
 	echo "sanitizer build ($sanitize): a plain program cannot link it; skipped"
 	exit 77

@@ -10,7 +10,7 @@
 
 #include <json-c/json.h>
 
-/* Exit codes (README "The prealloc tool", prealloc --help). */
+/* Exit codes (prealloc(1), EXIT STATUS; prealloc --help). */
 #define EXIT_OPERATIONAL 1	/* an error; verify: range not fully written */
 #define EXIT_USAGE 2		/* bad command line */
 #define EXIT_NOTSUPP 3		/* not supported here (EOPNOTSUPP) */

@@ -7,9 +7,11 @@ without git every such file outside build trees; not the run history in
 tests/bench/results/, which records the tree as it was, but its index) and
 checks each
 path that starts at a top-level folder of ours ("src/call/api.c",
-"tests/vm/") and each relative Markdown link.  A path with a wildcard must
-match something; one with a placeholder in capitals ("examples/DATABASE/")
-is left alone, as are paths under a build directory.
+"tests/vm/"; in a man page as roff writes it, "zeroing\\-plan.c") and each
+relative Markdown link, with the heading its #anchor names in a Markdown
+file.  A path with a wildcard must match something; one with a placeholder
+in capitals ("examples/DATABASE/") is left alone, as are paths under a
+build directory.
 
 usage: check-doc-paths.py SOURCE_ROOT
 """
@@ -21,9 +23,11 @@ import sys
 
 TOP = ('src', 'base', 'probes', 'include', 'examples', 'tests', 'doc',
        'fuzz', 'bindings', 'debian', '.ci', 'cmake')
-PATH = re.compile(r'(?<![\w./$~-])((?:%s)/[\w.*+/-]*)' %
+# A link's target is relative to its file, and checked as a link.
+PATH = re.compile(r'(?<![\w./$~-])(?<!\]\()((?:%s)/[\w.*+/-]*)' %
                   '|'.join(re.escape(t) for t in TOP))
-LINK = re.compile(r'\]\(([^)#\s]+)(?:#[^)]*)?\)')
+LINK = re.compile(r'\]\(([^)#\s]*)(?:#([^)\s]*))?\)')
+HEADING = re.compile(r'^#{1,6}\s+(.*?)\s*#*\s*$')
 SKIP = ('tests/bench/results/',)
 KEEP = ('tests/bench/results/README.md',)
 # Build trees: meson's, dpkg-buildpackage's, cargo's, the guests' cache.
@@ -67,6 +71,22 @@ def placeholder(path):
     return re.search(r'(^|[/_.-])(?!README|HACKING|RESULTS|LICENSE)[A-Z]{3,}', path)
 
 
+def anchors(path):
+    """The anchors GitHub gives a Markdown file's headings: lower case,
+    punctuation but hyphens and underscores dropped, spaces as hyphens, a
+    repeated one numbered."""
+    seen, fenced = {}, False
+    with open(path, encoding='utf-8', errors='replace') as f:
+        for line in f:
+            if line.startswith('```'):
+                fenced = not fenced
+            m = None if fenced else HEADING.match(line)
+            if m:
+                a = re.sub(r'[^\w\- ]', '', m.group(1).lower()).replace(' ', '-')
+                seen[a] = seen.get(a, -1) + 1
+                yield a if seen[a] == 0 else '%s-%d' % (a, seen[a])
+
+
 def exists(root, path):
     path = path.rstrip('.,:;')
     full = os.path.join(root, path)
@@ -83,6 +103,8 @@ def main():
         with open(doc, encoding='utf-8', errors='replace') as f:
             text = f.read()
         rel = os.path.relpath(doc, root)
+        if not rel.endswith('.md'):
+            text = text.replace('\\-', '-')
         for n, line in enumerate(text.split('\n'), 1):
             for m in PATH.finditer(line):
                 if not exists(root, m.group(1)):
@@ -90,12 +112,16 @@ def main():
             if not rel.endswith('.md'):
                 continue
             for m in LINK.finditer(line):
-                target = m.group(1)
+                target, anchor = m.group(1), m.group(2)
                 if re.match(r'[a-z]+:', target):
                     continue
-                path = os.path.relpath(os.path.join(os.path.dirname(doc), target), root)
+                path = os.path.relpath(os.path.join(os.path.dirname(doc), target), root) \
+                    if target else rel
                 if not exists(root, path):
                     stale.append('%s:%d: link %s' % (rel, n, target))
+                elif anchor and path.endswith('.md') and \
+                        anchor not in anchors(os.path.join(root, path)):
+                    stale.append('%s:%d: link %s#%s: no such heading' % (rel, n, target, anchor))
     for s in stale:
         print(s, file=sys.stderr)
     print('%d stale path(s)' % len(stale))

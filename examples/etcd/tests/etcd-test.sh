@@ -23,7 +23,7 @@ sanitize=${2:-none}
 . "$here/../../bindings/lib.sh"
 # shellcheck source=examples/etcd/lib.sh
 . "$here/lib.sh"
-go_usable || { echo "Go 1.26 or later not installed: skipped"; exit 77; }
+go_usable || { echo "Go 1.26 or later not installed (https://go.dev/dl/): skipped"; exit 77; }
 if [ "$sanitize" != none ]; then
 	echo "sanitizer build ($sanitize): a Go program cannot link it; skipped"
 	exit 77

@@ -22,8 +22,9 @@ build=$(cd "$1" && pwd)
 # shellcheck source=examples/etcd/lib.sh
 . "$here/lib.sh"
 stock=/usr/bin/etcd
-[ -x "$stock" ] || { echo "etcd-server not installed: skipped"; exit 77; }
-go_usable || { echo "Go 1.26 or later not installed (the load tools): skipped"; exit 77; }
+[ -x "$stock" ] && command -v etcdctl >/dev/null ||
+	{ echo "etcd or etcdctl not installed (apt-get install etcd-server etcd-client): skipped"; exit 77; }
+go_usable || { echo "Go 1.26 or later not installed (the load tools; https://go.dev/dl/): skipped"; exit 77; }
 reexec_private "$0" "$@"
 
 scratch=$(mktemp -d /tmp/prealloc-exec-etcd-XXXXXX)

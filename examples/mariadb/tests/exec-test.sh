@@ -18,7 +18,8 @@ here=$(cd "$(dirname "$0")/../../.." && pwd)
 . "$here/bindings/lib.sh"
 [ "$(id -u)" = 0 ] || { echo "needs root: skipped"; exit 77; }
 for b in /usr/sbin/mariadbd mariadb-install-db sysbench mariadb; do
-	command -v "$b" >/dev/null || { echo "$b not installed: skipped"; exit 77; }
+	command -v "$b" >/dev/null ||
+		{ echo "$b not installed (apt-get install mariadb-server sysbench): skipped"; exit 77; }
 done
 reexec_private "$0" "$@"
 tool=$build/src/tool/prealloc

@@ -36,9 +36,9 @@ set -euo pipefail
 trap 'echo "pg-test.sh:$LINENO: failed (status $?)" >&2' ERR
 FSTYPE=$1 PG_BINDIR=$2 PGP_MODULE=$3 PGP_SQL=$4
 [ "$(id -u)" = 0 ] || { echo "not root: skip"; exit 77; }
-id postgres >/dev/null 2>&1 || { echo "no postgres user: skip"; exit 77; }
+id postgres >/dev/null 2>&1 || { echo "no postgres user (apt-get install postgresql-15): skip"; exit 77; }
 command -v "mkfs.$FSTYPE" >/dev/null || { echo "no mkfs.$FSTYPE: skip"; exit 77; }
-[ -x "$PG_BINDIR/pgbench" ] || { echo "no pgbench: skip"; exit 77; }
+[ -x "$PG_BINDIR/pgbench" ] || { echo "no $PG_BINDIR/pgbench (apt-get install postgresql-15): skip"; exit 77; }
 if [ -z "${PGP_NS:-}" ]; then
 	exec env PGP_NS=1 unshare -m --propagation private "$0" "$@"
 fi
