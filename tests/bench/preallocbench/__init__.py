@@ -12,6 +12,7 @@
   wal        run-wal-bench.py: WAL commit latency with the segment pool
   rocksdb    run-rocksdb-bench.py: db_bench with the RocksDB plugin
   guest      run-vm-bench.py: the report of tests/vm/bg-guest.sh's trials
+  calls      run-call-bench.py: one call's cost against an older version
   pgbench    pg-bench.sh's figures and report (python3 -m preallocbench.pgbench)
   etcd       etcd-bench.sh's figures and report (python3 -m preallocbench.etcd)
   markdown   the reports' tables
