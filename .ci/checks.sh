@@ -51,7 +51,9 @@ setup() {
 
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:halt_on_error=1:print_summary=1
 export UBSAN_OPTIONS=halt_on_error=1:abort_on_error=1:print_stacktrace=1
-export TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1:suppressions=$PWD/tests/lib/tsan.supp"
+# die_after_fork=0: the library keeps its threads for 10 s after a call, so a
+# test that forks after calling forks a process with threads, as programs do.
+export TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1:die_after_fork=0:suppressions=$PWD/tests/lib/tsan.supp"
 
 run_asan() {
 	# b_lundef=false: the sanitizer runtimes resolve symbols at load time.

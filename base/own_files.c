@@ -167,12 +167,14 @@ int pa_own_files_wait(struct pa_own_run *r)
 {
 	int v;
 
-	r->caller = pthread_self();
 	/* From NO_SERVER only: a thread that started the work as its waiter
-	 * may be serving a callout already. */
-	v = NO_SERVER;
-	if (atomic_compare_exchange_strong(&r->state, &v, RUNNING))
-		wake(&r->state);
+	 * may be serving a callout already (the work reads @caller). */
+	if (r->go == NO_SERVER) {
+		r->caller = pthread_self();
+		v = NO_SERVER;
+		if (atomic_compare_exchange_strong(&r->state, &v, RUNNING))
+			wake(&r->state);
+	}
 	while ((v = atomic_load_explicit(&r->state, memory_order_acquire)) != DONE) {
 		if (v == CALLOUT) {
 			r->out_fn(r->out_arg);

@@ -22,6 +22,7 @@
 #include <fcntl.h>
 #include <linux/close_range.h>
 #include <sched.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
@@ -36,6 +37,13 @@
 #define WORKER_NAME "prealloc-work"
 
 enum { DOWN, STARTING, UP };
+
+/* A worker: what it keeps, and the list of all, from which what they
+ * keep is reachable until they end. */
+struct worker {
+	struct pa_kept kept[PA_SLOT_COUNT];
+	struct worker *next;
+};
 
 /* A job for the keeper, from a thread outside the table. */
 struct kept_job {
@@ -65,6 +73,8 @@ static struct {
 	unsigned int held;		/* pa_workers_hold() */
 	struct kept_job *kept;		/* for the keeper */
 	uint64_t idle_since;
+	struct worker *all;		/* the workers running */
+	struct worker *parents;		/* in a child: its parent's, never touched */
 } pool = {
 	.m = PTHREAD_MUTEX_INITIALIZER, .cv = PTHREAD_COND_INITIALIZER,
 	.keeper_cv = PTHREAD_COND_INITIALIZER,
@@ -83,12 +93,14 @@ void pa_workers_set_idle_ns(uint64_t ns)
 /* One kept job at a time, wherever it runs. */
 static pthread_mutex_t kept_m = PTHREAD_MUTEX_INITIALIZER;
 static __thread bool own_thread;
+static __thread struct worker *me;
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 
-/* What a worker receives besides the descriptor. */
+/* What a worker receives besides the descriptor (no padding: every byte
+ * sent is set). */
 struct msg {
 	struct pa_work_item *w;
-	bool has_fd;
+	uint64_t has_fd;
 };
 
 int pa_own_table(int keep)
@@ -136,6 +148,10 @@ static void forget_locked(bool child)
 	if (child) {
 		pool.held = 0;
 		pool.kept = NULL;
+		/* What they keep is the parent's (its rings' descriptors are in
+		 * the parent's table): left alone. */
+		pool.parents = pool.all;
+		pool.all = NULL;
 	}
 }
 
@@ -208,10 +224,29 @@ static int send_item(int sock, struct pa_work_item *w, int fd)
 	return PA_RETRY_EINTR(sendmsg(sock, &h, MSG_NOSIGNAL)) < 0 ? -errno : 0;
 }
 
+/* On a worker: what it kept goes with it. */
+static void worker_end_locked(struct worker *w)
+{
+	struct worker **p = &pool.all;
+
+	while (*p && *p != w)
+		p = &(*p)->next;
+	if (*p)
+		*p = w->next;
+	for (int i = 0; i < PA_SLOT_COUNT; i++)
+		if (w->kept[i].p)
+			w->kept[i].free(w->kept[i].p);
+	free(w);
+}
+
 static void *worker(void *arg)
 {
-	int lsock = (int)(intptr_t)arg;
+	int lsock;
 
+	me = arg;
+	pthread_mutex_lock(&pool.m);
+	lsock = pool.lsock;
+	pthread_mutex_unlock(&pool.m);
 	own_thread = true;
 	prctl(PR_SET_NAME, WORKER_NAME);
 	for (;;) {
@@ -235,6 +270,7 @@ static void *worker(void *arg)
 				pool.idle_since = pa_now_ns();
 				pthread_cond_signal(&pool.keeper_cv);
 			}
+			worker_end_locked(me);
 			ret = 1;
 		}
 		pthread_mutex_unlock(&pool.m);
@@ -246,15 +282,22 @@ static void *worker(void *arg)
 /* On the keeper, pool.m held: start a worker into our table. */
 static void spawn_locked(void)
 {
+	struct worker *w = calloc(1, sizeof(*w));
 	pthread_t t;
 	int ret;
 
 	pthread_mutex_unlock(&pool.m);
 	/* No socket (a table started for kept jobs alone): no worker. */
-	ret = pool.lsock < 0 ? -ENOTSOCK : pa_thread_start(&t, worker, (void *)(intptr_t)pool.lsock);
+	ret = !w ? -ENOMEM : pool.lsock < 0 ? -ENOTSOCK : pa_thread_start(&t, worker, w);
 	if (!ret)
 		pthread_detach(t);
 	pthread_mutex_lock(&pool.m);
+	if (!ret) {
+		w->next = pool.all;
+		pool.all = w;
+	} else {
+		free(w);
+	}
 	if (ret) {
 		pool.spawn = 0;		/* those asking go elsewhere */
 		pool.spawn_failures++;
@@ -423,6 +466,11 @@ int pa_workers_submit(struct pa_work_item *w, int fd)
 		pthread_mutex_unlock(&pool.m);
 	}
 	return ret;
+}
+
+struct pa_kept *pa_worker_kept(enum pa_worker_slot s)
+{
+	return me ? &me->kept[s] : NULL;
 }
 
 bool pa_workers_own_thread(void)

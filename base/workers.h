@@ -55,6 +55,25 @@ struct pa_work_item {
  */
 int pa_workers_submit(struct pa_work_item *w, int fd);
 
+/*
+ * What a worker keeps from one call to the next (src/exec/: its zero
+ * buffer, its io_uring ring): a slot each, its @free called when the
+ * worker ends.  On any other thread there is none: keep nothing there.
+ */
+enum pa_worker_slot {
+	PA_SLOT_ZEROS,
+	PA_SLOT_RING,
+	PA_SLOT_COUNT,
+};
+
+struct pa_kept {
+	void *p;
+	void (*free)(void *p);
+};
+
+/* This worker's slot @s, or NULL on a thread that is not a worker. */
+struct pa_kept *pa_worker_kept(enum pa_worker_slot s);
+
 /* Is this thread one of the library's table (a worker, the keeper)? */
 bool pa_workers_own_thread(void);
 

@@ -5,13 +5,13 @@
  * is never idle between them.
  */
 #include <errno.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 
 #include "base/internal.h"
+#include "base/workers.h"
 #include "src/exec/direct.h"
 #include "src/exec/direct_writer.h"
 #include "src/exec/progress.h"
@@ -125,10 +125,10 @@ void pa_dw_unsent(struct pa_dw *w, unsigned int n)
 }
 
 /*
- * The zero buffer, kept on the thread for its next writer (a kept worker's
- * next call): mapping and faulting in megabytes of zeros costs more than a
- * small call's writes, and io_uring keeps it registered.  Not beyond
- * KEPT_MAX: a call asking for huge requests keeps nothing.
+ * The zero buffer, kept by a worker for its next call (base/workers.h):
+ * mapping and faulting in megabytes of zeros costs more than a small
+ * call's writes, and io_uring keeps it registered.  Not beyond KEPT_MAX:
+ * a call asking for huge requests keeps nothing.
  */
 #define KEPT_MAX (16ull << 20)
 
@@ -137,20 +137,12 @@ struct zbuf {
 	uint64_t len;
 };
 
-static pthread_key_t zbuf_key;
-static pthread_once_t zbuf_once = PTHREAD_ONCE_INIT;
-
 static void zbuf_free(void *p)
 {
 	struct zbuf *z = p;
 
 	munmap(z->buf, z->len);
 	free(z);
-}
-
-static void zbuf_key_make(void)
-{
-	(void)pthread_key_create(&zbuf_key, zbuf_free);
 }
 
 /* Pages of our own, huge where the system allows: an untouched buffer
@@ -168,14 +160,13 @@ static void *zeros_map(uint64_t len)
 	return buf;
 }
 
-/* At least @len bytes of zeros: the thread's kept buffer when it is large
+/* At least @len bytes of zeros: the worker's kept buffer when it is large
  * enough, else a new one (kept in its place when not too large). */
 static int zeros_get(struct pa_dw *w, uint64_t len)
 {
-	struct zbuf *z;
+	struct pa_kept *k = pa_worker_kept(PA_SLOT_ZEROS);
+	struct zbuf *z = k ? k->p : NULL;
 
-	pthread_once(&zbuf_once, zbuf_key_make);
-	z = pthread_getspecific(zbuf_key);
 	if (z && z->len >= len) {
 		w->buf = z->buf;
 		w->buf_len = z->len;
@@ -185,12 +176,12 @@ static int zeros_get(struct pa_dw *w, uint64_t len)
 	w->buf_len = len;
 	if (!w->buf)
 		return -ENOMEM;
-	if (len > KEPT_MAX || (!z && !(z = calloc(1, sizeof(*z)))))
+	if (!k || len > KEPT_MAX || (!z && !(z = calloc(1, sizeof(*z)))))
 		return 0;
 	if (z->buf)
 		munmap(z->buf, z->len);
 	*z = (struct zbuf){ .buf = w->buf, .len = len };
-	pthread_setspecific(zbuf_key, z);
+	*k = (struct pa_kept){ .p = z, .free = zbuf_free };
 	return 0;
 }
 
@@ -245,7 +236,8 @@ int pa_dw_init(struct pa_dw *w, struct pa_job *j, unsigned int method,
 
 bool pa_dw_buf_kept(const struct pa_dw *w)
 {
-	const struct zbuf *z = pthread_getspecific(zbuf_key);
+	const struct pa_kept *k = pa_worker_kept(PA_SLOT_ZEROS);
+	const struct zbuf *z = k ? k->p : NULL;
 
 	return z && z->buf == w->buf;
 }

@@ -7,7 +7,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <liburing.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,15 +16,16 @@
 #include "base/internal.h"
 #include "base/log.h"
 #include "base/sysfs_read.h"
+#include "base/workers.h"
 #include "src/exec/direct_writer.h"
 #include "src/exec/method_uring.h"
 #include "src/exec/refusal.h"
 
 /*
- * A ring kept on the thread for its next call (a kept worker's,
- * base/workers.c), with the zero buffer it has registered: setting a ring
- * up, pinning the buffer and starting the ring's io-wq worker each cost
- * more than a small call's writes.  Ended with the thread.
+ * A ring kept by a worker for its next call (base/workers.h), with the
+ * zero buffer it has registered: setting a ring up, pinning the buffer and
+ * starting the ring's io-wq worker each cost more than a small call's
+ * writes.  Any other thread sets one up for the call and ends it after.
  */
 struct kept_ring {
 	struct io_uring ring;
@@ -36,9 +36,6 @@ struct kept_ring {
 
 #define RING_MIN_ENTRIES 8		/* the default queue depth and a background one */
 
-static pthread_key_t ring_key;
-static pthread_once_t ring_once = PTHREAD_ONCE_INIT;
-
 static void ring_free(void *p)
 {
 	struct kept_ring *k = p;
@@ -47,31 +44,22 @@ static void ring_free(void *p)
 	free(k);
 }
 
-static void ring_key_make(void)
-{
-	(void)pthread_key_create(&ring_key, ring_free);
-}
-
-static void ring_drop(struct kept_ring *k)
-{
-	ring_free(k);
-	pthread_setspecific(ring_key, NULL);
-}
-
-/* This thread's ring of at least @entries, kept or new: 0 or -errno. */
+/* The worker's ring of at least @entries, kept or new (kept unless this
+ * thread is no worker): 0 or -errno. */
 static int ring_get(unsigned int entries, struct kept_ring **ret)
 {
-	struct kept_ring *k;
+	struct pa_kept *slot = pa_worker_kept(PA_SLOT_RING);
+	struct kept_ring *k = slot ? slot->p : NULL;
 	int err;
 
-	pthread_once(&ring_once, ring_key_make);
-	k = pthread_getspecific(ring_key);
 	if (k && k->entries >= entries) {
 		*ret = k;
 		return 0;
 	}
-	if (k)
-		ring_drop(k);
+	if (k) {
+		ring_free(k);
+		slot->p = NULL;
+	}
 	entries = PA_MAX(entries, RING_MIN_ENTRIES);
 	k = calloc(1, sizeof(*k));
 	if (!k)
@@ -82,9 +70,22 @@ static int ring_get(unsigned int entries, struct kept_ring **ret)
 		return err;
 	}
 	k->entries = entries;
-	pthread_setspecific(ring_key, k);
+	if (slot)
+		*slot = (struct pa_kept){ .p = k, .free = ring_free };
 	*ret = k;
 	return 0;
+}
+
+/* Done with the call's ring: kept by the worker, else ended. */
+static void ring_put(struct kept_ring *k, bool keep)
+{
+	struct pa_kept *slot = pa_worker_kept(PA_SLOT_RING);
+
+	if (keep && slot && slot->p == k)
+		return;
+	if (slot && slot->p == k)
+		slot->p = NULL;
+	ring_free(k);
 }
 
 /* The writer's zero buffer registered with the ring (once per buffer);
@@ -271,8 +272,9 @@ static int writer_init(struct writer *w, struct pa_job *j, const struct pa_range
 	return 0;
 }
 
-/* Kept for the next call when nothing of this one is left in it (no
- * request unsent, no completion unread) and its buffer is the one kept. */
+/* The ring kept for the next call when nothing of this one is left in it
+ * (no request unsent, no completion unread), without the registration of
+ * a buffer that is not kept. */
 static void writer_end(struct writer *w)
 {
 	bool clean = !w->w.inflight && !io_uring_sq_ready(w->ring) && !io_uring_cq_ready(w->ring);
@@ -281,8 +283,7 @@ static void writer_end(struct writer *w)
 		io_uring_unregister_buffers(w->ring);
 		w->k->reg = NULL;
 	}
-	if (!clean)
-		ring_drop(w->k);
+	ring_put(w->k, clean);
 	pa_dw_free(&w->w);
 }
 
