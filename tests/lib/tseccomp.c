@@ -112,6 +112,26 @@ int tsec_refuse_io_submit(int err)
 #endif
 }
 
+int tsec_refuse_ioctl(unsigned int cmd, int err)
+{
+#ifdef TSEC_ARCH
+	/* The low word of the request (args[1]) on a little-endian machine. */
+	struct sock_filter f[] = {
+		TSEC_HEAD(5),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_ioctl, 0, 3),
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[1])),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, cmd, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | ((unsigned int)err & SECCOMP_RET_DATA)),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
+
+	return install(f, sizeof(f) / sizeof(f[0]));
+#else
+	(void)cmd, (void)err;
+	return -ENOSYS;
+#endif
+}
+
 int tsec_refuse_writeback(void)
 {
 #ifdef TSEC_ARCH
