@@ -171,10 +171,22 @@ struct prealloc_pool;
  * Free space: the worker never grows the pool while the filesystem would be
  * left with less than &prealloc_pool_config.free_floor bytes available after
  * the segment it would add, and while less is available it removes ready
- * segments, oldest first.  A miss in prealloc_pool_take() ignores the floor.
- * An ENOSPC (or EDQUOT) met by the worker lowers its target to the segments
- * it has, counted in &prealloc_pool_stats.enospc, until space returns.
- * prealloc_pool_take() hands out a ready segment whenever one exists.
+ * segments, oldest first.  Available is statfs f_bavail when the worker
+ * looks, with what the pool itself allocated and freed and the filesystem
+ * does not count yet: btrfs counts blocks in statfs only once their
+ * transaction commits (up to its commit interval, 30 s by default), so where
+ * the worker's answer hangs on its own recent segments it first has the
+ * transaction committed (BTRFS_IOC_START_SYNC: metadata, no file's dirty
+ * pages; syncfs() where a policy refuses that ioctl; if both fail, statfs as
+ * it stands, the failure in &prealloc_pool_stats.last_error).  The floor is
+ * not a reservation: space others use counts once statfs shows it (on btrfs,
+ * once committed), and a miss in prealloc_pool_take() or a segment made for
+ * prealloc_pool_prepare() ignores it, so less can be left; the worker answers
+ * only by removing ready segments, and with none ready the filesystem stays
+ * below the floor until space returns.  An ENOSPC (or EDQUOT) met by the
+ * worker lowers its target to the segments it has, counted in
+ * &prealloc_pool_stats.enospc, until space returns.  prealloc_pool_take()
+ * hands out a ready segment whenever one exists.
  *
  * Fork: in a child process every pool function fails with -ECHILD and
  * prealloc_pool_close() only frees the child's copy of the handle; the

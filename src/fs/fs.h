@@ -40,6 +40,8 @@ struct pa_fs {
 					 * (reserved_clusters); extent tree blocks */
 	bool frees_late;		/* an unlinked file's blocks are freed in the
 					 * background: statfs counts them used a while */
+	bool statfs_at_commit;		/* statfs counts blocks allocated or freed only
+					 * once their transaction commits */
 	bool flock_record_lock;		/* flock() is a record lock on the server */
 	bool subvol_dev;		/* stat()'s st_dev is a subvolume's or a layer's,
 					 * not the filesystem's that /proc/locks names */

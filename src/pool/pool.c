@@ -88,6 +88,7 @@ static int open_store(struct prealloc_pool *p, const char *dir)
 	int ret = pa_store_open(&p->store, dir, &fs_bytes);
 
 	p->floor = p->cfg.free_floor ? p->cfg.free_floor : fs_bytes / PA_POOL_FLOOR_DIV;
+	p->s.counts_late = p->store.counts_late;
 	if (!ret)
 		ret = pa_store_scan(&p->store, found, &p->s, &p->s.next_seq);
 	return ret;

@@ -95,6 +95,25 @@ void pa_state_count_fill(struct pa_state *s, const struct pa_fill *f)
 {
 	s->st.bytes_zeroed += f->zeroed;
 	s->st.cow_segments += f->cow;
+	if (s->counts_late)
+		s->unseen_alloc += f->allocated;
+}
+
+/* A ready segment of @bytes removed to keep the floor (or tried: counting
+ * too much freed only costs a settle). */
+void pa_state_gave_back(struct pa_state *s, uint64_t bytes)
+{
+	s->st.removed++;
+	if (s->counts_late)
+		s->unseen_freed += bytes;
+}
+
+/* The filesystem settled: free space now shows what was unseen when the
+ * settle began (@alloc, @freed); what was counted since may not be. */
+void pa_state_settled(struct pa_state *s, uint64_t alloc, uint64_t freed)
+{
+	s->unseen_alloc -= alloc;
+	s->unseen_freed -= freed;
 }
 
 bool pa_out_of_space(int err)
@@ -119,26 +138,39 @@ void pa_state_failed(struct pa_state *s, int err, bool stopping)
 	}
 }
 
+/* Does free space @avail leave @floor once @seg more is allocated? */
+static bool fits(uint64_t avail, uint64_t floor, uint64_t seg)
+{
+	return avail >= floor && avail - floor >= seg;
+}
+
 /*
- * In this order: recycled segments; giving space back while free space
- * (@avail, unless unknown) is below @floor, oldest ready segment first;
- * growing to the target while free space stays above the floor (and the
- * target back up to the configured one).  PA_WORK_NONE when there is
- * nothing to do, with space_limited saying whether space was the reason.
+ * In this order: recycled segments; giving space back while free space is
+ * below @floor, oldest ready segment first; growing to the target while free
+ * space stays above the floor (and the target back up to the configured one).
+ * Free space is @avail from statfs (unless unknown: neither grow nor give
+ * back), less what the pool allocated and plus what it freed that statfs may
+ * not show yet (counts_late); PA_WORK_SETTLE when the answer hangs on those.
+ * PA_WORK_NONE when there is nothing to do, with space_limited saying whether
+ * space was the reason.
  */
 enum pa_work pa_state_next_work(struct pa_state *s, bool avail_known, uint64_t avail,
 				uint64_t floor, uint64_t seg)
 {
+	uint64_t low = 0, high = 0;	/* free space once statfs shows all, at worst and best */
 	bool room;
 
 	if (s->nrq)
 		return PA_WORK_RECYCLE;
-	/* Unknown free space: neither grow nor give back. */
-	if (!avail_known)
-		avail = 0;
-	else if (avail < floor && s->ready.n)
-		return PA_WORK_GIVE_BACK;
-	room = avail >= floor && avail - floor >= seg;
+	if (avail_known) {
+		low = avail > s->unseen_alloc ? avail - s->unseen_alloc : 0;
+		high = avail + s->unseen_freed;
+		if (high < floor && s->ready.n)
+			return PA_WORK_GIVE_BACK;
+		if (low < floor && s->ready.n && !s->backoff)
+			return PA_WORK_SETTLE;
+	}
+	room = fits(low, floor, seg);
 	if (s->ready.n < s->target && room && !s->backoff)
 		return PA_WORK_GROW;
 	while (s->ready.n >= s->target && s->target < s->max_target && room && !s->backoff) {
@@ -146,6 +178,8 @@ enum pa_work pa_state_next_work(struct pa_state *s, bool avail_known, uint64_t a
 		if (s->ready.n < s->target)
 			return PA_WORK_GROW;
 	}
+	if (s->ready.n < s->max_target && !room && fits(high, floor, seg) && !s->backoff)
+		return PA_WORK_SETTLE;
 	s->space_limited = s->ready.n < s->max_target && (!room || s->target < s->max_target);
 	return PA_WORK_NONE;
 }

@@ -26,6 +26,7 @@ struct pa_recycled {
 /* What making a segment did. */
 struct pa_fill {
 	uint64_t zeroed;	/* bytes made to read zero (&prealloc_report) */
+	uint64_t allocated;	/* bytes it may have allocated: at most its size */
 	bool cow;		/* copy-on-write: allocated and durable, not written */
 };
 
@@ -38,6 +39,11 @@ struct pa_state {
 	uint32_t max_target;		/* the configured one */
 	bool backoff;			/* ENOSPC seen: do not raise target until the next tick */
 	bool space_limited;		/* the last round stopped short for lack of space */
+	/* Where statfs counts what is allocated or freed only once the
+	 * filesystem settles (pa_store_settle()): bytes the pool allocated and
+	 * freed since it last did, which free space may not show yet. */
+	bool counts_late;
+	uint64_t unseen_alloc, unseen_freed;
 	struct prealloc_pool_stats st;
 };
 
@@ -47,6 +53,8 @@ enum pa_work {
 	PA_WORK_RECYCLE,	/* make the oldest recycled segment ready */
 	PA_WORK_GIVE_BACK,	/* below the floor: remove the oldest ready one */
 	PA_WORK_GROW,		/* make a new segment */
+	PA_WORK_SETTLE,		/* the answer hangs on what free space does not show
+				 * yet: have the filesystem count it, then look again */
 };
 
 void pa_state_init(struct pa_state *s, uint32_t target);
@@ -58,6 +66,8 @@ int pa_state_reserve_recycle(struct pa_state *s, uint32_t *seq);
 void pa_state_recycled(struct pa_state *s, uint32_t seq, bool zero, bool arrived);
 struct pa_recycled pa_state_next_recycled(struct pa_state *s);
 void pa_state_count_fill(struct pa_state *s, const struct pa_fill *f);
+void pa_state_gave_back(struct pa_state *s, uint64_t bytes);
+void pa_state_settled(struct pa_state *s, uint64_t alloc, uint64_t freed);
 void pa_state_failed(struct pa_state *s, int err, bool stopping);
 enum pa_work pa_state_next_work(struct pa_state *s, bool avail_known, uint64_t avail,
 				uint64_t floor, uint64_t seg);

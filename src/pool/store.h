@@ -25,6 +25,8 @@ struct pa_store {
 	ino_t ino;
 	const struct prealloc_pool_config *cfg;	/* size, mode, pacing, context */
 	bool *stop;			/* the pool closes: abandon a segment being made */
+	bool counts_late;		/* statfs counts allocations and frees late (src/fs):
+					 * pa_store_settle() has it catch up */
 };
 
 /* How a segment is zeroed. */
@@ -59,6 +61,7 @@ int pa_store_move(const struct pa_store *s, const char *from, int dirfd, const c
 int pa_store_move_in(const struct pa_store *s, int dirfd, const char *from, const char *to);
 int pa_store_remove(const struct pa_store *s, bool ready, uint32_t seq);
 int pa_store_avail(const struct pa_store *s, uint64_t *ret_avail);
+int pa_store_settle(const struct pa_store *s);
 int pa_store_same_fs(const struct pa_store *s, int dirfd, const char *name);
 int pa_store_sync(const struct pa_store *s);
 

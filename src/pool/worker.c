@@ -2,7 +2,8 @@
 /*
  * The pool's worker thread.  One segment at a time: names prepared with
  * prealloc_pool_prepare() first (prepare.c), then what pa_state_next_work()
- * picks (recycle, give space back, grow).  Otherwise it sleeps until there
+ * picks (recycle, give space back, grow, or first have the filesystem count
+ * what free space does not show yet).  Otherwise it sleeps until there
  * is work, a waiter asks for a fresh look, or a tick passes (free space
  * changes without telling anyone).  It holds the lock except around the disk
  * work (pa_pool_unlocked).
@@ -72,9 +73,29 @@ static void give_back_one(struct prealloc_pool *p)
 
 	pthread_cond_broadcast(&p->changed);
 	ret = pa_pool_unlocked(p, remove_io, &seq, NULL);
-	p->s.st.removed++;
+	pa_state_gave_back(&p->s, p->cfg.segment_size);
 	if (ret)
 		p->s.st.last_error = ret;
+}
+
+static int settle_io(struct prealloc_pool *p, void *arg)
+{
+	(void)arg;
+	return pa_store_settle(&p->store);
+}
+
+/* Have the filesystem count what the pool allocated and freed: what was
+ * unseen when the settle began shows in free space once it ends.  If it
+ * fails, statfs is taken as it stands (the failure in last_error): counted
+ * on, the unseen bytes would keep the pool from growing for good. */
+static void settle(struct prealloc_pool *p)
+{
+	uint64_t alloc = p->s.unseen_alloc, freed = p->s.unseen_freed;
+	int ret = pa_pool_unlocked(p, settle_io, NULL, NULL);
+
+	if (ret)
+		pa_state_failed(&p->s, ret, p->stop);
+	pa_state_settled(&p->s, alloc, freed);
 }
 
 /* One round of work, under lock; false when there is nothing to do. */
@@ -95,6 +116,9 @@ static bool work_round(struct prealloc_pool *p)
 		break;
 	case PA_WORK_GIVE_BACK:
 		give_back_one(p);
+		return true;
+	case PA_WORK_SETTLE:
+		settle(p);
 		return true;
 	case PA_WORK_GROW:
 		j.seq = pa_state_new_seq(&p->s);

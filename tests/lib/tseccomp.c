@@ -120,7 +120,7 @@ int tsec_refuse_io_submit(int err)
 {
 #ifdef TSEC_ARCH
 	struct sock_filter f[] = {
-		TSEC_HEAD(2),
+		TSEC_HEAD(3),
 		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_io_submit, 0, 1),
 		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | ((unsigned int)err & SECCOMP_RET_DATA)),
 		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),

@@ -4,8 +4,9 @@
  * profiles do (Docker 25+, containerd 2.0's RuntimeDefault: EPERM) or a
  * kernel or profile without it does (ENOSYS), Linux AIO with it where a
  * test wants both refused, and the write-back a buffered write would start
- * of its own.  Shared by the container tests, the fallback test and the
- * power-loss harness's pool (tests/vm/crash-pool.c).
+ * of its own, or one ioctl.  Shared by the container tests, the fallback
+ * test, the pool's worker test and the power-loss harness's pool
+ * (tests/vm/crash-pool.c).
  */
 #ifndef PREALLOC_TSECCOMP_H
 #define PREALLOC_TSECCOMP_H
@@ -24,9 +25,9 @@ int tsec_refuse(int err, bool aio);
  * -ENOSYS on an architecture the filter does not know, or -errno. */
 int tsec_refuse_calls(const int *nr, unsigned int n, int err);
 
-/* From now on ioctl() with request @cmd fails with @err, every other
- * request and call is allowed.  0, -ENOSYS on an architecture the filter
- * does not know, or -errno. */
+/* From now on ioctl() with request @cmd alone fails with @err: a profile
+ * or security module that allows a file's ioctls but not that one.  0,
+ * -ENOSYS on an architecture the filter does not know, or -errno. */
 int tsec_refuse_ioctl(unsigned int cmd, int err);
 
 /* tsec_refuse(@err, false). */

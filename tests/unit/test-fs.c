@@ -33,6 +33,7 @@ static const struct {
 	FACT(always_cow_knob, " xfs "),
 	FACT(reserved_clusters, " ext4 "),
 	FACT(frees_late, " xfs "),
+	FACT(statfs_at_commit, " btrfs "),
 	FACT(flock_record_lock, " nfs cifs smbfs "),
 	FACT(subvol_dev, " btrfs bcachefs overlay "),
 	FACT(commit_range, " xfs "),
@@ -168,13 +169,14 @@ static void main_filesystems(void **state)
 	(void)state;
 	assert_ptr_equal(ext4, &pa_fs_ext4);
 	assert_true(ext4->ext_inode_flags && ext4->reserved_clusters);
-	assert_false(ext4->marks_prealloc || ext4->frees_late);
+	assert_false(ext4->marks_prealloc || ext4->frees_late || ext4->statfs_at_commit);
 	assert_ptr_equal(xfs, &pa_fs_xfs);
 	assert_true(xfs->marks_prealloc && xfs->realtime && xfs->always_cow_knob &&
 		    xfs->frees_late);
 	assert_int_equal(xfs->cow, PA_FS_COW_NEVER);
 	assert_ptr_equal(btrfs, &pa_fs_btrfs);
 	assert_int_equal(btrfs->cow, PA_FS_COW_UNLESS_NOCOW);
+	assert_true(btrfs->statfs_at_commit);
 	assert_ptr_equal(tmpfs, &pa_fs_tmpfs);
 	assert_true(tmpfs->mem_backed && tmpfs->seek_data_written);
 	assert_false(tmpfs->no_write);
