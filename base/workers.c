@@ -473,11 +473,6 @@ struct pa_kept *pa_worker_kept(enum pa_worker_slot s)
 	return me ? &me->kept[s] : NULL;
 }
 
-bool pa_workers_own_thread(void)
-{
-	return own_thread;
-}
-
 int pa_workers_kept_run(int (*fn)(void *arg), void *arg)
 {
 	struct kept_job j = { .fn = fn, .arg = arg };

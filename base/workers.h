@@ -74,9 +74,6 @@ struct pa_kept {
 /* This worker's slot @s, or NULL on a thread that is not a worker. */
 struct pa_kept *pa_worker_kept(enum pa_worker_slot s);
 
-/* Is this thread one of the library's table (a worker, the keeper)? */
-bool pa_workers_own_thread(void);
-
 /*
  * Run @fn(@arg) on a thread of the library's table, one such job at a
  * time: for descriptions that must outlive a call (and be closed where no

@@ -236,6 +236,26 @@ struct refusal_case {
 #define CHILD_NO_SECCOMP 254	/* a kernel without seccomp filters */
 #define CHILD_CHECK(cond) do { if (!expect_msg(cond, "in the child")) return __LINE__; } while (0)
 
+/* Run @child(@arg) in a forked child, which returns 0 or the line of its
+ * first failed check: skip where seccomp filters cannot be had, fail
+ * naming @what and that line. */
+static void in_child(int (*child)(const void *arg), const void *arg, const char *what)
+{
+	pid_t pid = fork();
+	int st;
+
+	assert_true(pid >= 0);
+	if (pid == 0)
+		_exit(child(arg));
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	assert_true(WIFEXITED(st));
+	if (WEXITSTATUS(st) == CHILD_NO_SECCOMP)
+		skip();
+	if (WEXITSTATUS(st))
+		fail_msg("%s: check at test-fallback.c:%d failed in the child", what,
+			 WEXITSTATUS(st));
+}
+
 /* In the child: 0, or the line of the first check that failed. */
 static int refused_child(const struct refusal_case *k)
 {
@@ -354,8 +374,9 @@ struct one_call_case {
 	const char *fact, *why;
 };
 
-static int one_call_child(const struct one_call_case *k)
+static int one_call_child(const void *arg)
 {
+	const struct one_call_case *k = arg;
 	struct prealloc_pool_config cfg = { .size = sizeof(cfg), .segment_size = 4 * M,
 					    .target = 1 };
 	struct prealloc_report r = { .size = sizeof(r) };
@@ -422,21 +443,8 @@ static void seccomp_one_call_each(void **state)
 	(void)state;
 	if (RUNNING_ON_VALGRIND)	/* its core exits at a filter's first denial */
 		skip();
-	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		pid_t pid = fork();
-		int st;
-
-		assert_true(pid >= 0);
-		if (pid == 0)
-			_exit(one_call_child(&cases[i]));
-		assert_int_equal(waitpid(pid, &st, 0), pid);
-		assert_true(WIFEXITED(st));
-		if (WEXITSTATUS(st) == CHILD_NO_SECCOMP)
-			skip();
-		if (WEXITSTATUS(st))
-			fail_msg("%s refused: check at test-fallback.c:%d failed in the child",
-				 cases[i].what, WEXITSTATUS(st));
-	}
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		in_child(one_call_child, &cases[i], cases[i].what);
 }
 
 /*
@@ -445,15 +453,22 @@ static void seccomp_one_call_each(void **state)
  * gets the error itself with the file unchanged, an automatic one goes on
  * with the next method, and the process does not remember it.
  */
-static int setup_enomem_child(int nr, unsigned int forced, unsigned int next)
+struct enomem_case {
+	const char *what;
+	int nr;
+	unsigned int forced, next;
+};
+
+static int setup_enomem_child(const void *arg)
 {
-	struct prealloc_options o = { .size = sizeof(o), .method = forced };
+	const struct enomem_case *k = arg;
+	struct prealloc_options o = { .size = sizeof(o), .method = k->forced };
 	struct prealloc_report r = { .size = sizeof(r) };
 	struct stat st;
 	char path[256];
 	int fd;
 
-	if (tsec_refuse_calls(&nr, 1, ENOMEM))
+	if (tsec_refuse_calls(&k->nr, 1, ENOMEM))
 		return CHILD_NO_SECCOMP;
 	fd = open(tfs_path(&fs_ext4.t, "enomem", path, sizeof(path)),
 		  O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
@@ -462,7 +477,7 @@ static int setup_enomem_child(int nr, unsigned int forced, unsigned int next)
 	CHILD_CHECK(fstat(fd, &st) == 0 && st.st_size == 0 && st.st_blocks == 0);
 	for (uint64_t off = 0; off < 16 * M; off += 8 * M) {	/* nothing was remembered */
 		CHILD_CHECK(prealloc_file_ex(fd, off, 8 * M, NULL, &r) == 0);
-		CHILD_CHECK(r.method == next);
+		CHILD_CHECK(r.method == k->next);
 	}
 	close(fd);
 	unlink(path);
@@ -471,32 +486,17 @@ static int setup_enomem_child(int nr, unsigned int forced, unsigned int next)
 
 static void setup_enomem_no_refusal(void **state)
 {
-	static const struct {
-		int nr;
-		unsigned int forced, next;
-	} cases[] = {
-		{ __NR_io_uring_setup, PREALLOC_METHOD_URING, PREALLOC_METHOD_AIO },
-		{ __NR_io_setup, PREALLOC_METHOD_AIO, PREALLOC_METHOD_URING },
+	static const struct enomem_case cases[] = {
+		{ "io_uring_setup ENOMEM", __NR_io_uring_setup, PREALLOC_METHOD_URING,
+		  PREALLOC_METHOD_AIO },
+		{ "io_setup ENOMEM", __NR_io_setup, PREALLOC_METHOD_AIO, PREALLOC_METHOD_URING },
 	};
 
 	(void)state;
-	if (RUNNING_ON_VALGRIND)
+	if (RUNNING_ON_VALGRIND)	/* its core exits at a filter's first denial */
 		skip();
-	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		pid_t pid = fork();
-		int st;
-
-		assert_true(pid >= 0);
-		if (pid == 0)
-			_exit(setup_enomem_child(cases[i].nr, cases[i].forced, cases[i].next));
-		assert_int_equal(waitpid(pid, &st, 0), pid);
-		assert_true(WIFEXITED(st));
-		if (WEXITSTATUS(st) == CHILD_NO_SECCOMP)
-			skip();
-		if (WEXITSTATUS(st))
-			fail_msg("case %zu: check at test-fallback.c:%d failed in the child", i,
-				 WEXITSTATUS(st));
-	}
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		in_child(setup_enomem_child, &cases[i], cases[i].what);
 }
 
 static void no_direct_io_refuses_direct_methods(void **state)
