@@ -4,11 +4,14 @@
  * it makes to give a file space (mode 0, at least --min-size bytes) leave
  * written extents: the interposer for a dynamically linked C program, the
  * seccomp supervisor for everything else (Go, static binaries, scripts:
- * whatever they start).  This process stays the program's parent: it
- * serves the supervisor's calls, passes its signals on, reaps what it
- * leaves, and ends with its exit status and a summary.
+ * whatever they start).  Either front end only hands the call here; each
+ * is converted by a worker process with the caller's rights
+ * (src/tool/exec-serve.c).  This process stays the program's parent: it
+ * passes its signals on, reaps what it leaves, and ends with its exit
+ * status and a summary.  Everything that can fail is set up before the
+ * program starts; nothing of it but the interposer's socket address
+ * reaches the program.
  */
-#include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -18,7 +21,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
@@ -27,15 +29,22 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "exec-supervise.h"
 #include "cmd-exec.h"
+#include "exec-fdpass.h"
+#include "exec-listen.h"
+#include "exec-program.h"
+#include "exec-proto.h"
+#include "exec-serve.h"
+#include "exec-supervise.h"
+
+#define INTERPOSER "libprealloc-exec.so"
 
 enum exec_mode { MODE_AUTO, MODE_PRELOAD, MODE_SECCOMP };
 
 struct exec_opts {
 	enum exec_mode mode;
 	uint64_t min;
-	char *paths;			/* globs, '\n'-separated */
+	char *paths;			/* globs, each NUL-terminated, then "" */
 	const char *log;
 	bool quiet;
 };
@@ -51,81 +60,35 @@ static void usage(void)
 	      "\nRun PROGRAM so that its fallocate() and posix_fallocate() calls that give a\n"
 	      "regular file space (mode 0) leave written extents rather than unwritten ones,\n"
 	      "by the library's cheapest method; its children and threads too.  Each such\n"
-	      "call blocks until the range is zeroed.  Calls the library cannot convert are\n"
-	      "made as they were: the program sees what fallocate() would have returned.\n"
+	      "call blocks until the range is zeroed, done with the caller's own rights and\n"
+	      "limits.  Calls that cannot be converted so are made as they were: the program\n"
+	      "sees what fallocate() would have returned.\n"
 	      "\nOptions:\n"
 	      "     --min-size N   convert calls of at least N bytes (default 1M)\n"
 	      "     --path GLOB    convert only files whose path matches GLOB (repeatable)\n"
-	      "     --log FILE     append one JSON line per call to FILE\n"
+	      "     --log FILE     append one JSON line per call to FILE (not a symlink)\n"
 	      "     --mode MODE    auto (default), preload (the interposer, for dynamically\n"
 	      "                    linked C programs) or seccomp (the supervisor, for any)\n"
 	      "     --quiet        no summary at the end\n"
 	      " -h, --help         show this help\n"
 	      "\nExit status: PROGRAM's, 128 + the signal that ended it, 127 when it cannot\n"
-	      "be run, 2 bad command line.\n", stdout);
+	      "be run, 1 when exec cannot start or the interposer was loaded by none of\n"
+	      "PROGRAM's processes, 2 bad command line.\n", stdout);
 }
 
-/* PROGRAM as execvp() would find it. */
-static bool find_program(const char *prog, char *buf, size_t len)
+/* --path GLOB added to @o->paths; false when out of memory. */
+static bool add_path(struct exec_opts *o, const char *glob, size_t *len)
 {
-	const char *path = getenv("PATH");
+	size_t n = strlen(glob) + 1;
+	char *p = realloc(o->paths, *len + n + 1);
 
-	if (strchr(prog, '/'))
-		return snprintf(buf, len, "%s", prog) < (int)len;
-	for (const char *p = path ? path : "/usr/bin:/bin"; *p;) {
-		size_t n = strcspn(p, ":");
-
-		if (snprintf(buf, len, "%.*s/%s", (int)n, p, prog) < (int)len &&
-		    access(buf, X_OK) == 0)
-			return true;
-		p += n + (p[n] == ':');
-	}
-	return false;
-}
-
-/* A Go program names its build information in a section of its own. */
-static bool go_sections(int fd, const Elf64_Ehdr *eh)
-{
-	Elf64_Shdr sh, strsh;
-	char name[32];
-
-	if (eh->e_shstrndx == SHN_UNDEF ||
-	    pread(fd, &strsh, sizeof(strsh), (off_t)(eh->e_shoff + eh->e_shstrndx *
-						     sizeof(sh))) != sizeof(strsh))
+	if (!p)
 		return false;
-	for (unsigned int i = 0; i < eh->e_shnum; i++) {
-		if (pread(fd, &sh, sizeof(sh), (off_t)(eh->e_shoff + i * sizeof(sh))) != sizeof(sh) ||
-		    pread(fd, name, sizeof(name), (off_t)(strsh.sh_offset + sh.sh_name)) <= 0)
-			return false;
-		name[sizeof(name) - 1] = '\0';
-		if (!strcmp(name, ".go.buildinfo") || !strcmp(name, ".note.go.buildid"))
-			return true;
-	}
-	return false;
-}
-
-/* Only a dynamically linked program that is not Go calls fallocate()
- * through the C library, where the interposer finds it. */
-static enum exec_mode choose(const char *path)
-{
-	enum exec_mode m = MODE_SECCOMP;
-	Elf64_Ehdr eh;
-	Elf64_Phdr ph;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-
-	if (fd < 0)
-		return m;
-	if (pread(fd, &eh, sizeof(eh), 0) == sizeof(eh) && !memcmp(eh.e_ident, ELFMAG, SELFMAG) &&
-	    eh.e_ident[EI_CLASS] == ELFCLASS64 && eh.e_phentsize == sizeof(ph)) {
-		for (unsigned int i = 0; i < eh.e_phnum; i++)
-			if (pread(fd, &ph, sizeof(ph), (off_t)(eh.e_phoff + i * sizeof(ph))) ==
-			    sizeof(ph) && ph.p_type == PT_INTERP)
-				m = MODE_PRELOAD;
-		if (m == MODE_PRELOAD && go_sections(fd, &eh))
-			m = MODE_SECCOMP;
-	}
-	close(fd);
-	return m;
+	memcpy(p + *len, glob, n);
+	*len += n;
+	p[*len] = '\0';
+	o->paths = p;
+	return true;
 }
 
 static int parse(int argc, char **argv, struct exec_opts *o)
@@ -152,10 +115,10 @@ static int parse(int argc, char **argv, struct exec_opts *o)
 				return 2;
 			break;
 		case OPT_PATH:
-			o->paths = realloc(o->paths, plen + strlen(optarg) + 2);
-			if (!o->paths)
+			if (!add_path(o, optarg, &plen)) {
+				fprintf(stderr, "prealloc: exec: %s\n", strerror(ENOMEM));
 				return 1;
-			plen += (size_t)sprintf(o->paths + plen, "%s%s", plen ? "\n" : "", optarg);
+			}
 			break;
 		case OPT_LOG:
 			o->log = optarg;
@@ -185,131 +148,240 @@ static int parse(int argc, char **argv, struct exec_opts *o)
 	return 0;
 }
 
-/* @name = "fd:dev:ino" of @fd (unset for -1): the interposer takes it only
- * while it is still that file. */
-static int set_fd_env(const char *name, int fd)
+/* The interposer at @path (made absolute: every process of the program
+ * loads it, wherever it is), if the dynamic loader can put it in a program
+ * like this one: an ELF object of this machine, its path free of the
+ * separators LD_PRELOAD splits on. */
+static bool loadable(char *path)
 {
-	struct stat st;
-	char v[64];
+	char abs[PATH_MAX];
+	int fd;
+	bool ok;
 
-	if (fd < 0 || fstat(fd, &st) < 0)
-		return unsetenv(name);
-	snprintf(v, sizeof(v), "%d:%llu:%llu", fd, (unsigned long long)st.st_dev,
-		 (unsigned long long)st.st_ino);
-	return setenv(name, v, 1);
+	if (!realpath(path, abs) || strpbrk(abs, " :"))
+		return false;
+	strcpy(path, abs);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	ok = fd >= 0 && exec_elf_native(fd);
+	if (fd >= 0)
+		close(fd);
+	return ok;
 }
 
-/* The interposer's environment: its options, the tally and the log as
- * descriptors, and it first in LD_PRELOAD. */
-static int set_env(const struct exec_opts *o, int tally_fd, int log_fd, bool preload)
+/*
+ * The interposer: PREALLOC_EXEC_PRELOAD if set; else beside this program
+ * (a build tree), where the install put it relative to this program (a
+ * prefix moved elsewhere), where the install put it.  False when none can
+ * be loaded.
+ */
+static bool find_interposer(char buf[PATH_MAX])
 {
-	const char *lib = secure_getenv("PREALLOC_EXEC_PRELOAD");
-	const char *old = getenv("LD_PRELOAD");
-	char num[32], *v;
-	int ret = 0;
+	const size_t len = PATH_MAX;
+	const char *env = secure_getenv("PREALLOC_EXEC_PRELOAD");
+	char exe[PATH_MAX], *slash;
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
 
-	snprintf(num, sizeof(num), "%llu", (unsigned long long)o->min);
-	ret |= setenv(EXEC_ENV_MIN, num, 1);
-	ret |= set_fd_env(EXEC_ENV_TALLY, tally_fd);
-	ret |= o->paths ? setenv(EXEC_ENV_PATHS, o->paths, 1) : unsetenv(EXEC_ENV_PATHS);
-	ret |= set_fd_env(EXEC_ENV_LOG, log_fd);
-	if (!preload)
-		return ret;
-	if (!lib)
-		lib = PREALLOC_EXEC_PRELOAD;
-	if (asprintf(&v, "%s%s%s", lib, old && *old ? ":" : "", old ? old : "") < 0)
+	if (env)
+		return snprintf(buf, len, "%s", env) < (int)len && loadable(buf);
+	exe[n > 0 ? n : 0] = '\0';
+	slash = strrchr(exe, '/');
+	if (slash) {
+		*slash = '\0';
+		if (snprintf(buf, len, "%s/%s", exe, INTERPOSER) < (int)len && loadable(buf))
+			return true;
+		if (*PREALLOC_EXEC_PRELOAD_REL &&
+		    snprintf(buf, len, "%s/%s/%s", exe, PREALLOC_EXEC_PRELOAD_REL, INTERPOSER) <
+			    (int)len && loadable(buf))
+			return true;
+	}
+	return snprintf(buf, len, "%s", PREALLOC_EXEC_PRELOAD) < (int)len && loadable(buf);
+}
+
+/* The log, for this process alone to write: never through a symbolic link,
+ * created 0600, a regular file.  The descriptor, or -1 (said why). */
+static int open_log(const char *path)
+{
+	int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY |
+			    O_CLOEXEC, 0600);
+	struct stat st;
+
+	if (fd < 0) {
+		fprintf(stderr, "prealloc: %s: %s\n", path, errno == ELOOP ?
+			"a symbolic link: refused as --log" : strerror(errno));
 		return -1;
-	ret |= setenv("LD_PRELOAD", v, 1);
-	free(v);
-	return ret;
+	}
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		fprintf(stderr, "prealloc: %s: not a regular file: refused as --log\n", path);
+		close(fd);
+		return -1;
+	}
+	return fd;
 }
 
 /* The listener's descriptor, across the socket from the program's process
  * (or the error it met, as a negative number in the message). */
 static int send_listener(int sock, int fd)
 {
-	char cbuf[CMSG_SPACE(sizeof(int))] = { 0 };
 	int err = fd < 0 ? fd : 0;
-	struct iovec iov = { .iov_base = &err, .iov_len = sizeof(err) };
-	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1 };
 
-	if (fd >= 0) {
-		m.msg_control = cbuf;
-		m.msg_controllen = sizeof(cbuf);
-		CMSG_FIRSTHDR(&m)->cmsg_level = SOL_SOCKET;
-		CMSG_FIRSTHDR(&m)->cmsg_type = SCM_RIGHTS;
-		CMSG_FIRSTHDR(&m)->cmsg_len = CMSG_LEN(sizeof(int));
-		memcpy(CMSG_DATA(CMSG_FIRSTHDR(&m)), &fd, sizeof(int));
-	}
-	return sendmsg(sock, &m, MSG_NOSIGNAL) < 0 ? -errno : 0;
+	return exec_send_fds(sock, &err, sizeof(err), &fd, 1) < 0 ? -errno : 0;
 }
 
 static int recv_listener(int sock)
 {
-	char cbuf[CMSG_SPACE(sizeof(int))];
 	int err = -EPROTO, fd;
-	struct iovec iov = { .iov_base = &err, .iov_len = sizeof(err) };
-	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf,
-			    .msg_controllen = sizeof(cbuf) };
-	struct cmsghdr *c;
+	ssize_t n = exec_recv_fds(sock, &err, sizeof(err), &fd, 1, 0);
 
-	if (recvmsg(sock, &m, MSG_CMSG_CLOEXEC) <= 0)
-		return -EPROTO;
-	c = CMSG_FIRSTHDR(&m);
-	if (err || !c || c->cmsg_type != SCM_RIGHTS)
-		return err ? err : -EPROTO;
-	memcpy(&fd, CMSG_DATA(c), sizeof(fd));
-	return fd;
+	if (n == (ssize_t)sizeof(err) && !err && fd >= 0)
+		return fd;
+	if (fd >= 0)
+		close(fd);
+	return n == (ssize_t)sizeof(err) && err ? err : -EPROTO;
+}
+
+/* What the launch needs, set up before the program starts. */
+struct launch {
+	const struct exec_program *prog;
+	char **argv;
+	bool seccomp;
+	uint64_t min;
+	char preload[PATH_MAX];		/* the interposer, when not seccomp */
+	char sock_name[64];		/* its socket, for EXEC_ENV_SOCKET */
+	const char *notify_name;	/* ours, for NOTIFY_SOCKET, or NULL */
+	int listen_fds;			/* LISTEN_FDS given to this process */
+	sigset_t old;
+	int sv[2];			/* the listener, from the program's process */
+};
+
+/* Descriptors 3 to 3 + LISTEN_FDS - 1, when the service manager passed
+ * them to this process (systemd's socket activation): the program's. */
+static int passed_fds(void)
+{
+	const char *pid = getenv("LISTEN_PID"), *fds = getenv("LISTEN_FDS");
+	int n = fds ? atoi(fds) : 0;
+
+	if (!pid || atol(pid) != (long)getpid() || n <= 0)
+		return 0;
+	for (int fd = 3; fd < 3 + n; fd++)
+		if (fcntl(fd, F_GETFD) < 0)
+			return 0;	/* not as described: not ours to touch */
+	return n;
+}
+
+/* @name naming this process (its parent, seen from the program's) names
+ * the program instead. */
+static int pass_on(const char *name)
+{
+	const char *v = getenv(name);
+	char pid[16];
+
+	if (!v || atol(v) != (long)getppid())
+		return 0;
+	snprintf(pid, sizeof(pid), "%d", (int)getpid());
+	return setenv(name, pid, 1);
+}
+
+/* In the program's process: its environment, as the service manager gave
+ * it for the program, with nothing of ours but what the interposer needs. */
+static int program_env(const struct launch *l)
+{
+	extern char **environ;
+	const char *old = getenv("LD_PRELOAD");
+	char name[128], *v = NULL;
+	int ret = pass_on("LISTEN_PID") | pass_on("WATCHDOG_PID");
+
+	for (;;) {
+		char **e = environ;
+
+		while (e && *e && strncmp(*e, "PREALLOC_EXEC_", 14))
+			e++;
+		if (!e || !*e)
+			break;
+		if (snprintf(name, sizeof(name), "%.*s", (int)strcspn(*e, "="), *e) >=
+		    (int)sizeof(name) || unsetenv(name))
+			return -1;
+	}
+	if (l->notify_name)
+		ret |= setenv("NOTIFY_SOCKET", l->notify_name, 1);
+	if (l->seccomp)
+		return ret;
+	if (asprintf(&v, "%s%s%s", l->preload, old && *old ? ":" : "", old ? old : "") < 0)
+		return -1;
+	ret |= setenv("LD_PRELOAD", v, 1) | setenv(EXEC_ENV_SOCKET, l->sock_name, 1);
+	free(v);
+	return ret;
 }
 
 /* In the child: become the program. */
-static void run_program(char **argv, const sigset_t *old, bool seccomp, uint64_t min, int sock)
+__attribute__((noreturn)) static void run_program(const struct launch *l)
 {
-	sigprocmask(SIG_SETMASK, old, NULL);
-	if (seccomp) {
-		int fd = exec_filter_install(min);
+	sigprocmask(SIG_SETMASK, &l->old, NULL);
+	if (program_env(l))
+		_exit(127);
+	if (l->seccomp) {
+		int fd = exec_filter_install(l->min);
 
-		if (send_listener(sock, fd) < 0 || fd < 0)
+		if (send_listener(l->sv[1], fd) < 0 || fd < 0)
 			_exit(127);
 		close(fd);
 	}
-	if (sock >= 0)
-		close(sock);
-	execvp(argv[0], argv);
-	fprintf(stderr, "prealloc: %s: %s\n", argv[0], strerror(errno));
-	_exit(127);
+	exec_program_run(l->prog, l->argv);
 }
 
-struct parent {
-	int sfd;			/* signalfd */
-	pid_t child;
-	int status;
-	bool reaped;
-};
-
-/* A signal for us: the program's end, a child to reap, or one to pass on. */
-static int on_signal(void *data)
+/* Everything the program's start needs, before it starts: 0, or the exit
+ * status (said why). */
+static int prepare(struct launch *l, struct exec_server *s, struct exec_notify *notify)
 {
-	struct parent *p = data;
-	struct signalfd_siginfo si;
-	int st;
-	pid_t pid;
+	sigset_t set;
 
-	if (read(p->sfd, &si, sizeof(si)) != sizeof(si))
-		return 0;
-	if (si.ssi_signo != SIGCHLD) {
-		/* Not once it is reaped (its pid may be another's), nor what
-		 * the terminal sent the whole process group already. */
-		if (!p->reaped && si.ssi_code != SI_KERNEL)
-			kill(p->child, (int)si.ssi_signo);
-		return 0;
+	sigemptyset(&set);
+	for (size_t i = 0; i < sizeof(forwarded) / sizeof(forwarded[0]); i++)
+		sigaddset(&set, forwarded[i]);
+	sigaddset(&set, SIGCHLD);
+	sigprocmask(SIG_BLOCK, &set, &l->old);
+	s->sfd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
+	if (s->sfd < 0)
+		goto fail;
+	if (!l->seccomp && (s->sock = exec_listen_open(l->sock_name, sizeof(l->sock_name))) < 0) {
+		errno = -s->sock;
+		goto fail;
 	}
-	while ((pid = waitpid(-1, &st, WNOHANG)) > 0)
-		if (pid == p->child) {
-			p->status = st;
-			p->reaped = true;
-		}
-	return p->reaped;
+	if (l->seccomp && socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, l->sv) < 0)
+		goto fail;
+	if (exec_notify_open(notify) < 0)
+		goto fail;
+	l->notify_name = notify->sock >= 0 ? notify->name : NULL;
+	/* Orphans of the program (a daemon's first parent exits) come to us. */
+	if (prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) < 0)
+		goto fail;
+	return 0;
+fail:
+	fprintf(stderr, "prealloc: exec: %s\n", strerror(errno));
+	return 1;
+}
+
+static int launch(struct launch *l, struct exec_server *s)
+{
+	s->program = fork();
+	if (s->program == 0)
+		run_program(l);
+	if (s->program < 0) {
+		fprintf(stderr, "prealloc: exec: %s\n", strerror(errno));
+		return 1;
+	}
+	close(l->prog->fd);
+	if (l->listen_fds)
+		close_range(3, 3 + (unsigned int)l->listen_fds - 1, 0);
+	if (l->seccomp) {
+		close(l->sv[1]);
+		s->listener = recv_listener(l->sv[0]);
+		close(l->sv[0]);
+		if (s->listener < 0)
+			fprintf(stderr, "prealloc: exec: no seccomp supervisor: %s\n",
+				strerror(-s->listener));
+	}
+	exec_serve(s);
+	return 0;
 }
 
 static int exit_status(int st)
@@ -317,66 +389,67 @@ static int exit_status(int st)
 	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 }
 
+/* The interposer when auto chose it and it can be loaded, or the
+ * supervisor; false when preload was asked for and cannot be had. */
+static bool choose(const struct exec_opts *o, const struct exec_program *p, struct launch *l)
+{
+	bool found;
+
+	l->seccomp = o->mode == MODE_SECCOMP || (o->mode == MODE_AUTO && !p->preloadable);
+	if (l->seccomp)
+		return true;
+	found = find_interposer(l->preload);
+	if (!found && o->mode == MODE_PRELOAD) {
+		fprintf(stderr, "prealloc: exec: the interposer (%s) cannot be loaded: "
+			"use --mode seccomp\n", INTERPOSER);
+		return false;
+	}
+	if (!found && !o->quiet)
+		fprintf(stderr, "prealloc exec: the interposer (%s) cannot be loaded: "
+			"the supervisor takes %s's calls\n", INTERPOSER, p->path);
+	l->seccomp = !found;
+	return true;
+}
+
 int cmd_exec(int argc, char **argv)
 {
-	struct parent p = { .child = -1 };
-	struct exec_cfg cfg;
-	char path[PATH_MAX];
+	struct exec_cfg cfg = { .convert = prealloc_file_ex };
+	struct exec_server s = { .cfg = &cfg, .listener = -1, .sock = -1, .sfd = -1,
+				 .log_fd = -1 };
+	struct launch l = { .listen_fds = passed_fds(), .sv = { -1, -1 } };
+	struct exec_notify notify;
+	struct exec_program prog;
 	struct exec_opts o;
-	sigset_t set, old;
-	int ret, sv[2] = { -1, -1 }, tfd, lfd = -1, listener = -1;
-	bool seccomp;
+	int ret = parse(argc, argv, &o);
 
-	ret = parse(argc, argv, &o);
 	if (ret)
 		return ret < 0 ? 0 : ret;
 	argv += optind;
-	if (!find_program(argv[0], path, sizeof(path))) {
-		fprintf(stderr, "prealloc: %s: %s\n", argv[0], strerror(ENOENT));
+	ret = exec_program_open(argv[0], &prog);
+	if (ret) {
+		fprintf(stderr, "prealloc: %s: %s\n", argv[0], strerror(-ret));
 		return 127;
 	}
-	seccomp = (o.mode == MODE_AUTO ? choose(path) : o.mode) == MODE_SECCOMP;
-	/* The tally every process of the program counts into, and the log:
-	 * inherited. */
-	tfd = memfd_create("prealloc-exec-tally", seccomp ? MFD_CLOEXEC : 0);
-	if (o.log && (lfd = open(o.log, O_WRONLY | O_APPEND | O_CREAT |
-				 (seccomp ? O_CLOEXEC : 0), 0644)) < 0) {
-		fprintf(stderr, "prealloc: %s: %s\n", o.log, strerror(errno));
+	l.prog = &prog;
+	l.argv = argv;
+	l.min = cfg.min = o.min;
+	cfg.paths = o.paths;
+	if (!choose(&o, &prog, &l) || (o.log && (s.log_fd = open_log(o.log)) < 0))
 		return 1;
-	}
-	if (tfd < 0 || ftruncate(tfd, sizeof(*cfg.tally)) < 0 || set_env(&o, tfd, lfd, !seccomp) ||
-	    (seccomp && socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)) {
-		fprintf(stderr, "prealloc: exec: %s\n", strerror(errno));
-		return 1;
-	}
-	sigemptyset(&set);
-	for (size_t i = 0; i < sizeof(forwarded) / sizeof(forwarded[0]); i++)
-		sigaddset(&set, forwarded[i]);
-	sigaddset(&set, SIGCHLD);
-	sigprocmask(SIG_BLOCK, &set, &old);
-	p.sfd = signalfd(-1, &set, SFD_CLOEXEC);
-	/* Orphans of the program (a daemon's first parent exits) come to us. */
-	prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
-	p.child = fork();
-	if (p.child == 0)
-		run_program(argv, &old, seccomp, o.min, sv[1]);
-	if (p.child < 0 || p.sfd < 0) {
-		fprintf(stderr, "prealloc: exec: %s\n", strerror(errno));
-		return 1;
-	}
-	if (seccomp) {
-		close(sv[1]);
-		listener = recv_listener(sv[0]);
-		close(sv[0]);
-		if (listener < 0)
-			fprintf(stderr, "prealloc: exec: no seccomp supervisor: %s\n",
-				strerror(-listener));
-	}
-	exec_cfg_from_env(&cfg);	/* the same options as the interposer's */
-	exec_supervise(listener, &cfg, p.sfd, on_signal, &p);
-	if (!o.quiet && cfg.tally)
-		exec_tally_print(cfg.tally, STDERR_FILENO);
+	s.notify = &notify;
+	ret = prepare(&l, &s, &notify);
+	if (!ret)
+		ret = launch(&l, &s);
+	if (ret)
+		return ret;
+	if (!o.quiet)
+		exec_tally_print(&s.tally, !l.seccomp, STDERR_FILENO);
 	free(o.paths);
-	free(cfg.paths);
-	return exit_status(p.status);
+	ret = exit_status(s.status);
+	if (!l.seccomp && !s.tally.loaded) {
+		fprintf(stderr, "prealloc exec: the interposer was loaded by none of %s's "
+			"processes: its calls ran unconverted\n", prog.path);
+		return ret ? ret : 1;
+	}
+	return ret;
 }

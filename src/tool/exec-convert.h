@@ -1,78 +1,97 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * `prealloc exec`: what its two ways of reaching a program's fallocate()
- * share (src/tool/exec-convert.c).  The interposer (src/tool/exec-preload.c,
- * loaded into the program with LD_PRELOAD) and the supervisor
- * (src/tool/exec-supervise.c, seccomp user notification) both hand each
- * call to exec_convert(), and count it in one tally that `prealloc exec`
- * shares with every process of the program (a memfd, MAP_SHARED).
+ * `prealloc exec`: one call, whichever front end took it
+ * (src/tool/exec-convert.c): admitted by `prealloc exec` (its arguments,
+ * the rights it is made with), then converted by a process that has taken
+ * on those rights (src/tool/exec-worker.c); what became of it is a struct
+ * exec_result, which the tally and the log are made of
+ * (src/tool/exec-tally.c).
  */
 #ifndef PREALLOC_EXEC_CONVERT_H
 #define PREALLOC_EXEC_CONVERT_H
 
-#include <stdbool.h>
+#include <limits.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include <prealloc.h>
 
-/* How `prealloc exec` configures the interposer of every process it starts. */
-#define EXEC_ENV_MIN	"PREALLOC_EXEC_MIN_SIZE"	/* bytes */
-#define EXEC_ENV_PATHS	"PREALLOC_EXEC_PATHS"		/* globs, one per line */
-#define EXEC_ENV_LOG	"PREALLOC_EXEC_LOG"		/* the log: "fd:dev:ino" */
-#define EXEC_ENV_TALLY	"PREALLOC_EXEC_TALLY"		/* the tally: "fd:dev:ino" */
+#include "exec-call.h"
+#include "exec-creds.h"
 
 #define EXEC_DEFAULT_MIN (1ull << 20)
-#define EXEC_ERRNO_MAX 134
+/* How long a call waits for another process's hold on the file: any process
+ * can look like one that holds it for a call of its own.  Then the call is
+ * made as the program made it. */
+#define EXEC_LOCK_WAIT_NS (2ull * 1000 * 1000 * 1000)
 
-/* What became of the calls, counted by every process of the program. */
-struct exec_tally {
-	uint64_t seen;				/* fallocate() calls looked at */
-	uint64_t converted;			/* made written by the library */
-	uint64_t passed;			/* not ours: a flag, small, not a file, ... */
-	uint64_t fell_back;			/* the library failed: the real call made */
-	uint64_t bytes;				/* converted bytes */
-	uint64_t by_method[PREALLOC_METHOD_SLOTS];	/* ... by the method that wrote most */
-	uint64_t fallback_errno[EXEC_ERRNO_MAX];	/* why the library failed */
-};
-
-struct exec_cfg {
-	uint64_t min;				/* smaller calls pass */
-	char *paths;				/* NUL-separated globs, or NULL: all */
-	int log_fd;				/* O_APPEND, or -1 */
-	uint64_t log_dev, log_ino;		/* what log_fd must still be */
-	struct exec_tally *tally;		/* shared, or NULL */
-	/* Called while a converted call waits for another process's hold on
-	 * the file; non-zero gives up (the supervisor: the program itself
-	 * holds a flock() on it). */
-	prealloc_progress_fn waiting;
-	void *waiting_data;
-};
-
-/* What exec_convert() did with one call. */
+/* What became of a call (the log's "outcome"). */
 enum exec_outcome {
-	EXEC_CONVERTED,		/* the range is written: the call returns 0 */
-	EXEC_PASSED,		/* not ours: make the real call */
-	EXEC_FELL_BACK,		/* the library failed: make the real call */
+	EXEC_CONVERTED,		/* the range is written: the call returned 0 */
+	EXEC_PASSED,		/* not one to convert: made as it was */
+	EXEC_FELL_BACK,		/* the library failed: made as it was */
+	EXEC_ABANDONED,		/* its caller died first: what was done is undone */
+	EXEC_INTERRUPTED,	/* its worker was killed: made as it was */
+	EXEC_OUTCOMES
+};
+
+/* Why a call passed (the log's "why"). */
+enum exec_why {
+	EXEC_WHY_NONE,
+	EXEC_WHY_MODE,		/* not mode 0 */
+	EXEC_WHY_SMALL,		/* below --min-size */
+	EXEC_WHY_RANGE,		/* a range the kernel refuses (EINVAL) */
+	EXEC_WHY_FSIZE,		/* beyond the caller's RLIMIT_FSIZE */
+	EXEC_WHY_RIGHTS,	/* the caller's rights cannot be taken on */
+	EXEC_WHY_NO_FILE,	/* the caller's file cannot be had as its own */
+	EXEC_WHY_NOT_REGULAR,	/* not a regular file */
+	EXEC_WHY_NOT_WRITABLE,	/* not open for writing (O_RDONLY, O_PATH) */
+	EXEC_WHY_PATH,		/* outside --path */
+	EXEC_WHY_GONE,		/* the caller was gone */
+	EXEC_WHY_NO_PROCESS,	/* no process to convert it in (fork() failed) */
+	EXEC_WHYS
+};
+
+/* What converts a range: prealloc_file_ex() unless told otherwise. */
+typedef int (*exec_convert_fn)(int fd, uint64_t offset, uint64_t len,
+			       const struct prealloc_options *opts, struct prealloc_report *rep);
+
+/* How `prealloc exec` converts, for every call alike. */
+struct exec_cfg {
+	uint64_t min;			/* smaller calls pass */
+	const char *paths;		/* globs, each NUL-terminated, then ""; NULL: all */
+	exec_convert_fn convert;
+};
+
+/* One call's end. */
+struct exec_result {
+	uint32_t size;			/* sizeof(struct exec_result) */
+	uint32_t outcome;		/* enum exec_outcome */
+	uint32_t why;			/* enum exec_why, for a passed call */
+	int32_t err;			/* fell back, abandoned: the library's errno */
+	uint32_t method;		/* converted: the method that wrote most */
+	uint64_t dev, ino;		/* the file, when it was had */
+	uint64_t elapsed_ns;
+	char path[PATH_MAX];		/* the file's path, or "" */
 };
 
 /*
- * One fallocate(@fd, @mode, @off, @len) of the program, @fd a descriptor of
- * this process that refers to the program's (its own, or a copy of it).
- * Only mode 0 with @len at least cfg->min on a regular file whose path
- * matches cfg->paths is converted: prealloc_file_ex() on @fd.  Counts the
- * call and logs it (@pid, 0 for this process, and @prog_fd: the program's
- * view, for the log).
+ * Whether @c is one to convert, as far as its arguments and the rights its
+ * thread makes it with go (those in @cr): EXEC_WHY_NONE, or why it passes.
+ * A range beyond the thread's file size limit passes: the kernel refuses
+ * it with the program's own EFBIG or SIGXFSZ.
  */
-enum exec_outcome exec_convert(const struct exec_cfg *cfg, int fd, int mode, uint64_t off,
-			       uint64_t len, int pid, int prog_fd);
+enum exec_why exec_admit(const struct exec_cfg *cfg, const struct exec_call *c,
+			 struct exec_creds *cr);
 
-/* Fill @cfg from the environment `prealloc exec` set: the log and the
- * tally are descriptors it opened and the program's processes inherit (so
- * one that drops its privileges still reaches them), taken only while they
- * are still those files (see exec-preload.c: before main()). */
-void exec_cfg_from_env(struct exec_cfg *cfg);
-
-/* Print @t as the summary lines `prealloc exec` ends with, to @fd. */
-void exec_tally_print(const struct exec_tally *t, int fd);
+/*
+ * In a process that has taken on the rights of the thread that made @c
+ * (exec_creds_take()): have its file (the thread's own description, else
+ * the file opened through /proc as it could open it), screen it, convert
+ * it; what became of it in @r.  The caller's death during the conversion
+ * abandons it (the library undoes what it did).
+ */
+void exec_convert_call(const struct exec_cfg *cfg, const struct exec_call *c,
+		       struct exec_result *r);
 
 #endif

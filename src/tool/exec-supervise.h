@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: MIT */
-/* The supervisor of `prealloc exec` (src/tool/exec-supervise.c). */
+/* The supervisor of `prealloc exec`: seccomp user notification (src/tool/exec-supervise.c). */
 #ifndef PREALLOC_EXEC_SUPERVISE_H
 #define PREALLOC_EXEC_SUPERVISE_H
 
-#include "exec-convert.h"
+#include <stdint.h>
+
+#include "exec-call.h"
 
 /*
  * In the program's process, before exec: from now on every fallocate() of
@@ -15,13 +17,16 @@
 int exec_filter_install(uint64_t min);
 
 /*
- * Serve the listener @listener for as long as any process of the program
- * uses it: each call in a thread of its own, on the program's descriptor
- * (pidfd_getfd()), then answered: 0 when converted, else the kernel makes
- * the real call.  @poll_fd (or -1) is polled too: @on_ready() is called
- * when it is readable, and serving stops when it returns non-zero.
+ * The call waiting on @listener, in *@c, with the calling thread's own
+ * description where the kernel lends it (else c->fd is -1: the converting
+ * process opens the file through /proc with the caller's rights).  1 for a
+ * call, 0 for none (its caller was interrupted), -errno when the listener
+ * is done with.
  */
-void exec_supervise(int listener, const struct exec_cfg *cfg, int poll_fd,
-		    int (*on_ready)(void *data), void *data);
+int exec_seccomp_take(int listener, struct exec_call *c);
+
+/* exec_call_waiting() and exec_call_answer() for the supervisor's calls. */
+bool exec_seccomp_waiting(const struct exec_call *c);
+void exec_seccomp_answer(const struct exec_call *c, bool done);
 
 #endif

@@ -1,7 +1,8 @@
 #!/bin/sh
 # Build examples/zeroing-plan.c the way a user would: against the library
 # installed (staged with `meson install --destdir`) and found through its
-# libprealloc.pc, then run it.
+# libprealloc.pc, then run it; and the staged tool's exec loads the staged
+# interposer.
 # usage: check-install.sh BUILD_DIR SOURCE_DIR CC SANITIZE
 set -eu
 build=$1
@@ -32,4 +33,12 @@ esac
 # It ran against the staged library, not one found elsewhere.
 LD_LIBRARY_PATH="$lib" ldd "$dest/zeroing-plan" | grep -q "libprealloc.so.* => $lib/" ||
 	{ echo "did not load the staged libprealloc" >&2; exit 1; }
+# The staged `prealloc exec` (a prefix moved elsewhere) finds the staged
+# interposer, relative to itself.
+tool=$(find "$dest" -path '*/bin/prealloc' -type f)
+if [ -n "$tool" ]; then
+	LD_LIBRARY_PATH="$lib" "$tool" exec --quiet --mode preload -- cat /proc/self/maps |
+		grep -q "$dest/.*libprealloc-exec.so" ||
+		{ echo "the staged prealloc exec did not load the staged interposer" >&2; exit 1; }
+fi
 echo "1 passed, 0 failed"

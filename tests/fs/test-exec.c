@@ -3,19 +3,48 @@
  * `prealloc exec` on programs as they ship (root; skip otherwise), on ext4:
  * tests/fs/exec-target.c built dynamically linked (the interposer, and
  * forced through the supervisor) and static, and tests/fs/exec-target.go
- * (the supervisor).  Each program's mode-0 calls leave written extents with
+ * (the supervisor).
+ *
+ * What it converts: each program's mode-0 calls leave written extents with
  * the data before them kept, in its own threads, fork()ed children and
  * exec'd images, and the record lock it holds on the file stays its own;
  * its keep-size call keeps size 0, its punched hole stays a hole, its call
- * below --min-size stays unwritten.  And: a call under a 1 ms interval
- * timer returns 0 (a signal never interrupts it); a program with its own
- * seccomp filter, and one run by an unprivileged user, and one with
- * io_uring refused, are converted; the supervisor sets no_new_privs; a
- * program whose supervisor was killed goes on, its calls answered ENOSYS.
+ * below --min-size stays unwritten; a call under a 1 ms interval timer
+ * (SA_RESTART) returns 0; a program with its own seccomp filter, run by an unprivileged
+ * user, or with io_uring refused, is converted; the supervisor sets
+ * no_new_privs.
+ *
+ * What it never does beyond the program, each case against the same
+ * program run stock, in both modes: a descriptor opened O_PATH or O_RDONLY
+ * (root's file, a program run as nobody; the tool's user's own file) gets
+ * EBADF and the file stays as it was, pidfd_getfd() allowed or refused to
+ * the supervisor; no descriptor of the tool's reaches the program, the log
+ * is 0600 and a symbolic link as --log is refused; RLIMIT_FSIZE gives
+ * SIGXFSZ or EFBIG and leaves the file; ext4's reserved blocks stay out of
+ * reach of a program without CAP_SYS_RESOURCE; a FIFO gets ESPIPE and
+ * blocks nothing; a thread with a descriptor table of its own has its own
+ * file converted, not the process's at the same number.
+ *
+ * How it ends a call: a program killed (SIGKILL, SIGTERM) during a 1 GiB
+ * call has it counted and named, the file written or as it was; the tool
+ * killed during one leaves the program its answer after the last write;
+ * threads cancelled during 1 GiB calls see them finish, each counted; a
+ * flock() holder that looks like a converting process delays a call a
+ * bounded time; the supervisor killed before a call answers it ENOSYS.
+ *
+ * How it fits: the tool finds its interposer beside itself, says so when it
+ * cannot and uses the supervisor, and fails when the interposer was asked
+ * for or loaded by no process; no PREALLOC_EXEC_ variable but the
+ * interposer's socket reaches a program; socket activation and readiness
+ * notification work as without it; the binary inspected is the one run;
+ * the tool stops before the program starts when it cannot watch signals;
+ * the interposer alone changes nothing.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
+#include <netinet/in.h>
+#include <poll.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -24,7 +53,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/inotify.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <sys/syscall.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <cmocka.h>
@@ -34,13 +68,16 @@
 #include "tseccomp.h"
 
 #define MiB (1ull << 20)
+#define GiB (1ull << 30)
 #define UID 4242
+#define NOBODY "65534"
 
 static struct tfs t;
-static const char *tool, *target_dyn, *target_static, *target_go;
+static const char *tool, *target_dyn, *target_static, *target_go, *interposer;
 /* A sanitizer build's interposer needs its runtime loaded first, which an
  * uninstrumented program does not do: the interposer is then not tried. */
 static bool preload_ok;
+static const char *const modes[] = { "seccomp", "preload" };
 
 static void need_preload(void)
 {
@@ -48,79 +85,158 @@ static void need_preload(void)
 		skip();
 }
 
-/*
- * Run the tool's exec with @args (NULL-terminated, after "exec"), standard
- * input from @in when not NULL, standard output into @out.  Its exit
- * status, or -1.  @before runs in the child first (a seccomp filter, a uid).
- */
-static int run_exec(const char *const *args, const char *in, char *out, size_t len,
-		    int (*before)(void))
+/* The modes to try: both, or the supervisor alone. */
+static unsigned int n_modes(void)
 {
-	const char *argv[16] = { tool, "exec", "--quiet" };
-	int o[2], i[2], st;
-	size_t n = 3, got = 0;
-	pid_t pid;
-	ssize_t r;
-
-	while (*args && n < 15)
-		argv[n++] = *args++;
-	argv[n] = NULL;
-	if (pipe(o) < 0 || pipe(i) < 0)
-		return -1;
-	pid = fork();
-	if (pid == 0) {
-		dup2(o[1], 1);
-		dup2(i[0], 0);
-		close(o[0]);
-		close(i[1]);
-		if (before && before())
-			_exit(126);
-		execv(tool, (char *const *)argv);
-		_exit(127);
-	}
-	close(o[1]);
-	close(i[0]);
-	if (in)
-		assert_int_equal(write(i[1], in, strlen(in)), (ssize_t)strlen(in));
-	close(i[1]);
-	while (got + 1 < len && (r = read(o[0], out + got, len - 1 - got)) > 0)
-		got += (size_t)r;
-	out[got] = '\0';
-	close(o[0]);
-	assert_int_equal(waitpid(pid, &st, 0), pid);
-	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+	return preload_ok ? 2 : 1;
 }
 
-static struct prealloc_census census(const char *dir, const char *name, uint64_t off,
-				     uint64_t len)
+struct run {
+	pid_t pid;			/* the process started: the tool, or the program */
+	int status;			/* its exit status, or 128 + the signal */
+	char out[16384], err[16384];
+};
+
+struct spawned {
+	pid_t pid;
+	int in, out, err;		/* our ends of its standard streams */
+};
+
+/* Start @argv with fresh standard streams and no other descriptor of ours;
+ * @before runs in the child first (a seccomp filter, a user, ...). */
+static void spawn(const char *const *argv, int (*before)(void), struct spawned *s)
+{
+	int i[2], o[2], e[2];
+
+	assert_int_equal(pipe2(i, O_CLOEXEC), 0);
+	assert_int_equal(pipe2(o, O_CLOEXEC), 0);
+	assert_int_equal(pipe2(e, O_CLOEXEC), 0);
+	s->pid = fork();
+	assert_true(s->pid >= 0);
+	if (s->pid == 0) {
+		dup2(i[0], 0);
+		dup2(o[1], 1);
+		dup2(e[1], 2);
+		close_range(3, ~0u, 0);
+		if (before && before())
+			_exit(126);
+		execv(argv[0], (char *const *)argv);
+		_exit(127);
+	}
+	close(i[0]);
+	close(o[1]);
+	close(e[1]);
+	s->in = i[1];
+	s->out = o[0];
+	s->err = e[0];
+}
+
+/* Read @s's output to its end (every holder of its streams gone), then
+ * reap it.  Its standard error is echoed for the test's log. */
+static void collect(struct spawned *s, struct run *r)
+{
+	struct pollfd p[2] = { { .fd = s->out, .events = POLLIN }, { .fd = s->err, .events = POLLIN } };
+	size_t got[2] = { strlen(r->out), strlen(r->err) };
+	char *buf[2] = { r->out, r->err };
+	int st;
+
+	if (s->in >= 0)
+		close(s->in);
+	while (p[0].fd >= 0 || p[1].fd >= 0) {
+		assert_true(poll(p, 2, -1) > 0);
+		for (int k = 0; k < 2; k++) {
+			ssize_t n;
+
+			if (p[k].fd < 0 || !p[k].revents)
+				continue;
+			n = read(p[k].fd, buf[k] + got[k], sizeof(r->out) - 1 - got[k]);
+			if (n <= 0) {
+				close(p[k].fd);
+				p[k].fd = -1;
+				continue;
+			}
+			got[k] += (size_t)n;
+			buf[k][got[k]] = '\0';
+		}
+	}
+	assert_int_equal(waitpid(s->pid, &st, 0), s->pid);
+	r->pid = s->pid;
+	r->status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+	if (r->err[0])
+		fprintf(stderr, "%s", r->err);
+}
+
+static void run_argv(const char *const *argv, int (*before)(void), const char *in,
+		     struct run *r)
+{
+	struct spawned s;
+
+	memset(r, 0, sizeof(*r));
+	spawn(argv, before, &s);
+	if (in)
+		assert_int_equal(write(s.in, in, strlen(in)), (ssize_t)strlen(in));
+	collect(&s, r);
+}
+
+/* `prealloc exec ARGS...` (a summary on standard error), or the program
+ * alone (stock). */
+static void run_tool(struct run *r, int (*before)(void), const char *const *args)
+{
+	const char *argv[40] = { tool, "exec" };
+	size_t n = 2;
+
+	while (*args && n < 39)
+		argv[n++] = *args++;
+	run_argv(argv, before, NULL, r);
+}
+
+#define EXEC(r, before, ...) run_tool((r), (before), (const char *const[]){ __VA_ARGS__, NULL })
+#define STOCK(r, before, ...) run_argv((const char *const[]){ __VA_ARGS__, NULL }, (before), \
+				       NULL, (r))
+
+struct summary {
+	unsigned long seen, converted, passed, fell_back, abandoned, interrupted;
+};
+
+static struct summary summary_of(const struct run *r)
+{
+	const char *l = strstr(r->err, " fallocate() calls seen");
+	struct summary s;
+
+	assert_non_null(l);
+	while (l > r->err && l[-1] != '\n')
+		l--;
+	assert_int_equal(sscanf(l, "prealloc exec: %lu fallocate() calls seen, %lu converted (%*u "
+				"bytes written), %lu passed through, %lu fell back, %lu abandoned, "
+				"%lu interrupted", &s.seen, &s.converted, &s.passed, &s.fell_back,
+				&s.abandoned, &s.interrupted), 6);
+	return s;
+}
+
+static struct prealloc_census census(const char *path, uint64_t off, uint64_t len)
 {
 	struct prealloc_census c = { .size = sizeof(c) };
-	char path[256];
-	int fd;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
 
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
 	assert_true(fd >= 0);
 	assert_int_equal(prealloc_verify(fd, off, len, &c), 0);
 	close(fd);
 	return c;
 }
 
-static void written(const char *dir, const char *name, uint64_t len)
+static void written(const char *path, uint64_t len)
 {
-	struct prealloc_census c = census(dir, name, 0, len);
+	struct prealloc_census c = census(path, 0, len);
 
-	print_message("  %s: written %llu of %llu\n", name, (unsigned long long)c.written_bytes,
-		      (unsigned long long)len);
+	print_message("  %s: written %llu of %llu\n", strrchr(path, '/') + 1,
+		      (unsigned long long)c.written_bytes, (unsigned long long)len);
 	assert_int_equal(c.written_bytes, len);
 }
 
-static uint64_t size_of(const char *dir, const char *name)
+static uint64_t size_of(const char *path)
 {
-	char path[256];
 	struct stat st;
 
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
 	assert_int_equal(stat(path, &st), 0);
 	return (uint64_t)st.st_size;
 }
@@ -132,38 +248,85 @@ static void new_dir(const char *name, char *dir, size_t len)
 	assert_int_equal(chmod(dir, 0777), 0);
 }
 
+static void in_dir(const char *dir, const char *name, char *path, size_t len)
+{
+	assert_true((size_t)snprintf(path, len, "%s/%s", dir, name) < len);
+}
+
+/* A new directory @name for one test, in @dir, and the path of file "f"
+ * in it, in @path. */
+#define SCRATCH(name, dir, path)					\
+	do {								\
+		new_dir((name), (dir), sizeof(dir));			\
+		in_dir((dir), "f", (path), sizeof(path));		\
+	} while (0)
+
+static void put_file(const char *path, const char *data, mode_t mode, uid_t uid)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
+
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, data, strlen(data)), (ssize_t)strlen(data));
+	assert_int_equal(fchown(fd, uid, uid), 0);
+	assert_int_equal(fchmod(fd, mode), 0);
+	close(fd);
+}
+
+static int unprivileged(void)
+{
+	return setgroups(0, NULL) || setresgid(UID, UID, UID) || setresuid(UID, UID, UID);
+}
+
+static int no_io_uring(void)
+{
+	return tsec_refuse_io_uring(EPERM);
+}
+
+/* As Docker's default profile does without CAP_SYS_PTRACE. */
+static int no_getfd(void)
+{
+	const int nr[] = { SYS_pidfd_getfd };
+
+	return tsec_refuse_calls(nr, 1, EPERM);
+}
+
+static int unprivileged_no_getfd(void)
+{
+	return no_getfd() || unprivileged();
+}
+
 /* Everything `exec-target all` does, checked from outside. */
 static void whole_program(const char *target, const char *mode, bool c_program)
 {
-	const char *args[] = { "--mode", mode, "--", target, "all", NULL, NULL };
-	char dir[160], out[256], head[4] = { 0 }, path[200];
+	char dir[160], head[4] = { 0 }, path[200];
+	struct run r;
 	int fd;
 
 	print_message("%s (%s)\n", target, mode);
 	new_dir(strrchr(target, '/') + 1, dir, sizeof(dir));
-	args[5] = dir;
-	assert_int_equal(run_exec(args, NULL, out, sizeof(out), NULL), 0);
-	written(dir, "data", 8 * MiB);
-	snprintf(path, sizeof(path), "%s/data", dir);
+	EXEC(&r, NULL, "--quiet", "--mode", mode, "--", target, "all", dir);
+	assert_int_equal(r.status, 0);
+	in_dir(dir, "data", path, sizeof(path));
+	written(path, 8 * MiB);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	assert_int_equal(pread(fd, head, 4, 0), 4);
 	assert_memory_equal(head, "DDDD", 4);
 	close(fd);
-	assert_int_equal(size_of(dir, "keep"), 0);
-	assert_int_equal(census(dir, "hole", 256 << 10, 256 << 10).hole_bytes, 256 << 10);
-	assert_int_equal(census(dir, "small", 0, 64 << 10).unwritten_bytes, 64 << 10);
-	written(dir, "exec", 4 * MiB);
-	if (c_program) {
-		written(dir, "posix", 8 * MiB);
-		written(dir, "child", 4 * MiB);
-		written(dir, "thread", 4 * MiB);
-	} else {
-		for (int i = 0; i < 4; i++) {
-			char name[16];
+	in_dir(dir, "keep", path, sizeof(path));
+	assert_int_equal(size_of(path), 0);
+	in_dir(dir, "hole", path, sizeof(path));
+	assert_int_equal(census(path, 256 << 10, 256 << 10).hole_bytes, 256 << 10);
+	in_dir(dir, "small", path, sizeof(path));
+	assert_int_equal(census(path, 0, 64 << 10).unwritten_bytes, 64 << 10);
+	in_dir(dir, "exec", path, sizeof(path));
+	written(path, 4 * MiB);
+	for (int i = 0; i < (c_program ? 3 : 4); i++) {
+		static const char *const c_files[] = { "posix", "child", "thread" };
+		char name[16];
 
-			snprintf(name, sizeof(name), "thread%d", i);
-			written(dir, name, 4 * MiB);
-		}
+		snprintf(name, sizeof(name), "thread%d", i);
+		in_dir(dir, c_program ? c_files[i] : name, path, sizeof(path));
+		written(path, c_program && i == 0 ? 8 * MiB : 4 * MiB);
 	}
 	tfs_rmtree(dir);
 }
@@ -190,83 +353,404 @@ static void go_program(void **state)
 	whole_program(target_go, "auto", false);
 }
 
-/* One `exec-target SUB FILE` in @mode; its output in @out, FILE written. */
-static int one_call(const char *sub, const char *mode, const char *target, char *out,
-		    size_t len, int (*before)(void), const char *in)
+/* One `exec-target SUB FILE` in @mode: its exit status, its output in @r,
+ * FILE's written bytes checked when it succeeded. */
+static int one_call(const char *sub, const char *mode, struct run *r, int (*before)(void),
+		    uint64_t len)
 {
-	const char *args[] = { "--mode", mode, "--", target, sub, NULL, NULL };
 	char dir[160], path[200];
-	int ret;
 
-	new_dir(sub, dir, sizeof(dir));
-	snprintf(path, sizeof(path), "%s/f", dir);
-	args[5] = path;
-	ret = run_exec(args, in, out, len, before);
-	if (ret == 0 && strcmp(sub, "wait"))
-		written(dir, "f", strcmp(sub, "signals") ? 4 * MiB : 64 * MiB);
+	SCRATCH(sub, dir, path);
+	EXEC(r, before, "--quiet", "--mode", mode, "--", target_dyn, sub, path);
+	if (r->status == 0)
+		written(path, len);
 	tfs_rmtree(dir);
-	return ret;
+	return r->status;
 }
 
 static void signals_during_call(void **state)
 {
-	static const char *const modes[] = { "preload", "seccomp" };
-	char out[64];
+	struct run r;
 
 	(void)state;
-	for (int i = preload_ok ? 0 : 1; i < 2; i++) {
-		assert_int_equal(one_call("signals", modes[i], target_dyn, out, sizeof(out), NULL,
-					  NULL), 0);
-		assert_string_equal(out, "0 1\n");	/* returned 0, and the timer ran */
+	for (unsigned int i = 0; i < n_modes(); i++) {
+		assert_int_equal(one_call("signals", modes[i], &r, NULL, 64 * MiB), 0);
+		assert_string_equal(r.out, "0 1\n");	/* returned 0, and the timer ran */
 	}
 }
 
 static void own_seccomp_filter(void **state)
 {
-	char out[16];
+	struct run r;
 
 	(void)state;
-	assert_int_equal(one_call("filter", "seccomp", target_dyn, out, sizeof(out), NULL, NULL), 0);
-	need_preload();
-	assert_int_equal(one_call("filter", "preload", target_dyn, out, sizeof(out), NULL, NULL), 0);
+	for (unsigned int i = 0; i < n_modes(); i++)
+		assert_int_equal(one_call("filter", modes[i], &r, NULL, 4 * MiB), 0);
 }
 
 static void no_new_privs(void **state)
 {
-	const char *seccomp[] = { "--mode", "seccomp", "--", target_dyn, "nnp", NULL };
-	const char *preload[] = { "--mode", "preload", "--", target_dyn, "nnp", NULL };
-	char out[16];
+	struct run r;
 
 	(void)state;
-	assert_int_equal(run_exec(seccomp, NULL, out, sizeof(out), NULL), 0);
-	assert_string_equal(out, "1\n");
+	EXEC(&r, NULL, "--quiet", "--mode", "seccomp", "--", target_dyn, "nnp");
+	assert_int_equal(r.status, 0);
+	assert_string_equal(r.out, "1\n");
 	need_preload();
-	assert_int_equal(run_exec(preload, NULL, out, sizeof(out), NULL), 0);
-	assert_string_equal(out, "0\n");
-}
-
-static int unprivileged(void)
-{
-	return setgroups(0, NULL) || setresgid(UID, UID, UID) || setresuid(UID, UID, UID);
-}
-
-static int no_io_uring(void)
-{
-	return tsec_refuse_io_uring(EPERM);
+	EXEC(&r, NULL, "--quiet", "--mode", "preload", "--", target_dyn, "nnp");
+	assert_int_equal(r.status, 0);
+	assert_string_equal(r.out, "0\n");
 }
 
 static void unprivileged_and_confined(void **state)
 {
-	char out[16];
+	int (*const confined[])(void) = { unprivileged, no_io_uring, unprivileged_no_getfd };
+	struct run r;
 
 	(void)state;
-	assert_int_equal(one_call("filter", "seccomp", target_dyn, out, sizeof(out),
-				  unprivileged, NULL), 0);
-	assert_int_equal(one_call("filter", "seccomp", target_dyn, out, sizeof(out),
-				  no_io_uring, NULL), 0);
+	for (unsigned int i = 0; i < n_modes(); i++)
+		for (size_t k = 0; k < sizeof(confined) / sizeof(confined[0]); k++)
+			assert_int_equal(one_call("filter", modes[i], &r, confined[k], 4 * MiB), 0);
+}
+
+/*
+ * A descriptor that cannot write: O_PATH on root's 0600 file and O_RDONLY
+ * on root's 0644 one, by a program that became nobody under a root tool;
+ * O_PATH and O_RDONLY on the user's own 0644 file under a tool run as that
+ * user.  Stock: EBADF.  Under exec, pidfd_getfd() allowed or refused (the
+ * file then opened through /proc): EBADF, and the file stays 18 bytes.
+ */
+static void read_only_descriptors(void **state)
+{
+	static const char *const hows[] = { "path", "rdonly" };
+	static const char data[] = "eighteen bytes ..\n";
+	int (*const same_user[])(void) = { unprivileged, unprivileged_no_getfd };
+	int (*const root[])(void) = { NULL, no_getfd };
+	char dir[160], path[200];
+	struct run r;
+
+	(void)state;
+	SCRATCH("ro", dir, path);
+	for (int user = 0; user < 2; user++)
+		for (int h = 0; h < 2; h++) {
+			mode_t mode = user || h ? 0644 : 0600;
+
+			put_file(path, data, mode, user ? UID : 0);
+			if (user)
+				STOCK(&r, unprivileged, target_dyn, "call", hows[h], "2097152", path);
+			else
+				STOCK(&r, NULL, target_dyn, "-u", NOBODY, "call", hows[h], "2097152",
+				      path);
+			assert_string_equal(r.out, "9\n");
+			for (unsigned int m = 0; m < n_modes(); m++)
+				for (int g = 0; g < 2; g++) {
+					print_message("  %s, %s, %s, pidfd_getfd %s\n",
+						      user ? "same user" : "root over nobody",
+						      hows[h], modes[m], g ? "refused" : "allowed");
+					if (user)
+						EXEC(&r, same_user[g], "--mode", modes[m], "--",
+						     target_dyn, "call", hows[h], "2097152", path);
+					else
+						EXEC(&r, root[g], "--mode", modes[m], "--", target_dyn,
+						     "-u", NOBODY, "call", hows[h], "2097152", path);
+					assert_int_equal(r.status, 0);
+					assert_string_equal(r.out, "9\n");
+					assert_int_equal(size_of(path), strlen(data));
+				}
+		}
+	tfs_rmtree(dir);
+}
+
+/*
+ * Nothing of the tool's reaches the program: a program that became nobody
+ * has no descriptor above 2, the log is root's and 0600 (the tool writes
+ * it, labelled with the caller's pid), and a symbolic link as --log is
+ * refused before anything runs.
+ */
+static void nothing_inherited(void **state)
+{
+	char dir[160], log[200], f[200], link[200];
+	struct stat st;
+	struct run r;
+	FILE *l;
+	char line[1024];
+
+	(void)state;
+	new_dir("inherit", dir, sizeof(dir));
+	in_dir(dir, "log", log, sizeof(log));
+	in_dir(dir, "f", f, sizeof(f));
+	for (unsigned int m = 0; m < n_modes(); m++) {
+		EXEC(&r, NULL, "--log", log, "--mode", modes[m], "--", target_dyn, "-u", NOBODY,
+		     "fds");
+		assert_int_equal(r.status, 0);
+		assert_string_equal(r.out, "none\n");
+		EXEC(&r, NULL, "--quiet", "--log", log, "--mode", modes[m], "--", target_dyn, "-u",
+		     NOBODY, "call", "create", "4194304", f);
+		assert_string_equal(r.out, "0\n");
+		written(f, 4 * MiB);
+	}
+	assert_int_equal(stat(log, &st), 0);
+	assert_int_equal(st.st_mode & 07777, 0600);
+	assert_int_equal(st.st_uid, 0);
+	l = fopen(log, "re");
+	assert_non_null(l);
+	for (unsigned int m = 0; m < n_modes(); m++) {
+		assert_non_null(fgets(line, sizeof(line), l));
+		assert_non_null(strstr(line, "\"outcome\":\"converted\""));
+		assert_non_null(strstr(line, modes[m]));
+		assert_non_null(strstr(line, "\"pid\":"));
+	}
+	assert_null(fgets(line, sizeof(line), l));
+	fclose(l);
+	put_file(f, "secret\n", 0600, 0);
+	in_dir(dir, "link", link, sizeof(link));
+	assert_int_equal(symlink(f, link), 0);
+	EXEC(&r, NULL, "--log", link, "--", target_dyn, "nnp");
+	assert_int_equal(r.status, 1);
+	assert_string_equal(r.out, "");		/* never started */
+	assert_non_null(strstr(r.err, "symbolic link"));
+	assert_int_equal(size_of(f), 7);
+	tfs_rmtree(dir);
+}
+
+/* `exec-target [-u nobody] ARGS...`, stock (@mode NULL) or under exec in
+ * @mode. */
+static void target_run(struct run *r, const char *mode, int (*before)(void), bool nobody,
+		       const char *const *args)
+{
+	const char *argv[24] = { tool, "exec", "--mode", mode, "--" };
+	size_t n = mode ? 5 : 0;
+
+	argv[n++] = target_dyn;
+	if (nobody) {
+		argv[n++] = "-u";
+		argv[n++] = NOBODY;
+	}
+	while (*args && n < 23)
+		argv[n++] = *args++;
+	argv[n] = NULL;
+	run_argv(argv, before, NULL, r);
+}
+
+/* `exec-target [-u nobody] [-x] -f 1M call rdwr 4M @path`. */
+static void limited_call(struct run *r, const char *mode, int (*before)(void), bool nobody,
+			 bool ignore, const char *path)
+{
+	const char *const args[] = { "-x", "-f", "1048576", "call", "rdwr", "4194304", path, NULL };
+
+	target_run(r, mode, before, nobody, args + !ignore);
+}
+
+/* RLIMIT_FSIZE of 1 MiB and a 4 MiB call: SIGXFSZ, or EFBIG when the
+ * program ignores it; the file stays empty, as stock: a program run as
+ * nobody under a root tool, or the tool's own user, pidfd_getfd() allowed
+ * or refused. */
+static void file_size_limit(void **state)
+{
+	int (*const root[])(void) = { NULL, no_getfd };
+	int (*const same_user[])(void) = { unprivileged, unprivileged_no_getfd };
+	char dir[160], path[200];
+	struct run r;
+
+	(void)state;
+	SCRATCH("fsize", dir, path);
+	for (int user = 0; user < 2; user++)
+		for (int m = -1; m < (int)n_modes(); m++)
+			for (int g = 0; g < (m < 0 ? 1 : 2); g++) {
+				int (*before)(void) = user ? same_user[g] : root[g];
+				const char *mode = m < 0 ? NULL : modes[m];
+
+				put_file(path, "", 0666, user ? UID : 0);
+				limited_call(&r, mode, before, !user, false, path);
+				assert_int_equal(r.status, 128 + SIGXFSZ);
+				assert_int_equal(size_of(path), 0);
+				limited_call(&r, mode, before, !user, true, path);
+				assert_int_equal(r.status, 0);
+				assert_string_equal(r.out, "27\n");	/* EFBIG */
+				assert_int_equal(size_of(path), 0);
+			}
+	tfs_rmtree(dir);
+}
+
+/*
+ * An ext4 with less room for users than for root (5% reserved): a call
+ * between the two fails with ENOSPC for a program run as nobody under a
+ * root tool, or as the tool's own user, stock and under exec (pidfd_getfd()
+ * allowed or refused), and succeeds, written, for a root program.
+ */
+static void reserved_blocks(void **state)
+{
+	static const struct {
+		const char *who;
+		int (*before)(void);
+		bool nobody, root;
+	} cases[] = {
+		{ "root", NULL, false, true },
+		{ "nobody under root", NULL, true, false },
+		{ "nobody under root, pidfd_getfd refused", no_getfd, true, false },
+		{ "same user", unprivileged, false, false },
+		{ "same user, pidfd_getfd refused", unprivileged_no_getfd, false, false },
+	};
+	struct tfs small = { 0 };
+	char fill[200], path[200], len[32];
+	struct statvfs v;
+	uint64_t avail, reserved;
+	struct run r;
+	int fd;
+
+	(void)state;
+	assert_int_equal(tfs_create(&small, "ext4", 256, NULL), 0);
+	assert_int_equal(chmod(small.dir, 0777), 0);
+	tfs_path(&small, "fill", fill, sizeof(fill));
+	tfs_path(&small, "f", path, sizeof(path));
+	assert_int_equal(statvfs(small.dir, &v), 0);
+	fd = open(fill, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+	assert_int_equal(posix_fallocate(fd, 0, (off_t)(v.f_bavail * v.f_frsize - 8 * MiB)), 0);
+	assert_int_equal(fsync(fd), 0);
+	close(fd);
+	assert_int_equal(statvfs(small.dir, &v), 0);
+	avail = v.f_bavail * v.f_frsize;
+	reserved = (v.f_bfree - v.f_bavail) * v.f_frsize;
+	assert_true(reserved > 4 * MiB);
+	snprintf(len, sizeof(len), "%llu", (unsigned long long)((avail + reserved / 2) & ~(MiB - 1)));
+	for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++)
+		for (int m = -1; m < (int)n_modes(); m++) {
+			const char *const args[] = { "call", "create", len, path, NULL };
+
+			print_message("  %s, %s\n", cases[k].who, m < 0 ? "stock" : modes[m]);
+			target_run(&r, m < 0 ? NULL : modes[m], cases[k].before, cases[k].nobody,
+				   args);
+			assert_string_equal(r.out, cases[k].root ? "0\n" : "28\n");
+			if (cases[k].root && m >= 0)
+				written(path, strtoull(len, NULL, 10));
+			assert_int_equal(unlink(path), 0);
+		}
+	tfs_destroy(&small);
+}
+
+static int no_interposer_env(void)
+{
+	return unsetenv("PREALLOC_EXEC_PRELOAD");
+}
+
+static int missing_interposer(void)
+{
+	return setenv("PREALLOC_EXEC_PRELOAD", "/nonexistent/libprealloc-exec.so", 1);
+}
+
+/*
+ * The tool as built finds its interposer beside itself and converts a
+ * dynamically linked program's posix_fallocate(); one it cannot load is
+ * said, and the supervisor converts instead, or, asked for, fails before
+ * the program runs; an interposer no process loaded fails the run.
+ */
+static void finds_its_interposer(void **state)
+{
+	char dir[160], path[200];
+	struct run r;
+
+	(void)state;
 	need_preload();
-	assert_int_equal(one_call("filter", "preload", target_dyn, out, sizeof(out),
-				  unprivileged, NULL), 0);
+	SCRATCH("found", dir, path);
+	EXEC(&r, no_interposer_env, "--", target_dyn, "call", "posix", "4194304", path);
+	assert_int_equal(r.status, 0);
+	assert_string_equal(r.out, "0\n");
+	assert_non_null(strstr(r.err, "the interposer was loaded in 1 process"));
+	written(path, 4 * MiB);
+	assert_int_equal(unlink(path), 0);
+	EXEC(&r, missing_interposer, "--", target_dyn, "call", "posix", "4194304", path);
+	assert_int_equal(r.status, 0);
+	assert_non_null(strstr(r.err, "cannot be loaded"));
+	assert_int_equal(summary_of(&r).converted, 1);
+	written(path, 4 * MiB);
+	assert_int_equal(unlink(path), 0);
+	EXEC(&r, missing_interposer, "--mode", "preload", "--", target_dyn, "call", "posix",
+	     "4194304", path);
+	assert_int_equal(r.status, 1);
+	assert_string_equal(r.out, "");
+	assert_int_equal(access(path, F_OK), -1);
+	EXEC(&r, NULL, "--mode", "preload", "--", target_static, "call", "posix", "4194304", path);
+	assert_string_equal(r.out, "0\n");
+	assert_int_equal(r.status, 1);
+	assert_non_null(strstr(r.err, "loaded by none"));
+	tfs_rmtree(dir);
+}
+
+/* The next IN_MODIFY of @name in the directory @in watches. */
+static void modified(int in, const char *name)
+{
+	union {
+		struct inotify_event e;
+		char buf[sizeof(struct inotify_event) + 256];
+	} ev;
+
+	do
+		assert_true(read(in, &ev, sizeof(ev)) > 0);
+	while (!ev.e.len || strcmp(ev.e.name, name));
+}
+
+/*
+ * fallocate(1 GiB) in @mode, and @sig sent once the call has begun to
+ * change the file: to the program, or (@to_tool) to the tool itself.
+ */
+static void killed_during_call(const char *mode, int sig, bool to_tool, int (*before)(void))
+{
+	char dir[160], path[200], log[200], want[64];
+	const char *argv[] = { tool, "exec", "--log", log, "--mode", mode, "--", target_dyn, "big",
+			       path, "1073741824", NULL };
+	struct prealloc_census c;
+	struct spawned s;
+	struct run r = { 0 };
+	int in, prog;
+
+	print_message("  %s, %s to the %s%s\n", mode, strsignal(sig), to_tool ? "tool" : "program",
+		      before ? ", same user, pidfd_getfd refused" : "");
+	SCRATCH("killed", dir, path);
+	in_dir(dir, "log", log, sizeof(log));
+	in = inotify_init1(IN_CLOEXEC);
+	assert_true(in >= 0 && inotify_add_watch(in, dir, IN_MODIFY) >= 0);
+	spawn(argv, before, &s);
+	assert_true(read(s.out, r.out, sizeof(r.out) - 1) > 0);
+	assert_int_equal(sscanf(r.out, "calling %d", &prog), 1);
+	modified(in, "f");
+	close(in);
+	assert_int_equal(kill(to_tool ? s.pid : prog, sig), 0);
+	collect(&s, &r);
+	if (to_tool) {
+		/* The program's answer came after the last write of its call. */
+		snprintf(want, sizeof(want), "0 %llu 0 0\n", (unsigned long long)GiB);
+		assert_non_null(strstr(r.out, want));
+		written(path, GiB);
+	} else {
+		struct summary sum = summary_of(&r);
+
+		assert_int_equal(r.status, 128 + sig);
+		assert_int_equal(sum.seen, 1);
+		assert_int_equal(sum.converted + sum.abandoned, 1);
+		c = census(path, 0, GiB);
+		if (sum.abandoned) {
+			assert_non_null(strstr(r.err, "abandoned: "));
+			assert_non_null(strstr(r.err, path));
+			assert_int_equal(size_of(path), 0);
+		} else {
+			assert_int_equal(c.written_bytes, GiB);
+		}
+		assert_int_equal(tfs_sh("grep -q '\"outcome\":\"%s\".*' %s", sum.abandoned ?
+					"abandoned" : "converted", log), 0);
+	}
+	tfs_rmtree(dir);
+}
+
+static void killed_in_the_middle(void **state)
+{
+	(void)state;
+	for (unsigned int m = 0; m < n_modes(); m++) {
+		killed_during_call(modes[m], SIGKILL, false, NULL);
+		killed_during_call(modes[m], SIGTERM, false, NULL);
+		killed_during_call(modes[m], SIGKILL, true, NULL);
+		killed_during_call(modes[m], SIGKILL, false, unprivileged_no_getfd);
+		killed_during_call(modes[m], SIGKILL, true, unprivileged_no_getfd);
+	}
 }
 
 /*
@@ -277,44 +761,341 @@ static void unprivileged_and_confined(void **state)
 static void supervisor_killed(void **state)
 {
 	char dir[160], path[200], out[16] = { 0 };
-	int o[2], i[2], st;
-	pid_t pid;
+	const char *argv[] = { tool, "exec", "--quiet", "--mode", "seccomp", "--", target_dyn,
+			       "wait", path, NULL };
+	struct spawned s;
+	int st;
 
 	(void)state;
-	new_dir("killed", dir, sizeof(dir));
-	snprintf(path, sizeof(path), "%s/f", dir);
-	assert_int_equal(pipe2(o, O_CLOEXEC), 0);
-	assert_int_equal(pipe2(i, O_CLOEXEC), 0);
-	pid = fork();
-	assert_true(pid >= 0);
-	if (pid == 0) {
-		dup2(o[1], 1);
-		dup2(i[0], 0);
-		execl(tool, tool, "exec", "--quiet", "--mode", "seccomp", "--", target_dyn, "wait",
-		      path, (char *)NULL);
-		_exit(127);
-	}
-	close(o[1]);
-	close(i[0]);
+	SCRATCH("supervisor", dir, path);
+	spawn(argv, NULL, &s);
 	/* The program runs, its filter installed: it waits on us. */
-	assert_int_equal(read(o[0], out, 6), 6);
+	assert_int_equal(read(s.out, out, 6), 6);
 	assert_memory_equal(out, "ready\n", 6);
 	memset(out, 0, sizeof(out));
-	assert_int_equal(kill(pid, SIGKILL), 0);
-	assert_int_equal(waitpid(pid, &st, 0), pid);
+	assert_int_equal(kill(s.pid, SIGKILL), 0);
+	assert_int_equal(waitpid(s.pid, &st, 0), s.pid);
 	assert_true(WIFSIGNALED(st));
-	assert_int_equal(write(i[1], "x", 1), 1);
-	close(i[1]);
-	assert_true(read(o[0], out, sizeof(out) - 1) > 0);	/* the program's line */
-	close(o[0]);
+	assert_int_equal(write(s.in, "x", 1), 1);
+	close(s.in);
+	assert_true(read(s.out, out, sizeof(out) - 1) > 0);	/* the program's line */
+	close(s.out);
+	close(s.err);
 	assert_string_equal(out, "38\n");	/* ENOSYS */
+	tfs_rmtree(dir);
+}
+
+/* `exec-target table`: every round "ok", each thread's file written. */
+static void own_table(const char *target, const char *mode, int (*before)(void), int rounds)
+{
+	char dir[160], path[200], n[16];
+	struct run r;
+
+	print_message("  %s, %s%s\n", strrchr(target, '/') + 1, mode ? mode : "stock",
+		      before ? ", pidfd_getfd refused" : "");
+	new_dir("table", dir, sizeof(dir));
+	snprintf(n, sizeof(n), "%d", rounds);
+	if (mode)
+		EXEC(&r, before, "--quiet", "--mode", mode, "--", target, "table", dir, n);
+	else
+		STOCK(&r, before, target, "table", dir, n);
+	assert_int_equal(r.status, 0);
+	for (int i = 0; i < rounds; i++) {
+		assert_int_equal(strncmp(r.out + 3 * i, "ok\n", 3), 0);
+		snprintf(n, sizeof(n), "x%d", i);
+		in_dir(dir, n, path, sizeof(path));
+		assert_int_equal(size_of(path), 8);
+		snprintf(n, sizeof(n), "y%d", i);
+		in_dir(dir, n, path, sizeof(path));
+		assert_int_equal(census(path, 0, 16 * MiB).written_bytes, mode ? 16 * MiB : 0);
+	}
+	tfs_rmtree(dir);
+}
+
+/* A thread with a descriptor table of its own: its file is converted, not
+ * the process's at the same number; 20 of 20 for the static program. */
+static void thread_own_table(void **state)
+{
+	(void)state;
+	own_table(target_static, NULL, NULL, 2);
+	own_table(target_static, "auto", NULL, 20);
+	own_table(target_static, "auto", no_getfd, 4);
+	own_table(target_dyn, "seccomp", no_getfd, 4);
+	need_preload();
+	own_table(target_dyn, "preload", NULL, 4);
+}
+
+/* Threads cancelled during 1 GiB calls: each call finishes (the file
+ * 1 GiB, written under exec), each is counted. */
+static void cancelled_threads(void **state)
+{
+	const int rounds = 3;
+	char dir[160], n[16];
+	struct run r;
+
+	(void)state;
+	new_dir("cancel", dir, sizeof(dir));
+	snprintf(n, sizeof(n), "%d", rounds);
+	for (int m = -1; m < (int)n_modes(); m++) {
+		const char *l;
+
+		if (m < 0)
+			STOCK(&r, NULL, target_dyn, "cancel", dir, n, "1073741824");
+		else
+			EXEC(&r, NULL, "--mode", modes[m], "--", target_dyn, "cancel", dir, n,
+			     "1073741824");
+		l = r.out;
+		assert_int_equal(r.status, 0);
+		print_message("  %s:\n%s", m < 0 ? "stock" : modes[m], r.out);
+		for (int i = 0; i < rounds; i++, l = strchr(l, '\n') + 1) {
+			long long size, unwritten, holes;
+
+			assert_int_equal(sscanf(l, "returned %*d cancelled %*d size %lld unwritten "
+						"%lld holes %lld", &size, &unwritten, &holes), 3);
+			assert_int_equal(size, GiB);
+			assert_int_equal(holes, 0);
+			if (m >= 0)
+				assert_int_equal(unwritten, 0);
+		}
+		if (m >= 0) {
+			assert_int_equal(summary_of(&r).seen, rounds);
+			assert_int_equal(summary_of(&r).converted, rounds);
+		}
+	}
+	tfs_rmtree(dir);
+}
+
+static int stale_variables(void)
+{
+	return setenv("PREALLOC_EXEC_TALLY", "3:1:1", 1) || setenv("PREALLOC_EXEC_MIN_SIZE", "1", 1);
+}
+
+/* `env` under the supervisor shows no PREALLOC_EXEC_ variable, not even
+ * one the tool was given; under the interposer its socket alone. */
+static void environment(void **state)
+{
+	struct run r;
+	char *v;
+
+	(void)state;
+	EXEC(&r, stale_variables, "--quiet", "--mode", "seccomp", "--", "/usr/bin/env");
+	assert_int_equal(r.status, 0);
+	assert_null(strstr(r.out, "PREALLOC_EXEC_"));
+	need_preload();
+	EXEC(&r, stale_variables, "--quiet", "--mode", "preload", "--", "/usr/bin/env");
+	assert_int_equal(r.status, 0);
+	v = strstr(r.out, "PREALLOC_EXEC_");
+	assert_non_null(v);
+	assert_int_equal(strncmp(v, "PREALLOC_EXEC_SOCKET=@", 22), 0);
+	assert_null(strstr(v + 1, "PREALLOC_EXEC_"));
+}
+
+/* A FIFO's write end with no reader: ESPIPE, as stock, and with
+ * pidfd_getfd() refused nothing waits for a reader. */
+static void fifo_descriptor(void **state)
+{
+	char dir[160], path[200];
+	struct run r;
+
+	(void)state;
+	new_dir("fifo", dir, sizeof(dir));
+	in_dir(dir, "p", path, sizeof(path));
+	assert_int_equal(mkfifo(path, 0644), 0);
+	STOCK(&r, NULL, target_dyn, "call", "fifo", "4194304", path);
+	assert_string_equal(r.out, "29\n");
+	for (unsigned int m = 0; m < n_modes(); m++)
+		for (int g = 0; g < 2; g++) {
+			EXEC(&r, g ? no_getfd : NULL, "--mode", modes[m], "--", target_dyn, "call",
+			     "fifo", "4194304", path);
+			assert_int_equal(r.status, 0);
+			assert_string_equal(r.out, "29\n");
+		}
+	tfs_rmtree(dir);
+}
+
+/*
+ * Another process holds a flock() on the file and has a thread named as
+ * the library's keeper of files: a call waits for it a bounded time, then
+ * is made as the program made it (unwritten, as stock).
+ */
+static void foreign_lock(void **state)
+{
+	char dir[160], path[200], held[8] = { 0 };
+	const char *argv[] = { target_dyn, "keep", path, NULL };
+	struct spawned k;
+	struct run r = { 0 };
+
+	(void)state;
+	SCRATCH("lock", dir, path);
+	put_file(path, "", 0644, 0);
+	spawn(argv, NULL, &k);
+	assert_int_equal(read(k.out, held, 5), 5);
+	assert_string_equal(held, "held\n");
+	for (unsigned int m = 0; m < n_modes(); m++) {
+		EXEC(&r, NULL, "--mode", modes[m], "--", target_dyn, "call", "rdwr", "4194304", path);
+		assert_int_equal(r.status, 0);
+		assert_string_equal(r.out, "0\n");
+		assert_int_equal(summary_of(&r).fell_back, 1);
+		assert_non_null(strstr(r.err, "ETIMEDOUT"));
+		assert_int_equal(census(path, 0, 4 * MiB).unwritten_bytes, 4 * MiB);
+	}
+	collect(&k, &r);
+	tfs_rmtree(dir);
+}
+
+static int notify_sock = -1;
+static char notify_name[64];
+
+/* As a service manager starts a socket-activated unit: a listening socket
+ * at descriptor 3, LISTEN_PID the pid it runs as, NOTIFY_SOCKET. */
+static int activated(void)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	int s = socket(AF_INET, SOCK_STREAM, 0);
+	char pid[16];
+
+	if (s != 3 || bind(s, (struct sockaddr *)&a, sizeof(a)) < 0 || listen(s, 1) < 0)
+		return -1;
+	snprintf(pid, sizeof(pid), "%d", (int)getpid());
+	return setenv("LISTEN_FDS", "1", 1) || setenv("LISTEN_PID", pid, 1) ||
+	       setenv("NOTIFY_SOCKET", notify_name, 1);
+}
+
+/* The manager's socket: READY=1 from process @main. */
+static void ready_from(pid_t main)
+{
+	char msg[64] = { 0 }, cbuf[CMSG_SPACE(sizeof(struct ucred))];
+	struct iovec iov = { .iov_base = msg, .iov_len = sizeof(msg) - 1 };
+	struct msghdr h = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf,
+			    .msg_controllen = sizeof(cbuf) };
+	struct ucred cr;
+
+	assert_int_equal(recvmsg(notify_sock, &h, MSG_DONTWAIT), 7);
+	assert_string_equal(msg, "READY=1");
+	assert_non_null(CMSG_FIRSTHDR(&h));
+	memcpy(&cr, CMSG_DATA(CMSG_FIRSTHDR(&h)), sizeof(cr));
+	assert_int_equal(cr.pid, main);
+}
+
+/* Socket activation and readiness notification as without exec: the
+ * program takes LISTEN_PID as its own, finds its socket at 3 and nothing
+ * after it, and its READY=1 comes from the process the manager started. */
+static void socket_activation(void **state)
+{
+	struct sockaddr_un a = { .sun_family = AF_UNIX };
+	socklen_t alen = sizeof(a);
+	int one = 1;
+	struct run r;
+
+	(void)state;
+	notify_sock = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	assert_true(notify_sock >= 0);
+	assert_int_equal(setsockopt(notify_sock, SOL_SOCKET, SO_PASSCRED, &one, sizeof(one)), 0);
+	assert_int_equal(bind(notify_sock, (struct sockaddr *)&a, sizeof(sa_family_t)), 0);
+	assert_int_equal(getsockname(notify_sock, (struct sockaddr *)&a, &alen), 0);
+	snprintf(notify_name, sizeof(notify_name), "@%.*s",
+		 (int)(alen - offsetof(struct sockaddr_un, sun_path) - 1), a.sun_path + 1);
+	STOCK(&r, activated, target_dyn, "activated");
+	assert_string_equal(r.out, "listen 1\n");
+	ready_from(r.pid);
+	for (unsigned int m = 0; m < n_modes(); m++) {
+		EXEC(&r, activated, "--quiet", "--mode", modes[m], "--", target_dyn, "activated");
+		assert_int_equal(r.status, 0);
+		assert_string_equal(r.out, "listen 1\n");
+		ready_from(r.pid);
+	}
+	close(notify_sock);
+}
+
+static int no_signalfd(void)
+{
+	const int nr[] = { SYS_signalfd4 };
+
+	return tsec_refuse_calls(nr, 1, EPERM);
+}
+
+/* signalfd() refused: the tool says so and the program never starts. */
+static void signalfd_refused(void **state)
+{
+	char dir[160], path[200];
+	struct run r;
+
+	(void)state;
+	SCRATCH("signalfd", dir, path);
+	EXEC(&r, no_signalfd, "--mode", "seccomp", "--", target_dyn, "call", "create", "4194304",
+	     path);
+	assert_int_equal(r.status, 1);
+	assert_int_equal(access(path, F_OK), -1);
+	tfs_rmtree(dir);
+}
+
+static char run_dir[200], path_var[256];
+
+static int from_run_dir(void)
+{
+	return chdir(run_dir) || setenv("PATH", path_var, 1);
+}
+
+/*
+ * The binary inspected is the one run: with PATH ":DIR2" in DIR1 (the
+ * empty entry the current directory, as for execvp()), DIR1/prog (static)
+ * runs, not DIR2/prog (dynamic), and is converted; a script runs from the
+ * file opened, its interpreter's program converted.
+ */
+static void inspected_is_run(void **state)
+{
+	char dir[160], dir2[200], path[200], script[200], body[512];
+	struct run r;
+
+	(void)state;
+	new_dir("inspected", dir, sizeof(dir));
+	in_dir(dir, "one", run_dir, sizeof(run_dir));
+	in_dir(dir, "two", dir2, sizeof(dir2));
+	in_dir(dir, "f", path, sizeof(path));
+	assert_int_equal(tfs_sh("mkdir %s %s && cp %s %s/prog && cp %s %s/prog", run_dir, dir2,
+				target_static, run_dir, target_dyn, dir2), 0);
+	snprintf(path_var, sizeof(path_var), ":%s", dir2);
+	EXEC(&r, from_run_dir, "--", "prog", "call", "create", "4194304", path);
+	assert_int_equal(r.status, 0);
+	written(path, 4 * MiB);
+	assert_int_equal(unlink(path), 0);
+	in_dir(dir, "run.sh", script, sizeof(script));
+	snprintf(body, sizeof(body), "#!/bin/sh\nexec %s call create 4194304 %s\n", target_dyn,
+		 path);
+	put_file(script, body, 0755, 0);
+	EXEC(&r, NULL, "--", script);
+	assert_int_equal(r.status, 0);
+	assert_string_equal(r.out, "0\n");
+	written(path, 4 * MiB);
+	tfs_rmtree(dir);
+}
+
+static int interposer_unreached(void)
+{
+	return setenv("LD_PRELOAD", interposer, 1) ||
+	       setenv("PREALLOC_EXEC_SOCKET", "@prealloc-exec-nobody-listens", 1);
+}
+
+/* The interposer without `prealloc exec` to ask: every call is made as it
+ * was (the range unwritten): it never widens what the program does. */
+static void interposer_alone(void **state)
+{
+	char dir[160], path[200];
+	struct run r;
+
+	(void)state;
+	need_preload();
+	SCRATCH("alone", dir, path);
+	STOCK(&r, interposer_unreached, target_dyn, "call", "create", "4194304", path);
+	assert_string_equal(r.out, "0\n");
+	assert_int_equal(census(path, 0, 4 * MiB).unwritten_bytes, 4 * MiB);
 	tfs_rmtree(dir);
 }
 
 static int group_setup(void **state)
 {
 	(void)state;
-	return tfs_create(&t, "ext4", 512, NULL) ? -1 : 0;
+	return tfs_create(&t, "ext4", 2560, NULL) ? -1 : 0;
 }
 
 static int group_teardown(void **state)
@@ -334,15 +1115,31 @@ int main(void)
 		cmocka_unit_test(own_seccomp_filter),
 		cmocka_unit_test(no_new_privs),
 		cmocka_unit_test(unprivileged_and_confined),
+		cmocka_unit_test(read_only_descriptors),
+		cmocka_unit_test(nothing_inherited),
+		cmocka_unit_test(file_size_limit),
+		cmocka_unit_test(reserved_blocks),
+		cmocka_unit_test(finds_its_interposer),
+		cmocka_unit_test(killed_in_the_middle),
 		cmocka_unit_test(supervisor_killed),
+		cmocka_unit_test(thread_own_table),
+		cmocka_unit_test(cancelled_threads),
+		cmocka_unit_test(environment),
+		cmocka_unit_test(fifo_descriptor),
+		cmocka_unit_test(foreign_lock),
+		cmocka_unit_test(socket_activation),
+		cmocka_unit_test(signalfd_refused),
+		cmocka_unit_test(inspected_is_run),
+		cmocka_unit_test(interposer_alone),
 	};
 
 	tool = getenv("PREALLOC_TOOL");
 	target_dyn = getenv("EXEC_TARGET");
 	target_static = getenv("EXEC_TARGET_STATIC");
 	target_go = getenv("EXEC_TARGET_GO");
+	interposer = getenv("EXEC_INTERPOSER");
 	preload_ok = !getenv("EXEC_SANITIZE") || !strcmp(getenv("EXEC_SANITIZE"), "none");
-	if (!tool || !target_dyn || !target_static)
+	if (!tool || !target_dyn || !target_static || !interposer)
 		return TFS_SKIP;
 	if (target_go && !*target_go)
 		target_go = NULL;

@@ -23,7 +23,7 @@ for b in /usr/sbin/mariadbd mariadb-install-db sysbench mariadb; do
 done
 reexec_private "$0" "$@"
 tool=$build/src/tool/prealloc
-export PREALLOC_EXEC_PRELOAD=$build/src/tool/libprealloc-exec.so LD_LIBRARY_PATH=$build
+# The tool as built finds its interposer beside itself.
 
 scratch=$(mktemp -d /tmp/prealloc-exec-mariadb-XXXXXX)
 chmod 755 "$scratch"
