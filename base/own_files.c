@@ -36,6 +36,7 @@
 /* Where the work is: pa_own_run.state.  A negative value: a thread of
  * its own could not make its table (-errno). */
 enum {
+	QUEUED,		/* sent to the workers, not yet taken on */
 	TABLE,		/* a thread of its own is making its table */
 	NO_SERVER,	/* nobody serves callouts yet: the work waits */
 	RUNNING,
@@ -78,15 +79,33 @@ static void work(struct pa_own_run *r, int fd)
 	r->ret = ret;
 }
 
-/* On a kept worker: what @fn opened it closed; the received copy too,
- * before the caller goes on. */
+/* A worker could not take on the caller's credentials: @ret, and the
+ * work goes to a thread of the caller's own. */
+#define NOT_HERE INT_MIN
+
+/* On a kept worker, with the caller's thread's credentials for the work:
+ * what @fn opened it closed; the received copy too, before the caller
+ * goes on. */
 static void run_pooled(struct pa_work_item *w, int fd)
 {
 	struct pa_own_run *r = (struct pa_own_run *)w;
+	struct pa_creds saved;
+	int took = pa_creds_take(&r->creds, &saved);
 
-	work(r, fd);
+	if (took >= 0) {
+		/* Taken on: a starter waits for that, a waiter for more. */
+		if (r->go == NO_SERVER)
+			set(&r->state, r->go);
+		else
+			atomic_store_explicit(&r->state, r->go, memory_order_release);
+		work(r, fd);
+	} else {
+		r->ret = NOT_HERE;
+	}
 	if (fd >= 0)
 		close(fd);
+	if (took > 0)
+		pa_creds_restore(&saved);
 	set(&r->state, DONE);
 }
 
@@ -149,11 +168,18 @@ static int start(struct pa_own_run *r, int fd, int (*fn)(int fd, void *arg), voi
 
 	*r = (struct pa_own_run){ .item.run = run_pooled, .fd = fd, .fn = fn, .arg = arg,
 				  .caller = pthread_self(), .go = waiter ? RUNNING : NO_SERVER };
-	atomic_init(&r->state, r->go);
-	ret = pa_workers_submit(&r->item, fd);
+	atomic_init(&r->state, QUEUED);
+	ret = pa_creds_read(&r->creds);
+	if (!ret)
+		ret = pa_workers_submit(&r->item, fd);
 	r->pooled = !ret;
+	/* Without a waiter @fd must be ours before this returns. */
+	if (r->pooled && !waiter) {
+		wait_while(&r->state, QUEUED);
+		r->pooled = atomic_load_explicit(&r->state, memory_order_acquire) != DONE;
+	}
 	/* -EBADF: @fd is not a descriptor; anything else, not the pool. */
-	if (ret && ret != -EBADF)
+	if (!r->pooled && ret != -EBADF)
 		ret = start_alone(r);
 	return ret;
 }
@@ -175,8 +201,17 @@ int pa_own_files_wait(struct pa_own_run *r)
 		if (atomic_compare_exchange_strong(&r->state, &v, RUNNING))
 			wake(&r->state);
 	}
-	while ((v = atomic_load_explicit(&r->state, memory_order_acquire)) != DONE) {
-		if (v == CALLOUT) {
+	for (;;) {
+		v = atomic_load_explicit(&r->state, memory_order_acquire);
+		if (v == DONE && r->pooled && r->ret == NOT_HERE) {
+			/* No worker could be this thread: a thread of its own,
+			 * @fd being still open (a waiter's). */
+			r->pooled = false;
+			if ((v = start_alone(r)))
+				return v;
+		} else if (v == DONE) {
+			break;
+		} else if (v == CALLOUT) {
 			r->out_fn(r->out_arg);
 			set(&r->state, RUNNING);
 		} else {

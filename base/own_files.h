@@ -10,6 +10,7 @@
 #include <pthread.h>
 #include <stdbool.h>
 
+#include "base/creds.h"
 #include "base/workers.h"
 
 /* One piece of work on a thread of the library's table, and its callouts. */
@@ -23,6 +24,7 @@ struct pa_own_run {
 	pthread_t caller;		/* the thread that serves the callouts */
 	void (*out_fn)(void *);		/* a callout waiting for the caller */
 	void *out_arg;
+	struct pa_creds creds;		/* the caller's thread's, which the work takes on */
 	int ret;			/* @fn's result once done */
 	int go;				/* where the work starts: a server or none yet */
 	_Atomic int state;		/* base/own_files.c: where the work is (a futex) */
@@ -30,9 +32,11 @@ struct pa_own_run {
 
 /*
  * Start @fn(@fd', @arg) where the library's descriptors live: on a kept
- * worker (base/workers.h), @fd' the caller's descriptor @fd received
- * there; where none can be had from this thread, on a thread of its own
- * (every signal blocked) whose table holds @fd alone, at its number.
+ * worker (base/workers.h) that has taken on this thread's credentials,
+ * @fd' the caller's descriptor @fd received there; where none can be had
+ * from this thread, or none can take on its credentials, on a thread of
+ * its own (every signal blocked, this thread's credentials) whose table
+ * holds @fd alone, at its number.
  * Returns once @fd' is ours: from then on the caller may close @fd.
  * @fd' and whatever @fn opened are closed before @fn's result is posted.
  * Callouts @fn makes (pa_callout()) run on the thread that calls

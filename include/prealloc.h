@@ -476,7 +476,11 @@ struct prealloc_census {
  * locks as a close() of the process's own would.  Those threads are kept
  * from call to call (up to 17, ending after 10 s unused), so the process
  * holds one descriptor of the library's (that socket, close-on-exec) while
- * they live; a fork()ed child makes its own.  @fd's status flags and
+ * they live; a fork()ed child makes its own.  The work runs with the
+ * calling thread's file-system ids, supplementary groups and effective
+ * capabilities, so a thread that changed its own (setfsuid(), capset())
+ * gets what it could do itself: the opens, quotas and root's reserved
+ * blocks it could have.  @fd's status flags and
  * offset are never changed.  A description holding a lease (F_SETLEASE)
  * is never opened again: the call uses @fd's own.  Opening and closing the
  * file is visible to inotify (IN_OPEN, IN_CLOSE_WRITE) and fanotify (an

@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/creds.h"
 #include "base/internal.h"
 #include "base/sysfs_read.h"
 #include "base/sysfs_root.h"
@@ -45,6 +46,7 @@ static int fits(const char *sysfs, const struct statfs *sfs, dev_t dev,
 		const struct pa_regionlist *regions, uint64_t *ret_avail, uint64_t *ret_need)
 {
 	uint64_t need = 0, nfresh = 0, avail, spare, bs;
+	bool root;
 
 	*ret_avail = UINT64_MAX;
 	*ret_need = 0;
@@ -63,9 +65,12 @@ static int fits(const char *sysfs, const struct statfs *sfs, dev_t dev,
 		return 0;
 	/* Block counts are in fragment units (FUSE may report them apart). */
 	bs = (uint64_t)(sfs->f_frsize ? sfs->f_frsize : sfs->f_bsize);
-	/* Root may use the blocks ext4 reserves for it, not its own reserve. */
-	avail = (uint64_t)(geteuid() == 0 ? sfs->f_bfree : sfs->f_bavail) * bs;
-	if (pa_fs_of((uint64_t)sfs->f_type)->reserved_clusters && geteuid() == 0) {
+	/* The blocks ext4 reserves for root are the caller's as the kernel
+	 * checks it (fsuid 0 or CAP_SYS_RESOURCE, of the thread that writes:
+	 * this one, with the caller's credentials); not its own reserve. */
+	root = pa_creds_may_use_reserved();
+	avail = (uint64_t)(root ? sfs->f_bfree : sfs->f_bavail) * bs;
+	if (pa_fs_of((uint64_t)sfs->f_type)->reserved_clusters && root) {
 		spare = ext4_reserved_bytes(sysfs, dev, bs);
 		avail = avail > spare ? avail - spare : 0;
 		/* Extent tree: a leaf of 340 extents of at most 32767 blocks. */

@@ -23,6 +23,9 @@
  *  cancelled_caller        a thread cancelled inside a call: the call ends
  *                          as it would have, then the cancel acts
  *  idle_end                unused workers end, and the next call starts anew
+ *  caller_credentials      a thread of a user's file-system ids and no
+ *                          capability gets what that user could: no reopen
+ *                          of a file closed to it, no blocks kept for root
  *
  * Nothing waits on time but idle_end, which waits (bounded) for the
  * workers it told to end after 1 ms.
@@ -38,16 +41,19 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <linux/capability.h>
 #include <string.h>
 #include <unistd.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <cmocka.h>
 
 #include "prealloc.h"
+#include "base/creds.h"
 #include "base/workers.h"
 #include "tassert.h"
 #include "tcheck.h"
@@ -486,6 +492,117 @@ static void idle_end(void **state)
 	assert_int_equal(exit_status(pid), 0);
 }
 
+/* A thread of its own credentials: file-system ids @id and no
+ * capability but those it may keep (as a file server's thread serving a
+ * user), or, @groups > 0, that many supplementary groups more than a
+ * worker takes on. */
+struct as_user {
+	int fd;
+	uid_t id;
+	int groups;
+	uint64_t len;
+	int ret;
+	struct prealloc_report rep;
+};
+
+static void *call_as(void *arg)
+{
+	struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3 };
+	struct __user_cap_data_struct d[2];
+	struct as_user *u = arg;
+	gid_t g[PA_CREDS_GROUPS + 8];
+
+	for (int i = 0; i < u->groups && i < (int)(sizeof(g) / sizeof(g[0])); i++)
+		g[i] = (gid_t)(1000 + i);
+	if (u->groups && syscall(SYS_setgroups, u->groups, g) < 0) {
+		u->ret = -errno;
+		return NULL;
+	}
+	if (u->id) {
+		/* This thread alone, as the kernel keeps them. */
+		syscall(SYS_setfsgid, u->id);
+		syscall(SYS_setfsuid, u->id);
+		memset(d, 0, sizeof(d));
+		if (syscall(SYS_capset, &h, d) < 0) {
+			u->ret = -errno;
+			return NULL;
+		}
+	}
+	u->rep = (struct prealloc_report){ .size = sizeof(u->rep) };
+	u->ret = prealloc_file_ex(u->fd, 0, u->len, NULL, &u->rep);
+	return NULL;
+}
+
+static void run_as_user(struct as_user *u)
+{
+	pthread_t th;
+
+	assert_int_equal(pthread_create(&th, NULL, call_as, u), 0);
+	assert_int_equal(pthread_join(th, NULL), 0);
+}
+
+static void caller_credentials(void **state)
+{
+	struct as_user u = { .id = 65534, .len = 8 * MiB };
+	struct tfs small;
+	struct statvfs sv;
+	char path[256];
+	struct stat st;
+	int fill;
+
+	(void)state;
+	/* The workers exist, with root's credentials, before the user's call. */
+	u.fd = new_file("creds", 0);
+	assert_int_equal(prealloc_file(u.fd, 0, MiB, 0), 0);
+	/* A file the user holds open for writing but could not open again
+	 * (0600 root): its reopen for direct writes is refused to it, as it
+	 * would be to the user's own thread: the writes go buffered. */
+	assert_int_equal(fchmod(u.fd, 0600), 0);
+	run_as_user(&u);
+	assert_int_equal(u.ret, 0);
+	assert_int_equal(u.rep.method, PREALLOC_METHOD_BUFFERED);
+	assert_true(written(u.fd, 8 * MiB));
+	/* The same as root: direct writes. */
+	u = (struct as_user){ .fd = u.fd, .len = 16 * MiB };
+	run_as_user(&u);
+	assert_int_equal(u.ret, 0);
+	assert_true(u.rep.method != PREALLOC_METHOD_BUFFERED);
+	/* More groups than a worker takes on: a thread of its own, the same
+	 * answer. */
+	u = (struct as_user){ .fd = u.fd, .id = 65534, .groups = PA_CREDS_GROUPS + 4,
+			      .len = 24 * MiB };
+	run_as_user(&u);
+	assert_int_equal(u.ret, 0);
+	assert_int_equal(u.rep.method, PREALLOC_METHOD_BUFFERED);
+	close(u.fd);
+
+	/* ext4's blocks for root are not the user's: ENOSPC before anything
+	 * changes, where root's call fits. */
+	assert_int_equal(tfs_create(&small, "ext4", 64, NULL), 0);
+	fill = open(tfs_path(&small, "fill", path, sizeof(path)),
+		    O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	assert_true(fill >= 0);
+	/* Everything but the blocks kept for root. */
+	assert_int_equal(statvfs(small.dir, &sv), 0);
+	assert_int_equal(fallocate(fill, 0, 0, (off_t)(sv.f_bavail * sv.f_frsize)), 0);
+	assert_int_equal(statvfs(small.dir, &sv), 0);
+	assert_true(sv.f_bavail * sv.f_frsize < MiB && sv.f_bfree * sv.f_frsize > 2 * MiB);
+	u = (struct as_user){ .id = 65534, .len = MiB,
+			      .fd = open(tfs_path(&small, "user", path, sizeof(path)),
+					 O_RDWR | O_CREAT | O_CLOEXEC, 0666) };
+	assert_true(u.fd >= 0);
+	run_as_user(&u);
+	assert_int_equal(u.ret, -ENOSPC);
+	assert_int_equal(fstat(u.fd, &st), 0);
+	assert_int_equal(st.st_size, 0);
+	u.id = 0;
+	run_as_user(&u);
+	assert_int_equal(u.ret, 0);
+	close(u.fd);
+	close(fill);
+	tfs_destroy(&small);
+}
+
 static int setup(void **state)
 {
 	*state = &t;
@@ -503,6 +620,7 @@ int main(void)
 		cmocka_unit_test(nested_and_many),
 		cmocka_unit_test(cancelled_caller),
 		cmocka_unit_test(idle_end),
+		cmocka_unit_test(caller_credentials),
 		cmocka_unit_test(socket_closed),	/* last: it closes every descriptor */
 	};
 
