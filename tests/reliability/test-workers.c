@@ -500,6 +500,7 @@ struct as_user {
 	int fd;
 	uid_t id;
 	int groups;
+	bool async;
 	uint64_t len;
 	int ret;
 	struct prealloc_report rep;
@@ -529,6 +530,19 @@ static void *call_as(void *arg)
 		}
 	}
 	u->rep = (struct prealloc_report){ .size = sizeof(u->rep) };
+	if (u->async) {
+		struct prealloc_async *a;
+
+		/* Its descriptor is the handle's before the start returns. */
+		u->ret = prealloc_async_start(u->fd, 0, u->len, NULL, &a);
+		if (u->ret)
+			return NULL;
+		u->ret = prealloc_async_wait(a);
+		if (prealloc_async_report(a, &u->rep))
+			u->ret = -EPROTO;
+		prealloc_async_free(a);
+		return NULL;
+	}
 	u->ret = prealloc_file_ex(u->fd, 0, u->len, NULL, &u->rep);
 	return NULL;
 }
@@ -574,6 +588,12 @@ static void caller_credentials(void **state)
 	run_as_user(&u);
 	assert_int_equal(u.ret, 0);
 	assert_int_equal(u.rep.method, PREALLOC_METHOD_BUFFERED);
+	u = (struct as_user){ .fd = u.fd, .id = 65534, .groups = PA_CREDS_GROUPS + 4,
+			      .async = true, .len = 32 * MiB };
+	run_as_user(&u);
+	assert_int_equal(u.ret, 0);
+	assert_int_equal(u.rep.method, PREALLOC_METHOD_BUFFERED);
+	assert_true(written(u.fd, 32 * MiB));
 	close(u.fd);
 
 	/* ext4's blocks for root are not the user's: ENOSPC before anything
