@@ -242,9 +242,8 @@ static int writer_init(struct writer *w, struct pa_job *j, const struct pa_range
 		pa_dw_free(&w->w);
 		/* Refused (seccomp, no CONFIG_AIO), or fs.aio-max-nr reached
 		 * (-EAGAIN: others' contexts, which may end). */
-		pa_log_to(j->log, LOG_NOTICE, "Linux AIO not set up: io_setup: %s\n",
-			  strerror(-ret));
-		return pa_setup_failed(ret, j->opts->method != PREALLOC_METHOD_AUTO);
+		return pa_setup_failed(j->log, "Linux AIO", "io_setup", ret,
+				       j->opts->method != PREALLOC_METHOD_AUTO);
 	}
 	return 0;
 }

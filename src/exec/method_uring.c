@@ -263,9 +263,8 @@ static int writer_init(struct writer *w, struct pa_job *j, const struct pa_range
 		/* io_uring disabled (sysctl, seccomp), its rings not granted
 		 * (-ENOMEM: RLIMIT_MEMLOCK of an unprivileged caller), or no
 		 * memory for them right now. */
-		pa_log_to(j->log, LOG_NOTICE, "io_uring not set up: io_uring_queue_init: %s\n",
-			  strerror(-ret));
-		return pa_setup_failed(ret, j->opts->method != PREALLOC_METHOD_AUTO);
+		return pa_setup_failed(j->log, "io_uring", "io_uring_queue_init", ret,
+				       j->opts->method != PREALLOC_METHOD_AUTO);
 	}
 	w->ring = &w->k->ring;
 	w->fixed = ring_register(w->k, w->w.buf, w->w.buf_len);

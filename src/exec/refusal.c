@@ -92,7 +92,8 @@ void pa_refusable_submit_refused(struct pa_refusable *r, struct pa_log *log, int
 		  pa_refusal_describe(r->submit, r->what, err, buf, sizeof(buf)));
 }
 
-int pa_setup_failed(int err, bool forced)
+int pa_setup_failed(struct pa_log *log, const char *what, const char *call, int err, bool forced)
 {
+	pa_log_to(log, LOG_NOTICE, "%s not set up: %s: %s\n", what, call, strerror(-err));
 	return !forced || err == -EPERM || err == -ENOSYS ? -EOPNOTSUPP : err;
 }

@@ -61,14 +61,15 @@ int pa_refusable_usable(struct pa_refusable *r, struct pa_log *log, char *why, s
 void pa_refusable_submit_refused(struct pa_refusable *r, struct pa_log *log, int err);
 
 /*
- * What a run's failed setup (a ring, an AIO context: @err) means for the
- * call: nothing was written.  The kernel's or a profile's refusal (EPERM,
+ * What a run's failed setup of @what (a ring, an AIO context: @call
+ * returned @err), logged through @log, means for the call: nothing was
+ * written.  The kernel's or a profile's refusal (EPERM,
  * ENOSYS) is one (-EOPNOTSUPP); so is any failure in an automatic call,
  * which goes on with its next method.  A forced call gets any other error
  * itself (ENOMEM, EMFILE, EAGAIN: resources, which may pass), never a
  * refusal it would take for the machine's answer.
  */
-int pa_setup_failed(int err, bool forced);
+int pa_setup_failed(struct pa_log *log, const char *what, const char *call, int err, bool forced);
 
 /* "@call refused: EPERM (a seccomp profile?)", "@call refused: ENOSYS (no
  * @what in this kernel, or a seccomp profile)", "@call refused: ENAME"

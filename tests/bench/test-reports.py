@@ -18,7 +18,7 @@ from contextlib import redirect_stdout
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
-from preallocbench import etcd, guest, pgbench, stats  # noqa: E402
+from preallocbench import calls, etcd, guest, pgbench, stats  # noqa: E402
 from preallocbench.cli import parse_args  # noqa: E402
 from preallocbench.report import report  # noqa: E402
 
@@ -78,7 +78,7 @@ class Reports(unittest.TestCase):
             results = f.read()
         for name in ('2026-11-27-seeds-7.3.md', '2026-11-27-zero.md', '2026-11-27-cache.md',
                      '2026-11-27-bg.md', '2026-11-27-etcd.md', '2026-11-27-pgbench.md',
-                     '2026-11-27-pgbench-ahead2.md'):
+                     '2026-11-27-pgbench-ahead2.md', '2026-12-06-call.md'):
             self.assertIn('](results/%s)' % name, results)
 
     def test_guest(self):
@@ -125,6 +125,12 @@ class Reports(unittest.TestCase):
             with redirect_stdout(out):
                 etcd.report(path('results', name))
             self.assert_in_report(out.getvalue(), '2026-11-27-etcd.md')
+
+    def test_call(self):
+        with open(path('results', '2026-12-06-call.jsonl')) as f:
+            lines = [json.loads(line) for line in f]
+        self.assert_in_report(calls.report([r for r in lines if 'round' in r], lines[0]),
+                              '2026-12-06-call.md')
 
     def test_pgbench(self):
         for name in ('2026-11-27-pgbench.jsonl', '2026-11-27-pgbench-ahead2.jsonl'):
