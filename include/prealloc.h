@@ -508,11 +508,15 @@ struct prealloc_census {
  * filesystems): the application's own F_SETLK, lockf() and OFD locks, on
  * any bytes, are granted while a call runs, from any thread or callback.
  * An application's flock() on the file would meet it: a call waits only
- * for a holder that is another process running the library (/proc/locks
- * names it, its maps name the library), that is, another call; for any
- * other (its own process's, flock(1)'s around a command, a backup tool's)
- * it goes on ordered with this process's calls only, and says so
- * (&prealloc_report.lock_error -EDEADLK).  Where the file cannot be held (&prealloc_report.lock_error says
+ * for a holder that is another process running the library's calls
+ * (/proc/locks names it, and it has the library's keeper thread, named
+ * prealloc-keep), that is, another call; for any other (its own
+ * process's, flock(1)'s around a command, a backup tool's) it goes on
+ * ordered with this process's calls only, and says so
+ * (&prealloc_report.lock_error -EDEADLK).  Any process may name a thread
+ * so: one that holds a flock() on the file makes a call without a
+ * progress callback wait for as long as it holds it (a callback that
+ * returns non-zero ends the wait).  Where the file cannot be held (&prealloc_report.lock_error says
  * why: NFS, a file that cannot be opened again), calls of other processes
  * are not ordered with this one: if their pages or blocks meet, one may
  * fail with -EIO and leave that error for every process's next fsync(), and
