@@ -28,15 +28,20 @@
 	BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, TSEC_ARCH, 0, (to_allow)),			\
 	BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr))
 
-/* Install @f for this process and the threads and children it starts. */
+/* Install @f for every thread of this process (the library's kept
+ * threads too: SECCOMP_FILTER_FLAG_TSYNC) and the threads and children
+ * they start. */
 static int install(struct sock_filter *f, unsigned short n)
 {
 	struct sock_fprog prog = { .len = n, .filter = f };
 
-	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 ||
-	    prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) < 0)
+	long ret;
+
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
 		return -errno;
-	return 0;
+	ret = syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_TSYNC, &prog);
+	/* A positive answer: a thread that could not take the filter. */
+	return ret < 0 ? -errno : ret > 0 ? -EBUSY : 0;
 }
 #endif
 

@@ -14,9 +14,9 @@
 #include <stdbool.h>
 
 /* From now on io_uring_setup(), io_uring_enter() and io_uring_register()
- * (with @aio, io_setup() and io_submit() too) fail with @err in this
- * process and every thread and child it starts (the filter cannot be
- * removed); checked by calling io_uring_setup().  0, -ENOSYS on an
+ * (with @aio, io_setup() and io_submit() too) fail with @err in every
+ * thread of this process (the library's kept ones too) and every thread
+ * and child they start (the filter cannot be removed); checked by calling io_uring_setup().  0, -ENOSYS on an
  * architecture the filter does not know, or -errno. */
 int tsec_refuse(int err, bool aio);
 
