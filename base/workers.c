@@ -73,6 +73,7 @@ static struct {
 	unsigned int held;		/* pa_workers_hold() */
 	struct kept_job *kept;		/* for the keeper */
 	uint64_t idle_since;
+	pthread_t keeper;		/* the running keeper */
 	struct worker *all;		/* the workers running */
 	struct worker *parents;		/* in a child: its parent's, never touched */
 } pool = {
@@ -356,12 +357,13 @@ static void *keeper(void *arg)
 				.tv_usec = (suseconds_t)(idle_ns % 1000000000ull / 1000) };
 
 	own_thread = true;
-	prctl(PR_SET_NAME, PA_KEPT_THREAD_NAME);
+	prctl(PR_SET_NAME, PA_KEEPER_THREAD_NAME);
 	if (!ret && lsock >= 0 &&
 	    setsockopt(lsock, SOL_SOCKET, SO_RCVTIMEO, &idle, sizeof(idle)) < 0)
 		ret = -errno;
 	pthread_mutex_lock(&pool.m);
 	pool.state = ret ? ret : UP;
+	pool.keeper = pthread_self();
 	pool.lsock = lsock;
 	pool.idle_since = pa_now_ns();
 	pthread_cond_broadcast(&pool.cv);
@@ -497,6 +499,12 @@ int pa_workers_kept_run(int (*fn)(void *arg), void *arg)
 	}
 	pthread_mutex_unlock(&pool.m);
 	return ret;
+}
+
+void pa_workers_mark(bool holding)
+{
+	/* From a worker, through /proc: best effort, as what reads it is. */
+	pthread_setname_np(pool.keeper, holding ? PA_KEPT_THREAD_NAME : PA_KEEPER_THREAD_NAME);
 }
 
 void pa_workers_hold(int delta)

@@ -93,8 +93,15 @@ void pa_workers_hold(int delta);
 void pa_workers_set_idle_ns(uint64_t ns);
 #endif
 
-/* The name of the keeper thread (/proc/PID/task/TID/comm): another process
- * tells by it that this one holds files in the library's table. */
+/* The keeper thread's name (/proc/PID/task/TID/comm) while the table holds
+ * files for calls: another process tells by it that the flock() it meets is
+ * a call's, which ends.  Only then: an application's flock() in a process
+ * that called the library a moment ago is not worth waiting for. */
 #define PA_KEPT_THREAD_NAME "prealloc-keep"
+#define PA_KEEPER_THREAD_NAME "prealloc-table"	/* the rest of its life */
+
+/* A kept job (pa_workers_kept_run()): the table holds files for calls
+ * (@holding), or no longer.  Names the keeper. */
+void pa_workers_mark(bool holding);
 
 #endif

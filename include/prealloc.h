@@ -509,8 +509,9 @@ struct prealloc_census {
  * any bytes, are granted while a call runs, from any thread or callback.
  * An application's flock() on the file would meet it: a call waits only
  * for a holder that is another process running the library's calls
- * (/proc/locks names it, and it has the library's keeper thread, named
- * prealloc-keep), that is, another call; for any other (its own
+ * (/proc/locks names it, and the library's keeper thread there is named
+ * prealloc-keep, as it is only while that process's calls hold files),
+ * that is, another call; for any other (its own
  * process's, flock(1)'s around a command, a backup tool's) it goes on
  * ordered with this process's calls only, and says so
  * (&prealloc_report.lock_error -EDEADLK).  Any process may name a thread

@@ -25,10 +25,10 @@
  *    application's.
  *  - Whose flock() holds the file, /proc/locks tells (its pid).  The call
  *    waits only for another process that holds files for its calls: its
- *    table's keeper has a name of its own (PA_KEPT_THREAD_NAME), and
- *    calls end.  One of its own process is the application's (the
- *    process's calls share ours), one of a process without that thread an
- *    application's (flock(1) around a command, a backup tool): waiting
+ *    table's keeper bears a name of its own (PA_KEPT_THREAD_NAME) while
+ *    it holds any, and calls end.  One of its own process is the
+ *    application's (the process's calls share ours), one of a process
+ *    without that name an application's (flock(1) around a command, a backup tool): waiting
  *    might never end, so the call goes on unordered and says -EDEADLK; so
  *    it does when /proc/locks cannot say.
  *  - Polled (LOCK_NB) with a bounded backoff: the waiting call must call its
@@ -197,7 +197,8 @@ static struct held **find(uint64_t dev, uint64_t ino)
 }
 
 /* On the kept table: join the process's hold, or take it.  -EAGAIN while
- * another process holds the file. */
+ * another process holds the file.  The keeper is named before the flock()
+ * is taken: a process meeting it unnamed would not wait. */
 static int take(void *arg)
 {
 	const struct lock_req *j = arg;
@@ -210,6 +211,8 @@ static int take(void *arg)
 	}
 	fd = open(j->path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
 	ret = fd < 0 ? -errno : pa_same_file(fd, j->st) ? 0 : -ESTALE;
+	if (!ret && !held)
+		pa_workers_mark(true);
 	if (!ret)
 		ret = try_flock(fd, j->dev, j->ino, j->by_dev);
 	if (!ret && !(n = malloc(sizeof(*n))))
@@ -221,6 +224,8 @@ static int take(void *arg)
 	}
 	if (fd >= 0)
 		close(fd);
+	if (!held)
+		pa_workers_mark(false);
 	return ret;
 }
 
@@ -234,6 +239,8 @@ static int drop(void *arg)
 		*h = o->next;
 		close(o->fd);		/* releases the flock() */
 		free(o);
+		if (!held)
+			pa_workers_mark(false);
 	}
 	return 0;
 }

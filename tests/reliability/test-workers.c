@@ -23,6 +23,8 @@
  *  cancelled_caller        a thread cancelled inside a call: the call ends
  *                          as it would have, then the cancel acts
  *  idle_end                unused workers end, and the next call starts anew
+ *  marked_while_holding    the keeper bears the name other processes wait
+ *                          for while a call holds its file, and only then
  *  caller_credentials      a thread of a user's file-system ids and no
  *                          capability gets what that user could: no reopen
  *                          of a file closed to it, no blocks kept for root
@@ -214,7 +216,7 @@ static int child_calls(void)
 
 	if (fd < 0 || prealloc_file(fd, 0, 4 * MiB, 0) || !written(fd, 4 * MiB))
 		return 10;
-	return threads_named(PA_KEPT_THREAD_NAME, NULL) == 1 ? 0 : 11;
+	return threads_named(PA_KEEPER_THREAD_NAME, NULL) == 1 ? 0 : 11;
 }
 
 static int exit_status(pid_t pid)
@@ -478,7 +480,7 @@ static void idle_end(void **state)
 	if (pid == 0) {
 		pa_workers_set_idle_ns(1000 * 1000);
 		fd = new_file("idle", 0);
-		if (prealloc_file(fd, 0, MiB, 0) || !threads_named(PA_KEPT_THREAD_NAME, NULL))
+		if (prealloc_file(fd, 0, MiB, 0) || !threads_named(PA_KEEPER_THREAD_NAME, NULL))
 			_exit(30);
 		/* Bounded: ended after 1 ms unused, gone well within 10 s. */
 		while (threads_named("prealloc-", NULL) && rounds++ < 10000)
@@ -490,6 +492,32 @@ static void idle_end(void **state)
 		_exit(0);
 	}
 	assert_int_equal(exit_status(pid), 0);
+}
+
+static int count_marked(uint64_t done, uint64_t total, void *data)
+{
+	int *during = data;
+
+	(void)done;
+	(void)total;
+	*during = threads_named(PA_KEPT_THREAD_NAME, NULL);
+	return 0;
+}
+
+static void marked_while_holding(void **state)
+{
+	int during = -1, fd = new_file("marked", 0);
+	struct prealloc_options o = { .size = sizeof(o), .progress = count_marked,
+				      .progress_data = &during, .request_bytes = MiB };
+
+	(void)state;
+	assert_true(fd >= 0);
+	assert_int_equal(prealloc_file_ex(fd, 0, 2 * MiB, &o, NULL), 0);
+	assert_int_equal(during, 1);
+	/* Held no more: an application's flock() now is nobody's call. */
+	assert_int_equal(threads_named(PA_KEPT_THREAD_NAME, NULL), 0);
+	assert_int_equal(threads_named(PA_KEEPER_THREAD_NAME, NULL), 1);
+	close(fd);
 }
 
 /* A thread of its own credentials: file-system ids @id and no
@@ -640,6 +668,7 @@ int main(void)
 		cmocka_unit_test(nested_and_many),
 		cmocka_unit_test(cancelled_caller),
 		cmocka_unit_test(idle_end),
+		cmocka_unit_test(marked_while_holding),
 		cmocka_unit_test(caller_credentials),
 		cmocka_unit_test(socket_closed),	/* last: it closes every descriptor */
 	};
