@@ -19,10 +19,10 @@
  * /proc shows an unlinked file, ignored), into @buf: a "*", then "/", its
  * directory's name, "/" and its name, each run of digits made one "*" and
  * each other character special to fnmatch(3) escaped with "\", so that
- * fnmatch() of the pattern matches the path.  Prometheus' chunk files,
- * "/p/01HX.tmp-for-creation/chunks/000001" and
- * "/p/snapshots/s/01HY/chunks/000002", share a star, "/chunks/" and a
- * star.  A file in "/" gives "/" and its name.  False, @buf "", for a path
+ * fnmatch() of the pattern matches the path.  Prometheus' chunk files as
+ * it makes them, "/p/01HX.tmp-for-creation/chunks/000001.tmp" and
+ * "/p/snapshots/s/01HY/chunks/000002.tmp", share a star, "/chunks/", a
+ * star and ".tmp".  A file in "/" gives "/" and its name.  False, @buf "", for a path
  * that names no file in a directory (empty, relative, a pseudo-file such
  * as "anon_inode:[eventfd]") or one whose pattern is @len bytes or more.
  */

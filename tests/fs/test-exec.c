@@ -1219,10 +1219,14 @@ static void ordering_or_vouching(void **state)
 }
 
 /* `exec-target all` under the tool's defaults, where they order the
- * zeros: every call written, as when vouched for. */
+ * zeros: every call written, as when vouched for.  A descriptor open for
+ * writing only cannot be ordered (the exchange takes one open for reading
+ * too): its call passes, unwritten, unless vouched for. */
 static void ordered_program(void **state)
 {
+	char dir[160], path[200];
 	struct tfs xe = { 0 };
+	struct run r;
 
 	(void)state;
 	if (!xfs_exchange(&xe, 1024))
@@ -1231,6 +1235,21 @@ static void ordered_program(void **state)
 	if (preload_ok)
 		whole_program_in(&xe, false, target_dyn, "auto", true);
 	whole_program_in(&xe, false, target_static, "auto", true);
+	new_dir_in(&xe, "wronly", dir, sizeof(dir));
+	in_dir(dir, "f", path, sizeof(path));
+	for (unsigned int m = 0; m < n_modes(); m++) {
+		put_file(path, "", 0644, 0);
+		EXEC_DEFAULTS(&r, NULL, "--mode", modes[m], "--", target_dyn, "call", "wronly",
+			      "4194304", path);
+		assert_string_equal(r.out, "0\n");
+		assert_true(said(&r, "1 passed through: no way to order the zeros here"));
+		assert_int_equal(census(path, 0, 4 * MiB).unwritten_bytes, 4 * MiB);
+		put_file(path, "", 0644, 0);
+		EXEC(&r, NULL, "--mode", modes[m], "--", target_dyn, "call", "wronly", "4194304",
+		     path);
+		assert_string_equal(r.out, "0\n");
+		written(path, 4 * MiB);
+	}
 	tfs_destroy(&xe);
 }
 

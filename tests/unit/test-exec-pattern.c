@@ -18,9 +18,11 @@
 static const struct {
 	const char *path, *pattern;
 } cases[] = {
-	/* Prometheus: a block's chunks, head compaction and snapshots alike. */
-	{ "/var/lib/prometheus/01HX5.tmp-for-creation/chunks/000001", "*/chunks/*" },
-	{ "/p/snapshots/20261206T0000Z-1a2b/01HY7/chunks/000002", "*/chunks/*" },
+	/* Prometheus: a block's chunk files as it makes them (then renamed),
+	 * head compaction and snapshots alike. */
+	{ "/var/lib/prometheus/01HX5.tmp-for-creation/chunks/000001.tmp", "*/chunks/*.tmp" },
+	{ "/p/snapshots/20261206T0000Z-1a2b/01HY7/chunks/000002.tmp", "*/chunks/*.tmp" },
+	{ "/var/lib/prometheus/01HX5/chunks/000001", "*/chunks/*" },
 	/* etcd: the segment made ahead, and the segments. */
 	{ "/var/lib/etcd/member/wal/0.tmp", "*/wal/*.tmp" },
 	{ "/var/lib/etcd/member/wal/0000000000000001-0000000000000400.wal", "*/wal/*-*.wal" },
