@@ -41,12 +41,18 @@
 
 enum exec_mode { MODE_AUTO, MODE_PRELOAD, MODE_SECCOMP };
 
+/* A list of globs, each NUL-terminated, then "" (struct exec_cfg). */
+struct globs {
+	char *v;
+	size_t len;
+};
+
 struct exec_opts {
 	enum exec_mode mode;
 	uint64_t min;
-	char *paths;			/* globs, each NUL-terminated, then "" */
+	struct globs paths, excluded, unordered;
 	const char *log;
-	bool quiet;
+	bool quiet, dry_run;
 };
 
 /* Signals this process passes on to the program. */
@@ -63,9 +69,16 @@ static void usage(void)
 	      "call blocks until the range is zeroed, done with the caller's own rights and\n"
 	      "limits.  Calls that cannot be converted so are made as they were: the program\n"
 	      "sees what fallocate() would have returned.\n"
+	      "The zeros are ordered against the program's own writes to the range:\n"
+	      "where the filesystem offers no way to (ext4), the call is made as it was.\n"
 	      "\nOptions:\n"
 	      "     --min-size N   convert calls of at least N bytes (default 1M)\n"
 	      "     --path GLOB    convert only files whose path matches GLOB (repeatable)\n"
+	      "     --exclude GLOB never convert files whose path matches GLOB (repeatable)\n"
+	      "     --unordered GLOB  convert these without ordering: PROGRAM never writes\n"
+	      "                    a range while it fallocate()s it (repeatable)\n"
+	      "     --dry-run      convert nothing; report per file pattern what converting\n"
+	      "                    would write and what PROGRAM kept of it\n"
 	      "     --log FILE     append one JSON line per call to FILE (not a symlink)\n"
 	      "     --mode MODE    auto (default), preload (the interposer, for dynamically\n"
 	      "                    linked C programs) or seccomp (the supervisor, for any)\n"
@@ -76,35 +89,39 @@ static void usage(void)
 	      "PROGRAM's processes, 2 bad command line.\n", stdout);
 }
 
-/* --path GLOB added to @o->paths; false when out of memory. */
-static bool add_path(struct exec_opts *o, const char *glob, size_t *len)
+/* @glob added to @g; false when out of memory. */
+static bool add_glob(struct globs *g, const char *glob)
 {
 	size_t n = strlen(glob) + 1;
-	char *p = realloc(o->paths, *len + n + 1);
+	char *p = realloc(g->v, g->len + n + 1);
 
 	if (!p)
 		return false;
-	memcpy(p + *len, glob, n);
-	*len += n;
-	p[*len] = '\0';
-	o->paths = p;
+	memcpy(p + g->len, glob, n);
+	g->len += n;
+	p[g->len] = '\0';
+	g->v = p;
 	return true;
 }
 
 static int parse(int argc, char **argv, struct exec_opts *o)
 {
 	/* Long options alone: their letters mean other things in run. */
-	enum { OPT_MIN = 256, OPT_PATH, OPT_LOG, OPT_MODE, OPT_QUIET };
+	enum { OPT_MIN = 256, OPT_PATH, OPT_EXCLUDE, OPT_UNORDERED, OPT_DRY_RUN, OPT_LOG, OPT_MODE,
+	       OPT_QUIET };
 	static const struct option lopts[] = {
 		{ "min-size", required_argument, NULL, OPT_MIN },
 		{ "path", required_argument, NULL, OPT_PATH },
+		{ "exclude", required_argument, NULL, OPT_EXCLUDE },
+		{ "unordered", required_argument, NULL, OPT_UNORDERED },
+		{ "dry-run", no_argument, NULL, OPT_DRY_RUN },
 		{ "log", required_argument, NULL, OPT_LOG },
 		{ "mode", required_argument, NULL, OPT_MODE },
 		{ "quiet", no_argument, NULL, OPT_QUIET },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	size_t plen = 0;
+	struct globs *g;
 	int c;
 
 	*o = (struct exec_opts){ .min = EXEC_DEFAULT_MIN };
@@ -115,10 +132,17 @@ static int parse(int argc, char **argv, struct exec_opts *o)
 				return 2;
 			break;
 		case OPT_PATH:
-			if (!add_path(o, optarg, &plen)) {
+		case OPT_EXCLUDE:
+		case OPT_UNORDERED:
+			g = c == OPT_PATH ? &o->paths : c == OPT_EXCLUDE ? &o->excluded :
+			    &o->unordered;
+			if (!add_glob(g, optarg)) {
 				fprintf(stderr, "prealloc: exec: %s\n", strerror(ENOMEM));
 				return 1;
 			}
+			break;
+		case OPT_DRY_RUN:
+			o->dry_run = true;
 			break;
 		case OPT_LOG:
 			o->log = optarg;
@@ -415,7 +439,7 @@ int cmd_exec(int argc, char **argv)
 {
 	struct exec_cfg cfg = { .convert = prealloc_file_ex };
 	struct exec_server s = { .cfg = &cfg, .listener = -1, .sock = -1, .sfd = -1,
-				 .log_fd = -1 };
+				 .log_fd = -1, .watch = EXEC_WATCH_INIT };
 	struct launch l = { .listen_fds = passed_fds(), .sv = { -1, -1 } };
 	struct exec_notify notify;
 	struct exec_program prog;
@@ -433,9 +457,13 @@ int cmd_exec(int argc, char **argv)
 	l.prog = &prog;
 	l.argv = argv;
 	l.min = cfg.min = o.min;
-	cfg.paths = o.paths;
+	cfg.paths = o.paths.v;
+	cfg.excluded = o.excluded.v;
+	cfg.unordered = o.unordered.v;
+	cfg.dry_run = o.dry_run;
 	if (!choose(&o, &prog, &l) || (o.log && (s.log_fd = open_log(o.log)) < 0))
 		return 1;
+	s.watch.log_fd = s.log_fd;
 	s.notify = &notify;
 	ret = prepare(&l, &s, &notify);
 	if (!ret)
@@ -443,8 +471,11 @@ int cmd_exec(int argc, char **argv)
 	if (ret)
 		return ret;
 	if (!o.quiet)
-		exec_tally_print(&s.tally, !l.seccomp, STDERR_FILENO);
-	free(o.paths);
+		exec_tally_print(&s.tally, !l.seccomp, o.dry_run, STDERR_FILENO);
+	exec_tally_free(&s.tally);
+	free(o.paths.v);
+	free(o.excluded.v);
+	free(o.unordered.v);
 	ret = exit_status(s.status);
 	if (!l.seccomp && !s.tally.loaded) {
 		fprintf(stderr, "prealloc exec: the interposer was loaded by none of %s's "

@@ -17,7 +17,10 @@ void exec_call_path(const struct exec_call *c, char *buf, size_t len)
 	char link[64];
 	ssize_t n;
 
-	exec_call_link(c, link, sizeof(link));
+	if (c->fd >= 0)
+		snprintf(link, sizeof(link), "/proc/self/fd/%d", c->fd);
+	else
+		exec_call_link(c, link, sizeof(link));
 	n = readlink(link, buf, len - 1);
 	buf[n > 0 ? n : 0] = '\0';
 }

@@ -34,7 +34,8 @@ struct exec_call {
 /* /proc/PID/task/TID/fd/N: the calling thread's descriptor of @c, in @buf. */
 void exec_call_link(const struct exec_call *c, char *buf, size_t len);
 
-/* The path that descriptor names, or "", in @buf. */
+/* The path of @c's file (its description's, else what the thread's
+ * descriptor names), or "", in @buf. */
 void exec_call_path(const struct exec_call *c, char *buf, size_t len);
 
 /* Is the thread that made @c still waiting for its answer? */

@@ -10,7 +10,12 @@
  * the file as the thread has it: the thread's own description, else its
  * descriptor's file opened through /proc with the thread's access mode.
  * Whatever cannot be had so passes: the kernel makes the call as the
- * program made it.
+ * program made it.  The zeros are ordered against the program's own
+ * writes to the range (PREALLOC_CONCURRENT_WRITES), for a stock program
+ * may write a range while another of its threads fallocate()s it and its
+ * fallocate() never touched data; only a file the operator vouched for
+ * (--unordered) is converted without.  Where the library cannot order
+ * them, the call passes as well.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -23,7 +28,7 @@
 
 #include "exec-convert.h"
 
-static uint64_t now_ns(void)
+uint64_t exec_now_ns(void)
 {
 	struct timespec ts;
 
@@ -39,9 +44,10 @@ static void link_of(const char *link, char *buf, size_t len)
 	buf[n > 0 ? n : 0] = '\0';
 }
 
-static bool path_wanted(const char *globs, const char *path)
+/* Is @path in @globs (a list, see struct exec_cfg; NULL: none)? */
+static bool in_globs(const char *globs, const char *path)
 {
-	for (const char *g = globs; *g; g += strlen(g) + 1)
+	for (const char *g = globs ? globs : ""; *g; g += strlen(g) + 1)
 		if (fnmatch(g, path, 0) == 0)
 			return true;
 	return false;
@@ -136,8 +142,10 @@ static enum exec_why screen_file(const struct exec_cfg *cfg, int fd, struct exec
 	r->ino = (uint64_t)st.st_ino;
 	if (fl < 0 || (fl & O_PATH) || (fl & O_ACCMODE) == O_RDONLY)
 		return EXEC_WHY_NOT_WRITABLE;
-	if (cfg->paths && !path_wanted(cfg->paths, r->path))
+	if (cfg->paths && !in_globs(cfg->paths, r->path))
 		return EXEC_WHY_PATH;
+	if (in_globs(cfg->excluded, r->path))
+		return EXEC_WHY_EXCLUDED;
 	return EXEC_WHY_NONE;
 }
 
@@ -161,44 +169,120 @@ static int progress(uint64_t done, uint64_t total, void *data)
 	if (done)
 		return 0;
 	if (!j->waiting_since)
-		j->waiting_since = now_ns();
-	j->timed_out = now_ns() - j->waiting_since > EXEC_LOCK_WAIT_NS;
+		j->waiting_since = exec_now_ns();
+	j->timed_out = exec_now_ns() - j->waiting_since > EXEC_LOCK_WAIT_NS;
 	return j->timed_out;
+}
+
+/* What the library's failure @ret makes of an ordered call: a pass where
+ * it could not order the zeros, else a fallback. */
+static void failed(const struct job *j, int ret, bool ordered, struct exec_result *r)
+{
+	if (j->gone) {
+		r->outcome = EXEC_ABANDONED;
+		r->err = -ret;
+	} else if (j->timed_out) {
+		r->outcome = EXEC_FELL_BACK;
+		r->err = ETIMEDOUT;
+	} else if (ordered && (ret == -EOPNOTSUPP || ret == -EBUSY)) {
+		r->outcome = EXEC_PASSED;
+		r->why = ret == -EBUSY ? EXEC_WHY_CHANGING : EXEC_WHY_NO_ORDER;
+	} else {
+		r->outcome = EXEC_FELL_BACK;
+		r->err = -ret;
+	}
+}
+
+/* A description open for writing only: the library cannot order zeros on
+ * it (the conditional exchange takes a file open for reading and writing,
+ * and it would find that out only once it had zeroed the range elsewhere). */
+static bool write_only(int fd)
+{
+	return (fcntl(fd, F_GETFL) & O_ACCMODE) == O_WRONLY;
 }
 
 static void convert(const struct exec_cfg *cfg, const struct exec_call *c, int fd,
 		    struct exec_result *r)
 {
+	bool ordered = !in_globs(cfg->unordered, r->path);
 	struct job j = { .c = c };
-	struct prealloc_options o = { .size = sizeof(o), .progress = progress, .progress_data = &j };
+	struct prealloc_options o = { .size = sizeof(o), .progress = progress, .progress_data = &j,
+				      .flags = ordered ? PREALLOC_CONCURRENT_WRITES : 0 };
 	struct prealloc_report rep = { .size = sizeof(rep) };
-	int ret = cfg->convert(fd, c->off, c->len, &o, &rep);
+	int ret;
 
-	r->method = rep.method;
-	if (!ret) {
-		r->outcome = EXEC_CONVERTED;
+	if (ordered && write_only(fd)) {
+		r->why = EXEC_WHY_NO_ORDER;
 		return;
 	}
-	r->outcome = j.gone ? EXEC_ABANDONED : EXEC_FELL_BACK;
-	r->err = j.timed_out ? ETIMEDOUT : -ret;
+	ret = cfg->convert(fd, c->off, c->len, &o, &rep);
+	r->method = rep.method;
+	r->ordered = ordered;
+	if (ret) {
+		failed(&j, ret, ordered, r);
+		return;
+	}
+	r->outcome = EXEC_CONVERTED;
+	r->bytes = rep.bytes_zeroed;
+}
+
+/* Whether the library could order the zeros of @c against others' writes
+ * on @fd (asked of its plan, nothing written). */
+static bool orderable(int fd, const struct exec_call *c)
+{
+	struct prealloc_options o = { .size = sizeof(o), .flags = PREALLOC_CONCURRENT_WRITES };
+	struct prealloc_probe *p = NULL;
+	bool ok = !write_only(fd) && prealloc_probe_new(fd, c->off, c->len, &o, &p) == 0 &&
+		  prealloc_probe_plan(p, 0) >= 0;
+
+	prealloc_probe_free(p);
+	return ok;
+}
+
+/* A dry run: the call passes; @r says what converting it would write (the
+ * bytes of its range not written yet) and whether it would pass for want
+ * of a way to order them. */
+static void measure(const struct exec_cfg *cfg, const struct exec_call *c, int fd,
+		    struct exec_result *r)
+{
+	struct prealloc_census cs = { .size = sizeof(cs) };
+
+	r->why = EXEC_WHY_DRY_RUN;
+	if (prealloc_verify(fd, c->off, c->len, &cs) == 0)
+		r->bytes = c->len - cs.written_bytes;
+	r->no_order = !in_globs(cfg->unordered, r->path) && !orderable(fd, c);
+}
+
+/* An O_PATH descriptor of @fd's file, for `prealloc exec` to watch, or -1. */
+static int watch_of(int fd)
+{
+	char link[40];
+
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+	return open(link, O_PATH | O_CLOEXEC);
 }
 
 void exec_convert_call(const struct exec_cfg *cfg, const struct exec_call *c,
-		       struct exec_result *r)
+		       struct exec_result *r, int *watch)
 {
 	enum exec_why why = EXEC_WHY_NONE;
-	uint64_t t0 = now_ns();
+	uint64_t t0 = exec_now_ns();
 	int fd = caller_file(c, &why);
 
 	*r = (struct exec_result){ .size = sizeof(*r), .outcome = EXEC_PASSED, .why = why };
+	*watch = -1;
 	if (fd >= 0) {
 		r->why = screen_file(cfg, fd, r);
 	} else {
 		exec_call_path(c, r->path, sizeof(r->path));
 	}
-	if (!r->why)
+	if (!r->why && cfg->dry_run)
+		measure(cfg, c, fd, r);
+	else if (!r->why)
 		convert(cfg, c, fd, r);
+	if (r->outcome == EXEC_CONVERTED || r->why == EXEC_WHY_DRY_RUN)
+		*watch = watch_of(fd);
 	if (fd >= 0 && fd != c->fd)
 		close(fd);
-	r->elapsed_ns = now_ns() - t0;
+	r->elapsed_ns = exec_now_ns() - t0;
 }

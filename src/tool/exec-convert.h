@@ -49,6 +49,11 @@ enum exec_why {
 	EXEC_WHY_PATH,		/* outside --path */
 	EXEC_WHY_GONE,		/* the caller was gone */
 	EXEC_WHY_NO_PROCESS,	/* no process to convert it in (fork() failed) */
+	EXEC_WHY_EXCLUDED,	/* inside --exclude */
+	EXEC_WHY_NO_ORDER,	/* no way to order the zeros against others' writes here */
+	EXEC_WHY_CHANGING,	/* the file kept changing under every ordered attempt */
+	EXEC_WHY_SPECULATIVE,	/* its pattern's conversions were mostly thrown away */
+	EXEC_WHY_DRY_RUN,	/* --dry-run */
 	EXEC_WHYS
 };
 
@@ -56,10 +61,20 @@ enum exec_why {
 typedef int (*exec_convert_fn)(int fd, uint64_t offset, uint64_t len,
 			       const struct prealloc_options *opts, struct prealloc_report *rep);
 
-/* How `prealloc exec` converts, for every call alike. */
+/*
+ * How `prealloc exec` converts, for every call alike.  Globs are lists,
+ * each NUL-terminated, then "", matched by fnmatch(3) against the path of
+ * the caller's file.  A call is converted ordered against the program's
+ * own writes (PREALLOC_CONCURRENT_WRITES), unless its file is in
+ * @unordered: the operator vouches that the program never writes a range
+ * while it fallocate()s it.
+ */
 struct exec_cfg {
 	uint64_t min;			/* smaller calls pass */
-	const char *paths;		/* globs, each NUL-terminated, then ""; NULL: all */
+	const char *paths;		/* only these are converted; NULL: all */
+	const char *excluded;		/* these never are, or NULL */
+	const char *unordered;		/* these are converted unordered, or NULL */
+	bool dry_run;			/* none is: each is screened and measured */
 	exec_convert_fn convert;
 };
 
@@ -70,6 +85,9 @@ struct exec_result {
 	uint32_t why;			/* enum exec_why, for a passed call */
 	int32_t err;			/* fell back, abandoned: the library's errno */
 	uint32_t method;		/* converted: the method that wrote most */
+	uint32_t ordered;		/* converted: ordered against the program's writes */
+	uint32_t no_order;		/* dry run: would pass, no way to order it here */
+	uint64_t bytes;			/* converted: zeros written; dry run: to be written */
 	uint64_t dev, ino;		/* the file, when it was had */
 	uint64_t elapsed_ns;
 	char path[PATH_MAX];		/* the file's path, or "" */
@@ -88,10 +106,19 @@ enum exec_why exec_admit(const struct exec_cfg *cfg, const struct exec_call *c,
  * In a process that has taken on the rights of the thread that made @c
  * (exec_creds_take()): have its file (the thread's own description, else
  * the file opened through /proc as it could open it), screen it, convert
- * it; what became of it in @r.  The caller's death during the conversion
- * abandons it (the library undoes what it did).
+ * it (or, in a dry run, count what converting would write); what became
+ * of it in @r.  The caller's death during the conversion abandons it (the
+ * library undoes what it did).  A converted or measured file comes back
+ * in *@watch as an O_PATH descriptor of it (no lock, no access to its
+ * data: something to fstat() until it is closed), else -1.  An ordered
+ * conversion the library cannot order (-EOPNOTSUPP) or that found the
+ * file changing under every attempt (-EBUSY) passes: the program's own
+ * fallocate() never touches data.
  */
 void exec_convert_call(const struct exec_cfg *cfg, const struct exec_call *c,
-		       struct exec_result *r);
+		       struct exec_result *r, int *watch);
+
+/* CLOCK_MONOTONIC, in nanoseconds. */
+uint64_t exec_now_ns(void);
 
 #endif

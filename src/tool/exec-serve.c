@@ -70,28 +70,6 @@ static struct exec_worker *worker_for(struct exec_server *s, const struct exec_c
 	return w;
 }
 
-static void take(struct exec_server *s, struct exec_call *c)
-{
-	struct exec_creds cr;
-	enum exec_why why = exec_admit(s->cfg, c, &cr);
-	struct exec_worker *w;
-
-	if (why) {
-		pass(s, c, why == EXEC_WHY_GONE ? EXEC_ABANDONED : EXEC_PASSED, why);
-		return;
-	}
-	w = worker_for(s, &cr);
-	if (!w || exec_worker_give(w, c)) {
-		pass(s, c, EXEC_PASSED, EXEC_WHY_NO_PROCESS);
-		return;
-	}
-	/* The worker has its own copy; the connection stays, to answer the
-	 * call should the worker die. */
-	if (c->fd >= 0)
-		close(c->fd);
-	w->call.fd = -1;
-}
-
 /* Beyond IDLE_MAX idle workers of one set of rights, @w ends. */
 static void trim(struct exec_server *s, struct exec_worker *w)
 {
@@ -111,15 +89,64 @@ static void on_worker(struct exec_server *s, struct exec_worker *w)
 {
 	struct exec_result r;
 	enum exec_heard_worker h;
+	int watch;
 
-	while ((h = exec_worker_read(w, &r)) != EXEC_WORKER_NOTHING) {
+	while ((h = exec_worker_read(w, &r, &watch)) != EXEC_WORKER_NOTHING) {
 		if (h == EXEC_WORKER_RESULT) {
 			record(s, &w->call, &r);
+			if (watch >= 0)
+				exec_watch_add(&s->watch, &s->tally, &w->call, &r, watch);
 			continue;
 		}
 		release(&w->call);
 		trim(s, w);
 	}
+}
+
+/* Is @c's file of a pattern whose conversions the program threw away? */
+static bool speculative(struct exec_server *s, const struct exec_call *c)
+{
+	char path[PATH_MAX];
+
+	exec_call_path(c, path, sizeof(path));
+	return !s->cfg->dry_run && exec_watch_speculative(&s->watch, &s->tally, path);
+}
+
+/* Before a call is taken: what the workers reported of earlier calls (a
+ * worker reports before it answers, so before the program could make this
+ * one) and the unlinks inotify saw, counted. */
+static void catch_up(struct exec_server *s)
+{
+	for (size_t i = 0; i < s->nworkers; i++)
+		if (s->workers[i].sock >= 0)
+			on_worker(s, &s->workers[i]);
+	exec_watch_events(&s->watch, &s->tally);
+}
+
+static void take(struct exec_server *s, struct exec_call *c)
+{
+	struct exec_creds cr;
+	enum exec_why why;
+	struct exec_worker *w;
+
+	catch_up(s);
+	why = exec_admit(s->cfg, c, &cr);
+	if (!why && speculative(s, c))
+		why = EXEC_WHY_SPECULATIVE;
+	if (why) {
+		pass(s, c, why == EXEC_WHY_GONE ? EXEC_ABANDONED : EXEC_PASSED, why);
+		return;
+	}
+	w = worker_for(s, &cr);
+	if (!w || exec_worker_give(w, c)) {
+		pass(s, c, EXEC_PASSED, EXEC_WHY_NO_PROCESS);
+		return;
+	}
+	/* The worker has its own copy; the connection stays, to answer the
+	 * call should the worker die. */
+	if (c->fd >= 0)
+		close(c->fd);
+	w->call.fd = -1;
 }
 
 /* Worker @w ended: a call it did not report was interrupted, and one it
@@ -235,7 +262,7 @@ static bool busy(const struct exec_server *s)
 	return false;
 }
 
-enum { P_SIGNALS, P_LISTENER, P_SOCK, P_NOTIFY, P_FIXED };
+enum { P_SIGNALS, P_LISTENER, P_SOCK, P_NOTIFY, P_WATCH, P_FIXED };
 
 /* One round: wait, then serve what is ready.  False when poll() fails. */
 static bool serve_once(struct exec_server *s, struct pollfd *p, bool *ended)
@@ -246,12 +273,16 @@ static bool serve_once(struct exec_server *s, struct pollfd *p, bool *ended)
 	p[P_LISTENER] = (struct pollfd){ .fd = s->listener, .events = POLLIN };
 	p[P_SOCK] = (struct pollfd){ .fd = s->sock, .events = POLLIN };
 	p[P_NOTIFY] = (struct pollfd){ .fd = s->notify->sock, .events = POLLIN };
+	p[P_WATCH] = (struct pollfd){ .fd = exec_watch_fd(&s->watch), .events = POLLIN };
 	for (size_t i = 0; i < nw; i++)
 		p[P_FIXED + i] = (struct pollfd){ .fd = s->workers[i].sock, .events = POLLIN };
 	for (size_t i = 0; i < nc; i++)
 		p[P_FIXED + nw + i] = (struct pollfd){ .fd = s->conns[i], .events = POLLIN };
-	if (poll(p, P_FIXED + nw + nc, -1) < 0)
+	if (poll(p, P_FIXED + nw + nc, exec_watch_due_ms(&s->watch)) < 0)
 		return errno == EINTR || errno == EAGAIN;
+	if (p[P_WATCH].revents & POLLIN)
+		exec_watch_events(&s->watch, &s->tally);
+	exec_watch_tick(&s->watch, &s->tally);
 	/* A call not taken yet is one a signal can still interrupt. */
 	if (s->listener >= 0 && p[P_LISTENER].revents)
 		on_listener(s, p[P_LISTENER].revents);
@@ -298,4 +329,5 @@ void exec_serve(struct exec_server *s)
 		worker_ended(s, w);
 	}
 	free(s->workers);
+	exec_watch_end(&s->watch, &s->tally);
 }

@@ -14,6 +14,7 @@
 #include "exec-convert.h"
 #include "exec-notify.h"
 #include "exec-tally.h"
+#include "exec-watch.h"
 #include "exec-worker.h"
 
 struct exec_server {
@@ -27,6 +28,7 @@ struct exec_server {
 	/* What serving found. */
 	int status;			/* the program's wait status */
 	struct exec_tally tally;
+	struct exec_watch watch;	/* the ranges converted, watched */
 	/* The workers, connections not read yet. */
 	struct exec_worker *workers;
 	size_t nworkers;
@@ -37,8 +39,10 @@ struct exec_server {
 /*
  * Serve until the program has ended, its processes no longer use the
  * supervisor, and every call taken has ended and been counted; then end
- * the workers and reap them.  A worker killed before it reported its call
- * has the call answered here (made as the program made it).
+ * the workers and reap them, and take a last look at the files converted.
+ * A worker killed before it reported its call has the call answered here
+ * (made as the program made it).  A call whose file is of a pattern
+ * learnt speculative passes (not in a dry run, which measures them all).
  */
 void exec_serve(struct exec_server *s);
 

@@ -49,7 +49,7 @@ __attribute__((noreturn)) static void work(int sock, const struct exec_cfg *cfg,
 	const uint32_t answered = ANSWERED;
 	struct exec_call c;
 	struct exec_result r;
-	int fds[2];
+	int fds[2], watch = -1;
 
 	while (exec_recv_fds(sock, &c, sizeof(c), fds, 2, 0) == (ssize_t)sizeof(c)) {
 		int k = 0;
@@ -59,11 +59,14 @@ __attribute__((noreturn)) static void work(int sock, const struct exec_cfg *cfg,
 		c.conn = c.conn >= 0 ? fds[k++] : -1;
 		c.listener = listener;
 		if (rights)
-			exec_convert_call(cfg, &c, &r);
+			exec_convert_call(cfg, &c, &r, &watch);
 		else
 			r = (struct exec_result){ .size = sizeof(r), .outcome = EXEC_PASSED,
 						  .why = EXEC_WHY_RIGHTS };
-		(void)!send(sock, &r, sizeof(r), MSG_NOSIGNAL);
+		(void)!exec_send_fds(sock, &r, sizeof(r), &watch, 1);
+		if (watch >= 0)
+			close(watch);
+		watch = -1;
 		exec_call_answer(&c, r.outcome == EXEC_CONVERTED);
 		if (c.fd >= 0)
 			close(c.fd);
@@ -114,17 +117,21 @@ int exec_worker_give(struct exec_worker *w, const struct exec_call *c)
 	return 0;
 }
 
-enum exec_heard_worker exec_worker_read(struct exec_worker *w, struct exec_result *r)
+enum exec_heard_worker exec_worker_read(struct exec_worker *w, struct exec_result *r,
+				       int *watch)
 {
-	ssize_t n = recv(w->sock, r, sizeof(*r), MSG_DONTWAIT);
+	ssize_t n = exec_recv_fds(w->sock, r, sizeof(*r), watch, 1, MSG_DONTWAIT);
 
-	if (!w->busy)
-		return EXEC_WORKER_NOTHING;
-	if (n == (ssize_t)sizeof(*r) && r->size == sizeof(*r) && !w->reported) {
+	if (w->busy && n == (ssize_t)sizeof(*r) && r->size == sizeof(*r) && !w->reported) {
 		w->reported = true;
 		w->converted = r->outcome == EXEC_CONVERTED;
 		return EXEC_WORKER_RESULT;
 	}
+	if (*watch >= 0)
+		close(*watch);
+	*watch = -1;
+	if (!w->busy)
+		return EXEC_WORKER_NOTHING;
 	if (n == sizeof(uint32_t) && *(const uint32_t *)(const void *)r == ANSWERED &&
 	    w->reported) {
 		w->busy = false;

@@ -41,8 +41,10 @@ int exec_worker_start(struct exec_worker *w, const struct exec_cfg *cfg,
  * gone): @c stays the caller's to answer. */
 int exec_worker_give(struct exec_worker *w, const struct exec_call *c);
 
-/* What @w said of its call: first its result (into @r), then, once the
+/* What @w said of its call: first its result (into @r, with the
+ * descriptor of the file to watch in *@watch, else -1), then, once the
  * caller has its answer, that it is idle again. */
-enum exec_heard_worker exec_worker_read(struct exec_worker *w, struct exec_result *r);
+enum exec_heard_worker exec_worker_read(struct exec_worker *w, struct exec_result *r,
+				       int *watch);
 
 #endif

@@ -29,16 +29,29 @@
  *                         bytes), at the same number, and fallocate()s 16 MiB
  *                         there; prints "ok" when yN has the size and xN
  *                         kept its 8 bytes
- *   exec-target cancel DIR ROUNDS LEN  a thread calls fallocate(DIR/cN, 0,
+ *   exec-target cancel DIR ROUNDS LEN  a thread calls fallocate(DIR/cX, 0,
  *                         0, LEN) and is cancelled once the file changes
  *                         (inotify); prints whether the call returned, the
  *                         size and the unwritten and hole bytes (FIEMAP)
  *                         the file has after the thread ended, then
- *                         removes it
+ *                         removes it.  X is a letter per round, so each
+ *                         file is a pattern of its own: `prealloc exec`
+ *                         learns nothing of one from another's removal
  *   exec-target keep FILE flock()s FILE from a thread named prealloc-keep,
  *                         says "held", then waits for the end of its
  *                         standard input
  *   exec-target fds       prints each descriptor open above 2, "none" if none
+ *   exec-target race DIR RUNS HOW  RUNS times, on a new file DIR/raceN: a
+ *                         thread writes 2,000 records at scattered offsets
+ *                         (HOW: buffered, 512 bytes each, or direct, 4 KiB
+ *                         with O_DIRECT) while another calls fallocate(fd,
+ *                         0, 0, 64 MiB); then reads them back.  Prints "run
+ *                         N: L lost, fallocate E" per run (E its errno),
+ *                         then "lost TOTAL".  The files stay
+ *   exec-target spec DIR N LEN KEEP  N times, on a new file DIR/specI:
+ *                         fallocate(0, LEN), KEEP bytes written, ftruncate()
+ *                         to KEEP (speculative preallocation, as Prometheus
+ *                         makes its chunk files); prints each errno
  *   exec-target activated checks what a service manager passed (LISTEN_PID
  *                         its own pid, descriptors 3 to 3 + LISTEN_FDS - 1
  *                         sockets and the next one closed), prints "listen
@@ -89,9 +102,12 @@
 #include <sys/time.h>
 #include <sys/un.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #define MiB (1 << 20)
+#define RACE_LEN (64ll * MiB)
+#define RECORDS 2000
 
 static const char *dir;
 
@@ -444,10 +460,10 @@ static int cancel_round(const char *path, long long len)
 
 static int cancel(const char *d, int rounds, long long len)
 {
-	for (int i = 0; i < rounds; i++) {
+	for (int i = 0; i < rounds && i < 26; i++) {
 		char path[512];
 
-		snprintf(path, sizeof(path), "%s/c%d", d, i);
+		snprintf(path, sizeof(path), "%s/c%c", d, 'a' + i);
 		if (cancel_round(path, len))
 			return 1;
 	}
@@ -535,6 +551,140 @@ static int activated(void)
 	return 0;
 }
 
+struct race {
+	int fd, wfd;			/* the file; the writer's descriptor (O_DIRECT or not) */
+	size_t rec;			/* record size */
+	long long off[RECORDS];
+	pthread_barrier_t go;
+	int werr, ferr;
+};
+
+/* Record @i: its number in every byte, never zero. */
+static void record(int i, unsigned char *buf, size_t len)
+{
+	for (size_t k = 0; k < len; k++)
+		buf[k] = (unsigned char)(1 + ((size_t)i + k) % 251);
+}
+
+/* The records, spread over the range the call covers.  Buffered, a short
+ * pause every 20 spreads them over about 100 ms, the time a conversion
+ * takes, as direct writes spread by themselves, so most land while it runs
+ * (whenever they land, none may be lost). */
+static void *race_writer(void *arg)
+{
+	struct race *r = arg;
+	unsigned char *buf = NULL;
+	const struct timespec pause = { 0, 1000 * 1000 };
+
+	if (posix_memalign((void **)&buf, 4096, r->rec))
+		return NULL;
+	pthread_barrier_wait(&r->go);
+	for (int i = 0; i < RECORDS && !r->werr; i++) {
+		record(i, buf, r->rec);
+		if (pwrite(r->wfd, buf, r->rec, r->off[i]) != (ssize_t)r->rec)
+			r->werr = errno ? errno : EIO;
+		if (r->wfd == r->fd && i % 20 == 19)
+			nanosleep(&pause, NULL);
+	}
+	free(buf);
+	return NULL;
+}
+
+static void *race_caller(void *arg)
+{
+	struct race *r = arg;
+
+	pthread_barrier_wait(&r->go);
+	r->ferr = fallocate(r->fd, 0, 0, RACE_LEN) == 0 ? 0 : errno;
+	return NULL;
+}
+
+/* Records not read back as written. */
+static int race_lost(const struct race *r)
+{
+	unsigned char want[4096], got[4096];
+	int lost = 0;
+
+	for (int i = 0; i < RECORDS; i++) {
+		record(i, want, r->rec);
+		lost += pread(r->fd, got, r->rec, r->off[i]) != (ssize_t)r->rec ||
+			memcmp(got, want, r->rec) != 0;
+	}
+	return lost;
+}
+
+static int race_run(const char *d, int run, bool direct)
+{
+	struct race r = { .rec = direct ? 4096 : 512 };
+	unsigned int seed = (unsigned int)run + 1;
+	long long slots = RACE_LEN / (long long)r.rec / RECORDS;
+	char path[512];
+	pthread_t w, c;
+	int lost;
+
+	snprintf(path, sizeof(path), "%s/race%d", d, run);
+	r.fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	r.wfd = direct ? open(path, O_RDWR | O_DIRECT | O_CLOEXEC) : r.fd;
+	if (r.fd < 0 || r.wfd < 0 || pthread_barrier_init(&r.go, NULL, 2))
+		return -1;
+	for (int i = 0; i < RECORDS; i++)
+		r.off[i] = ((long long)i * slots + rand_r(&seed) % slots) * (long long)r.rec;
+	if (pthread_create(&w, NULL, race_writer, &r) || pthread_create(&c, NULL, race_caller, &r) ||
+	    pthread_join(w, NULL) || pthread_join(c, NULL) || r.werr) {
+		errno = r.werr;
+		return -1;
+	}
+	lost = race_lost(&r);
+	printf("run %d: %d lost, fallocate %d\n", run, lost, r.ferr);
+	if (direct)
+		close(r.wfd);
+	close(r.fd);
+	pthread_barrier_destroy(&r.go);
+	return lost;
+}
+
+static int race(const char *d, int runs, const char *how)
+{
+	int total = 0;
+
+	if (strcmp(how, "buffered") && strcmp(how, "direct"))
+		return 99;
+	for (int i = 0; i < runs; i++) {
+		int lost = race_run(d, i, !strcmp(how, "direct"));
+
+		if (lost < 0)
+			return fail(1, "race");
+		total += lost;
+	}
+	printf("lost %d\n", total);
+	return 0;
+}
+
+/* Each call's errno, then the file cut to what it holds. */
+static int spec(const char *d, int n, long long len, long long keep)
+{
+	static char buf[64 << 10];
+
+	if (keep > (long long)sizeof(buf))
+		return 99;
+	memset(buf, 'S', sizeof(buf));
+	for (int i = 0; i < n; i++) {
+		char path[512];
+		int fd, err;
+
+		snprintf(path, sizeof(path), "%s/spec%d", d, i);
+		fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+		if (fd < 0)
+			return fail(1, path);
+		err = fallocate(fd, 0, 0, len) == 0 ? 0 : errno;
+		if (pwrite(fd, buf, (size_t)keep, 0) != keep || ftruncate(fd, keep) < 0)
+			return fail(1, path);
+		printf("%d\n", err);
+		close(fd);
+	}
+	return 0;
+}
+
 /* -u UID, -f BYTES, -x: as the top of this file says. */
 static int options(int *argc, char ***argv)
 {
@@ -604,6 +754,10 @@ int main(int argc, char **argv)
 		return fds();
 	if (argc == 2 && !strcmp(argv[1], "activated"))
 		return activated();
+	if (argc == 5 && !strcmp(argv[1], "race"))
+		return race(argv[2], atoi(argv[3]), argv[4]);
+	if (argc == 6 && !strcmp(argv[1], "spec"))
+		return spec(argv[2], atoi(argv[3]), atoll(argv[4]), atoll(argv[5]));
 	if (argc != 3 || strcmp(argv[1], "all"))
 		return 99;
 	dir = argv[2];

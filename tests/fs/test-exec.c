@@ -190,7 +190,18 @@ static void run_tool(struct run *r, int (*before)(void), const char *const *args
 	run_argv(argv, before, NULL, r);
 }
 
-#define EXEC(r, before, ...) run_tool((r), (before), (const char *const[]){ __VA_ARGS__, NULL })
+/*
+ * Most cases are about what a conversion may do and how a call ends, on
+ * ext4, which has no way to order a conversion against the program's
+ * writes: they vouch for every file, as an operator does for a program
+ * that never writes a range while it fallocate()s it (VOUCHED).  The
+ * ordering has cases of its own, with the tool's defaults (EXEC_DEFAULTS).
+ */
+#define VOUCHED "--unordered", "*"
+#define EXEC(r, before, ...) run_tool((r), (before), \
+				      (const char *const[]){ VOUCHED, __VA_ARGS__, NULL })
+#define EXEC_DEFAULTS(r, before, ...) run_tool((r), (before), \
+					       (const char *const[]){ __VA_ARGS__, NULL })
 #define STOCK(r, before, ...) run_argv((const char *const[]){ __VA_ARGS__, NULL }, (before), \
 				       NULL, (r))
 
@@ -241,11 +252,17 @@ static uint64_t size_of(const char *path)
 	return (uint64_t)st.st_size;
 }
 
-static void new_dir(const char *name, char *dir, size_t len)
+/* A new directory @name, open to all, in filesystem @fs. */
+static void new_dir_in(const struct tfs *fs, const char *name, char *dir, size_t len)
 {
-	tfs_path(&t, name, dir, len);
+	tfs_path(fs, name, dir, len);
 	assert_int_equal(mkdir(dir, 0777), 0);
 	assert_int_equal(chmod(dir, 0777), 0);
+}
+
+static void new_dir(const char *name, char *dir, size_t len)
+{
+	new_dir_in(&t, name, dir, len);
 }
 
 static void in_dir(const char *dir, const char *name, char *path, size_t len)
@@ -295,16 +312,21 @@ static int unprivileged_no_getfd(void)
 	return no_getfd() || unprivileged();
 }
 
-/* Everything `exec-target all` does, checked from outside. */
-static void whole_program(const char *target, const char *mode, bool c_program)
+/* Everything `exec-target all` does, checked from outside: in @fs,
+ * vouched for, or with the tool's defaults (ordered). */
+static void whole_program_in(const struct tfs *fs, bool vouched, const char *target,
+			     const char *mode, bool c_program)
 {
 	char dir[160], head[4] = { 0 }, path[200];
 	struct run r;
 	int fd;
 
-	print_message("%s (%s)\n", target, mode);
-	new_dir(strrchr(target, '/') + 1, dir, sizeof(dir));
-	EXEC(&r, NULL, "--quiet", "--mode", mode, "--", target, "all", dir);
+	print_message("%s (%s, %s)\n", target, mode, vouched ? "vouched for" : "ordered");
+	new_dir_in(fs, strrchr(target, '/') + 1, dir, sizeof(dir));
+	if (vouched)
+		EXEC(&r, NULL, "--quiet", "--mode", mode, "--", target, "all", dir);
+	else
+		EXEC_DEFAULTS(&r, NULL, "--quiet", "--mode", mode, "--", target, "all", dir);
 	assert_int_equal(r.status, 0);
 	in_dir(dir, "data", path, sizeof(path));
 	written(path, 8 * MiB);
@@ -329,6 +351,11 @@ static void whole_program(const char *target, const char *mode, bool c_program)
 		written(path, c_program && i == 0 ? 8 * MiB : 4 * MiB);
 	}
 	tfs_rmtree(dir);
+}
+
+static void whole_program(const char *target, const char *mode, bool c_program)
+{
+	whole_program_in(&t, true, target, mode, c_program);
 }
 
 static void dynamic_program(void **state)
@@ -518,8 +545,8 @@ static void nothing_inherited(void **state)
 static void target_run(struct run *r, const char *mode, int (*before)(void), bool nobody,
 		       const char *const *args)
 {
-	const char *argv[24] = { tool, "exec", "--mode", mode, "--" };
-	size_t n = mode ? 5 : 0;
+	const char *argv[24] = { tool, "exec", VOUCHED, "--mode", mode, "--" };
+	size_t n = mode ? 7 : 0;
 
 	argv[n++] = target_dyn;
 	if (nobody) {
@@ -696,8 +723,8 @@ static void modified(int in, const char *name)
 static void killed_during_call(const char *mode, int sig, bool to_tool, int (*before)(void))
 {
 	char dir[160], path[200], log[200], want[64];
-	const char *argv[] = { tool, "exec", "--log", log, "--mode", mode, "--", target_dyn, "big",
-			       path, "1073741824", NULL };
+	const char *argv[] = { tool, "exec", VOUCHED, "--log", log, "--mode", mode, "--", target_dyn,
+			       "big", path, "1073741824", NULL };
 	struct prealloc_census c;
 	struct spawned s;
 	struct run r = { 0 };
@@ -761,8 +788,8 @@ static void killed_in_the_middle(void **state)
 static void supervisor_killed(void **state)
 {
 	char dir[160], path[200], out[16] = { 0 };
-	const char *argv[] = { tool, "exec", "--quiet", "--mode", "seccomp", "--", target_dyn,
-			       "wait", path, NULL };
+	const char *argv[] = { tool, "exec", VOUCHED, "--quiet", "--mode", "seccomp", "--",
+			       target_dyn, "wait", path, NULL };
 	struct spawned s;
 	int st;
 
@@ -1092,6 +1119,325 @@ static void interposer_alone(void **state)
 	tfs_rmtree(dir);
 }
 
+/* Can the library order a call's zeros against other writers on @fs?
+ * Asked of a probe of a file there. */
+static bool orders(const struct tfs *fs)
+{
+	struct prealloc_options o = { .size = sizeof(o), .flags = PREALLOC_CONCURRENT_WRITES };
+	struct prealloc_probe *p = NULL;
+	char path[200];
+	int fd;
+	bool ok;
+
+	tfs_path(fs, "probe", path, sizeof(path));
+	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	assert_true(fd >= 0);
+	ok = prealloc_probe_new(fd, 0, MiB, &o, &p) == 0 && prealloc_probe_plan(p, 0) >= 0;
+	prealloc_probe_free(p);
+	close(fd);
+	assert_int_equal(unlink(path), 0);
+	return ok;
+}
+
+/* An xfs of @mb MiB formatted for exchange-range, open to all, where the
+ * library orders zeros on it; false (said) where this machine cannot. */
+static bool xfs_exchange(struct tfs *fs, uint64_t mb)
+{
+	if (tfs_create_xfs_exchange(fs, mb) == 0 && orders(fs)) {
+		assert_int_equal(chmod(fs->dir, 0777), 0);
+		return true;
+	}
+	tfs_destroy(fs);
+	print_message("  no xfs with exchange-range that orders zeros here: not tried\n");
+	return false;
+}
+
+/* Bytes the loop device under @fs has written so far, @fs synced first. */
+static uint64_t device_written(const struct tfs *fs)
+{
+	unsigned long long f[7] = { 0 };
+	char stat_path[64];
+	int dfd = open(fs->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	FILE *st;
+
+	assert_true(dfd >= 0);
+	assert_int_equal(syncfs(dfd), 0);
+	close(dfd);
+	snprintf(stat_path, sizeof(stat_path), "/sys/block/%s/stat", strrchr(fs->dev, '/') + 1);
+	st = fopen(stat_path, "re");
+	assert_non_null(st);
+	assert_int_equal(fscanf(st, "%llu %llu %llu %llu %llu %llu %llu", &f[0], &f[1], &f[2],
+				&f[3], &f[4], &f[5], &f[6]), 7);
+	fclose(st);
+	return f[6] * 512;
+}
+
+/* Whether the summary in @r has the line "prealloc exec:   @line". */
+static bool said(const struct run *r, const char *line)
+{
+	char want[512];
+
+	snprintf(want, sizeof(want), "prealloc exec:   %s\n", line);
+	return strstr(r->err, want) != NULL;
+}
+
+/*
+ * The tool's defaults order every conversion: on ext4, where nothing can
+ * order them, a call passes as the program made it (unwritten), said per
+ * reason; files the operator vouches for (--unordered) are converted
+ * (written); --exclude leaves a file alone even then.  Both front ends.
+ */
+static void ordering_or_vouching(void **state)
+{
+	char dir[160], path[200], log[200], glob[200];
+	struct run r;
+
+	(void)state;
+	SCRATCH("vouch", dir, path);
+	in_dir(dir, "log", log, sizeof(log));
+	snprintf(glob, sizeof(glob), "%s/*", dir);
+	for (unsigned int m = 0; m < n_modes(); m++) {
+		EXEC_DEFAULTS(&r, NULL, "--log", log, "--mode", modes[m], "--", target_dyn, "call",
+			      "create", "4194304", path);
+		assert_string_equal(r.out, "0\n");
+		assert_int_equal(summary_of(&r).passed, 1);
+		assert_true(said(&r, "1 passed through: no way to order the zeros here"));
+		assert_int_equal(census(path, 0, 4 * MiB).unwritten_bytes, 4 * MiB);
+		EXEC_DEFAULTS(&r, NULL, "--unordered", glob, "--mode", modes[m], "--", target_dyn,
+			      "call", "create", "4194304", path);
+		assert_int_equal(summary_of(&r).converted, 1);
+		assert_true(said(&r, "1 converted unordered (--unordered)"));
+		written(path, 4 * MiB);
+		EXEC_DEFAULTS(&r, NULL, "--unordered", glob, "--exclude", "*/f", "--mode", modes[m],
+			      "--", target_dyn, "call", "create", "4194304", path);
+		assert_true(said(&r, "1 passed through: excluded"));
+		assert_int_equal(census(path, 0, 4 * MiB).unwritten_bytes, 4 * MiB);
+	}
+	assert_int_equal(tfs_sh("grep -c '\"why\":\"no way to order the zeros here\"' %s | "
+				"grep -qx %u", log, n_modes()), 0);
+	tfs_rmtree(dir);
+}
+
+/* `exec-target all` under the tool's defaults, where they order the
+ * zeros: every call written, as when vouched for.  A descriptor open for
+ * writing only cannot be ordered (the exchange takes one open for reading
+ * too): its call passes, unwritten, unless vouched for. */
+static void ordered_program(void **state)
+{
+	char dir[160], path[200];
+	struct tfs xe = { 0 };
+	struct run r;
+
+	(void)state;
+	if (!xfs_exchange(&xe, 1024))
+		skip();
+	whole_program_in(&xe, false, target_dyn, "seccomp", true);
+	if (preload_ok)
+		whole_program_in(&xe, false, target_dyn, "auto", true);
+	whole_program_in(&xe, false, target_static, "auto", true);
+	new_dir_in(&xe, "wronly", dir, sizeof(dir));
+	in_dir(dir, "f", path, sizeof(path));
+	for (unsigned int m = 0; m < n_modes(); m++) {
+		put_file(path, "", 0644, 0);
+		EXEC_DEFAULTS(&r, NULL, "--mode", modes[m], "--", target_dyn, "call", "wronly",
+			      "4194304", path);
+		assert_string_equal(r.out, "0\n");
+		assert_true(said(&r, "1 passed through: no way to order the zeros here"));
+		assert_int_equal(census(path, 0, 4 * MiB).unwritten_bytes, 4 * MiB);
+		put_file(path, "", 0644, 0);
+		EXEC(&r, NULL, "--mode", modes[m], "--", target_dyn, "call", "wronly", "4194304",
+		     path);
+		assert_string_equal(r.out, "0\n");
+		written(path, 4 * MiB);
+	}
+	tfs_destroy(&xe);
+}
+
+/* Runs of the race per front end: PREALLOC_TEST_RACE_RUNS, else 2 where
+ * the conversion is ordered (it races the writer) and 1 where the call
+ * passes before anything is done. */
+static int race_runs(bool ordered)
+{
+	const char *v = getenv("PREALLOC_TEST_RACE_RUNS");
+
+	return v && atoi(v) > 0 ? atoi(v) : ordered ? 2 : 1;
+}
+
+/* `exec-target race` in @fs, stock (@mode NULL), with the tool's defaults
+ * or vouched for: the records it lost; the run in @r. */
+static int race_once(const struct tfs *fs, const char *mode, bool vouched, const char *how,
+		     int runs, struct run *r)
+{
+	char dir[160], n[16];
+	const char *last;
+	int lost = -1;
+
+	new_dir_in(fs, "race", dir, sizeof(dir));
+	snprintf(n, sizeof(n), "%d", runs);
+	if (!mode)
+		STOCK(r, NULL, target_dyn, "race", dir, n, how);
+	else if (vouched)
+		EXEC(r, NULL, "--mode", mode, "--", target_dyn, "race", dir, n, how);
+	else
+		EXEC_DEFAULTS(r, NULL, "--mode", mode, "--", target_dyn, "race", dir, n, how);
+	assert_int_equal(r->status, 0);
+	last = strstr(r->out, "\nlost ");
+	assert_non_null(last);
+	assert_int_equal(sscanf(last, "\nlost %d", &lost), 1);
+	tfs_rmtree(dir);
+	return lost;
+}
+
+/* The race on @fs: none lost stock nor under the tool's defaults, which
+ * convert ordered where @fs can (or pass when the file kept changing) and
+ * pass elsewhere; what converting unordered loses is printed. */
+static void race_on(const struct tfs *fs, const char *name)
+{
+	static const char *const hows[] = { "buffered", "direct" };
+	bool ordered = orders(fs);
+	int runs = race_runs(ordered);
+	struct run r;
+
+	for (int h = 0; h < 2; h++) {
+		assert_int_equal(race_once(fs, NULL, false, hows[h], 1, &r), 0);
+		for (unsigned int m = 0; m < n_modes(); m++) {
+			struct summary sum;
+			char line[96];
+
+			assert_int_equal(race_once(fs, modes[m], false, hows[h], runs, &r), 0);
+			sum = summary_of(&r);
+			print_message("  %s, %s, %s: 0 of %d records lost in %d run%s, %lu converted\n",
+				      name, hows[h], modes[m], 2000 * runs, runs, runs > 1 ? "s" : "",
+				      sum.converted);
+			assert_int_equal(sum.seen, runs);
+			snprintf(line, sizeof(line), "%lu passed through: %s", sum.passed,
+				 ordered ? "the file kept changing" : "no way to order the zeros here");
+			assert_int_equal(sum.converted + sum.passed, runs);
+			assert_true(!sum.passed || said(&r, line));
+			assert_true(ordered || !sum.converted);
+		}
+		print_message("  %s, %s, converted unordered: %d of 2000 records lost\n", name,
+			      hows[h], race_once(fs, modes[n_modes() - 1], true, hows[h], 1, &r));
+	}
+}
+
+/*
+ * One thread writes 2,000 records at scattered offsets of a new file
+ * while another calls fallocate(fd, 0, 0, 64 MiB), buffered and O_DIRECT,
+ * on ext4, plain xfs and xfs with exchange-range: no record is lost under
+ * the tool's defaults, in either front end, as none is stock.
+ */
+static void race_with_writer(void **state)
+{
+	struct tfs x = { 0 }, xe = { 0 };
+
+	(void)state;
+	race_on(&t, "ext4");
+	assert_int_equal(tfs_create(&x, "xfs", 1536, NULL), 0);
+	assert_int_equal(chmod(x.dir, 0777), 0);
+	race_on(&x, orders(&x) ? "xfs (exchange-range by default)" : "xfs");
+	tfs_destroy(&x);
+	if (xfs_exchange(&xe, 1536)) {
+		race_on(&xe, "xfs with exchange-range");
+		tfs_destroy(&xe);
+	}
+}
+
+/* `exec-target spec DIR 6 512M 16K` in @fs, under the tool with @opts
+ * (NULL-terminated) in @mode: what the device wrote; the run in @r. */
+static uint64_t speculative_run(const struct tfs *fs, const char *const *opts, const char *mode,
+				struct run *r)
+{
+	const char *args[24];
+	char dir[160], log[200];
+	uint64_t before;
+	size_t n = 0;
+
+	new_dir_in(fs, "spec", dir, sizeof(dir));
+	tfs_path(fs, "spec.log", log, sizeof(log));
+	assert_true(unlink(log) == 0 || errno == ENOENT);
+	while (*opts)
+		args[n++] = *opts++;
+	for (const char *const *a = (const char *const[]){ "--log", log, "--mode", mode, "--",
+							   target_dyn, "spec", dir, "6",
+							   "536870912", "16384", NULL }; *a; a++)
+		args[n++] = *a;
+	args[n] = NULL;
+	before = device_written(fs);
+	run_tool(r, NULL, args);
+	assert_int_equal(r->status, 0);
+	assert_string_equal(r->out, "0\n0\n0\n0\n0\n0\n");
+	for (int i = 0; i < 6; i++) {
+		char path[200], name[16];
+
+		snprintf(name, sizeof(name), "spec%d", i);
+		in_dir(dir, name, path, sizeof(path));
+		assert_int_equal(size_of(path), 16384);
+	}
+	tfs_rmtree(dir);
+	return device_written(fs) - before;
+}
+
+/* The run learnt "*" "/spec/spec*" speculative after its first conversion:
+ * the summary names it with what was thrown away, the log says when, and
+ * the device wrote less than two of the calls' 512 MiB. */
+static void learnt(const struct tfs *fs, const char *const *opts, const char *mode)
+{
+	char log[200];
+	struct run r;
+	uint64_t wrote = speculative_run(fs, opts, mode, &r);
+
+	print_message("  %s, %s: the device wrote %llu MiB\n", fs->type, mode,
+		      (unsigned long long)(wrote >> 20));
+	assert_true(wrote < 2 * 512 * MiB);
+	assert_int_equal(summary_of(&r).converted, 1);
+	assert_int_equal(summary_of(&r).passed, 5);
+	assert_true(said(&r, "5 passed through: speculative"));
+	assert_true(said(&r, "*/spec/spec*: 1 call converted, 536870912 bytes, 536854528 thrown away "
+			     "by the program (cut off or unlinked within 60 s), 16384 kept; "
+			     "speculative: 5 calls passed through since"));
+	tfs_path(fs, "spec.log", log, sizeof(log));
+	assert_int_equal(tfs_sh("grep -q '\"event\":\"speculative\",\"pattern\":\"\\*/spec/spec\\*\"' %s",
+				log), 0);
+}
+
+/*
+ * A program that fallocate()s 512 MiB of each of six new files and cuts
+ * each to the 16 KiB it wrote (Prometheus' chunk files): under the tool's
+ * defaults (xfs with exchange-range) and vouched for on ext4, the first
+ * call is converted and the rest pass, learnt speculative; --dry-run
+ * converts none, names the pattern, what converting would have written
+ * and thrown away, and the --exclude that leaves it out; with that
+ * --exclude nothing is converted.  Both front ends.
+ */
+static void speculative_preallocation(void **state)
+{
+	const char *const defaults[] = { NULL }, *const vouched[] = { VOUCHED, NULL };
+	const char *const dry[] = { "--dry-run", NULL };
+	const char *const excluded[] = { VOUCHED, "--exclude", "*/spec/spec*", NULL };
+	struct tfs xe = { 0 };
+	struct run r;
+
+	(void)state;
+	if (xfs_exchange(&xe, 1536)) {
+		for (unsigned int m = 0; m < n_modes(); m++)
+			learnt(&xe, defaults, modes[m]);
+		tfs_destroy(&xe);
+	}
+	for (unsigned int m = 0; m < n_modes(); m++) {
+		learnt(&t, vouched, modes[m]);
+		assert_true(speculative_run(&t, dry, modes[m], &r) < 64 * MiB);
+		assert_true(said(&r, "6 passed through: dry run"));
+		assert_true(said(&r, "*/spec/spec*: 6 calls would have written 3221225472 bytes, "
+				     "3221127168 thrown away by the program (cut off or unlinked "
+				     "within 60 s), 98304 kept; 6 with no way to order the zeros "
+				     "here"));
+		assert_non_null(strstr(r.err, "--exclude '*/spec/spec*'\n"));
+		assert_true(speculative_run(&t, excluded, modes[m], &r) < 64 * MiB);
+		assert_true(said(&r, "6 passed through: excluded"));
+	}
+}
+
 static int group_setup(void **state)
 {
 	(void)state;
@@ -1131,6 +1477,10 @@ int main(void)
 		cmocka_unit_test(signalfd_refused),
 		cmocka_unit_test(inspected_is_run),
 		cmocka_unit_test(interposer_alone),
+		cmocka_unit_test(ordering_or_vouching),
+		cmocka_unit_test(ordered_program),
+		cmocka_unit_test(race_with_writer),
+		cmocka_unit_test(speculative_preallocation),
 	};
 
 	tool = getenv("PREALLOC_TOOL");

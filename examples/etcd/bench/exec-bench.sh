@@ -1,8 +1,9 @@
 #!/bin/bash
 # Debian's etcd-server (/usr/bin/etcd, unchanged) bare against the same
-# binary under `prealloc exec` (Go: the seccomp supervisor converts its
-# mode-0 fallocate() of each 64 MB WAL segment into written extents), on
-# ext4 on a direct-I/O loop device (root).  Each run starts a fresh member
+# binary under `prealloc exec` with the options of the shipped drop-in
+# (examples/exec/etcd.conf; Go: the seccomp supervisor converts its mode-0
+# fallocate() of each 64 MB WAL segment into written extents), on ext4 on a
+# direct-I/O loop device (root).  Each run starts a fresh member
 # (--metrics extensive --logger zap) on an empty data directory and puts
 # PREALLOC_EXEC_BENCH_PUTS values of PREALLOC_EXEC_BENCH_VALUE bytes in
 # sequence from one client (etcd-load put; the default 3200 x 64 KiB
@@ -26,6 +27,9 @@ src=$(cd "$(dirname "$0")/../../.." && pwd)
 . "$src/bindings/lib.sh"
 # shellcheck source=examples/etcd/lib.sh
 . "$src/examples/etcd/lib.sh"
+# shellcheck source=examples/exec/dropin.sh
+. "$src/examples/exec/dropin.sh"
+dropin_options "$src/examples/exec/etcd.conf"
 stock=/usr/bin/etcd
 [ "$(id -u)" = 0 ] || { echo "exec-bench.sh: needs root (loop devices)" >&2; exit 77; }
 [ -x "$stock" ] || { echo "exec-bench.sh: etcd-server not installed" >&2; exit 77; }
@@ -46,11 +50,11 @@ PREALLOC_LOOP_MIB=2048 PREALLOC_LOOP_FILL=1 mount_loops "$scratch" ext4
 [ ${#test_dirs[@]} = 1 ] || { echo "could not mount ext4" >&2; exit 1; }
 dir=${test_dirs[0]}
 
-# The exec arm: the stock binary with prealloc exec in front, as a unit
-# would start it.
+# The exec arm: the stock binary with prealloc exec in front, as the
+# drop-in starts it.
 cat >"$scratch/etcd-exec" <<WRAP
 #!/bin/sh
-exec "$prealloc_tool" exec --quiet --log "$scratch/exec.log" -- "$stock" "\$@"
+exec "$prealloc_tool" exec $(printf '%q ' "${dropin_opts[@]}")--quiet --log "$scratch/exec.log" -- "$stock" "\$@"
 WRAP
 chmod +x "$scratch/etcd-exec"
 
@@ -70,7 +74,7 @@ r = {"round": int(rnd), "variant": variant, "segments": int(segs),
      "fsync_p50_ms": quantile(0.50, fsync) * 1e3,
      "fsync_p99_ms": quantile(0.99, fsync) * 1e3, "fsyncs": int(count)}
 if variant == "exec":
-    calls = [json.loads(line) for line in open(log)]
+    calls = [c for c in map(json.loads, open(log)) if "outcome" in c]
     conv = [c for c in calls if c["outcome"] == "converted"]
     r["exec_calls"] = len(calls)
     r["exec_converted"] = len(conv)

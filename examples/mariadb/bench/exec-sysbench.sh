@@ -1,6 +1,7 @@
 #!/bin/bash
 # Debian's MariaDB (/usr/sbin/mariadbd, unchanged) bare against the same
-# binary under `prealloc exec` (the interposer: mariadbd is dynamically
+# binary under `prealloc exec` with the options of the shipped drop-in
+# (examples/exec/mariadb.conf; the interposer: mariadbd is dynamically
 # linked), loaded by sysbench, on ext4 on a direct-I/O loop device (root).
 #
 # Where MariaDB 10.11 fallocates (strace -f -e trace=fallocate): at start,
@@ -38,12 +39,16 @@
 #   PREALLOC_MDB_THREADS (4), PREALLOC_MDB_TABLES (4),
 #   PREALLOC_MDB_TABLE_SIZE (50000), PREALLOC_MDB_LOOP_MIB (3072),
 #   PREALLOC_MDB_RAW (also copy the JSON lines there), PREALLOC_MDB_EXEC_ARGS
-#   (more options for prealloc exec, split on blanks: e.g. --path GLOB).
+#   (more options for prealloc exec after the drop-in's, split on blanks:
+#   e.g. --path GLOB).
 # Raw lines go to stderr.  Exit 77 without root, MariaDB or sysbench.
 set -euo pipefail
 src=$(cd "$(dirname "$0")/../../.." && pwd)
 # shellcheck source=bindings/lib.sh
 . "$src/bindings/lib.sh"
+# shellcheck source=examples/exec/dropin.sh
+. "$src/examples/exec/dropin.sh"
+dropin_options "$src/examples/exec/mariadb.conf"
 [ "$(id -u)" = 0 ] || { echo "exec-sysbench.sh: needs root (loop devices): skipped" >&2; exit 77; }
 for b in /usr/sbin/mariadbd mariadb-install-db mariadb mariadb-admin sysbench mkfs.ext4 filefrag; do
 	command -v "$b" >/dev/null || { echo "exec-sysbench.sh: $b not installed: skipped" >&2; exit 77; }
@@ -57,7 +62,8 @@ test=${PREALLOC_MDB_TEST:-oltp_write_only}
 threads=${PREALLOC_MDB_THREADS:-4} tables=${PREALLOC_MDB_TABLES:-4}
 tsize=${PREALLOC_MDB_TABLE_SIZE:-50000} loopmib=${PREALLOC_MDB_LOOP_MIB:-3072}
 rawout=${PREALLOC_MDB_RAW:-}
-read -r -a exec_args <<<"${PREALLOC_MDB_EXEC_ARGS:-}"
+read -r -a more_args <<<"${PREALLOC_MDB_EXEC_ARGS:-}"
+exec_args=("${dropin_opts[@]}" "${more_args[@]}")
 tool=$build/src/tool/prealloc
 export PREALLOC_EXEC_PRELOAD=$build/src/tool/libprealloc-exec.so LD_LIBRARY_PATH=$build
 [ -x "$tool" ] && [ -f "$PREALLOC_EXEC_PRELOAD" ] ||
@@ -203,7 +209,7 @@ r = {"arm": arm, "round": int(rnd),
      "start_s": float(t1) - float(t0), "prepare_s": float(t2) - float(t1),
      "run_wall_s": float(t3) - float(t2)}
 if arm == "exec":
-    calls = [json.loads(l) for l in open(log)]
+    calls = [c for c in map(json.loads, open(log)) if "outcome" in c]
     conv = [c for c in calls if c["outcome"] == "converted"]
     r["exec_calls"] = len(calls)
     r["exec_converted"] = len(conv)
