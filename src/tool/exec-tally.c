@@ -61,10 +61,17 @@ struct exec_pattern_tally *exec_tally_pattern(struct exec_tally *t, const char *
 	return p;
 }
 
-bool exec_tally_throw(struct exec_pattern_tally *p, uint64_t bytes)
+bool exec_tally_wasteful(const struct exec_pattern_tally *p)
+{
+	return p->thrown - p->spares > p->bytes / 2;
+}
+
+bool exec_tally_throw(struct exec_pattern_tally *p, uint64_t bytes, bool spare)
 {
 	p->thrown += bytes;
-	if (p->speculative || p->thrown <= p->bytes / 2)
+	if (spare)
+		p->spares += bytes;
+	if (p->speculative || !exec_tally_wasteful(p))
 		return false;
 	p->speculative = true;
 	return true;
@@ -230,6 +237,8 @@ static void print_pattern(const struct exec_pattern_tally *p, bool dry_run, int 
 		p->glob, p->calls, p->calls == 1 ? "" : "s",
 		dry_run ? "would have written" : "converted,", p->bytes, p->thrown,
 		EXEC_WATCH_S, p->bytes - p->thrown);
+	if (p->spares)
+		dprintf(fd, "; %" PRIu64 " of it in spares unlinked unwritten", p->spares);
 	if (p->speculative && !dry_run)
 		dprintf(fd, "; speculative: %" PRIu64 " call%s passed through since", p->passed,
 			p->passed == 1 ? "" : "s");
@@ -266,14 +275,9 @@ static void print_options(struct exec_pattern_tally *const *v, size_t n,
 	dprintf(fd, "\n");
 }
 
-static bool wasteful(const struct exec_pattern_tally *p)
-{
-	return p->thrown > p->bytes / 2;
-}
-
 static bool unorderable(const struct exec_pattern_tally *p)
 {
-	return p->no_order && !wasteful(p);
+	return p->no_order && !exec_tally_wasteful(p);
 }
 
 /* Each pattern's calls, what they wrote and what the program threw
@@ -296,12 +300,12 @@ static void print_patterns(const struct exec_tally *t, bool dry_run, int fd)
 		"per file pattern, what was converted:");
 	for (size_t i = 0; i < n; i++) {
 		print_pattern(v[i], dry_run, fd);
-		waste += wasteful(v[i]);
+		waste += exec_tally_wasteful(v[i]);
 		order += unorderable(v[i]);
 	}
 	if (dry_run && waste) {
 		dprintf(fd, "prealloc exec: to leave out what the program throws away:");
-		print_options(v, n, wasteful, "--exclude", fd);
+		print_options(v, n, exec_tally_wasteful, "--exclude", fd);
 	}
 	if (dry_run && order) {
 		dprintf(fd, "prealloc exec: no way to order the zeros here; for a program that "

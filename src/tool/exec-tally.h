@@ -30,6 +30,7 @@ struct exec_pattern_tally {
 	uint64_t calls;
 	uint64_t bytes;			/* zeros they wrote (would write) */
 	uint64_t thrown;		/* ... the program cut off or unlinked soon after */
+	uint64_t spares;		/* ... of it, files unlinked unwritten */
 	uint64_t passed;		/* calls passed once it was speculative */
 	uint64_t no_order;		/* dry run: calls with no way to order them */
 	bool speculative;		/* most of what they wrote was thrown away */
@@ -57,9 +58,13 @@ void exec_tally_count(struct exec_tally *t, const struct exec_call *c,
  * NULL.  Its index stays its own until exec_tally_free(). */
 struct exec_pattern_tally *exec_tally_pattern(struct exec_tally *t, const char *glob, bool add);
 
-/* @bytes more of what @p's calls wrote thrown away by the program: true
- * when that makes @p speculative (more than half of it thrown away). */
-bool exec_tally_throw(struct exec_pattern_tally *p, uint64_t bytes);
+/* @bytes more of what @p's calls wrote thrown away by the program, in a
+ * spare (a file unlinked unwritten) or not: true when that makes @p
+ * speculative (more than half of it thrown away, spares aside). */
+bool exec_tally_throw(struct exec_pattern_tally *p, uint64_t bytes, bool spare);
+
+/* Has @p thrown away more than half of what it wrote, spares aside? */
+bool exec_tally_wasteful(const struct exec_pattern_tally *p);
 
 void exec_tally_free(struct exec_tally *t);
 
@@ -67,7 +72,7 @@ void exec_tally_free(struct exec_tally *t);
 void exec_log_call(int log_fd, const struct exec_call *c, const struct exec_result *r);
 
 /* One JSON line for what the program did to a converted range [@off, +@len)
- * of the file at @path (@p's): @event "cut" (to @size bytes) or "unlinked",
+ * of the file at @path (@p's): @event "cut" (to @size bytes), "unlinked" or "discarded" (unlinked unwritten),
  * @thrown bytes of its zeros more thrown away; or @event "speculative" once
  * @p has thrown away most of what it wrote (@path NULL). */
 void exec_log_event(int log_fd, const char *event, const struct exec_pattern_tally *p,

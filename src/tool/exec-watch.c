@@ -7,6 +7,7 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/inotify.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -68,6 +69,7 @@ void exec_watch_add(struct exec_watch *w, struct exec_tally *t, const struct exe
 	char glob[EXEC_PATTERN_MAX];
 	struct exec_pattern_tally *p = NULL;
 	uint64_t now = exec_now_ns();
+	struct stat st;
 
 	if (exec_pattern_of(r->path, glob, sizeof(glob)))
 		p = exec_tally_pattern(t, glob, false);
@@ -77,10 +79,22 @@ void exec_watch_add(struct exec_watch *w, struct exec_tally *t, const struct exe
 	}
 	if (!w->n)
 		w->looked_ns = now;
+	if (fstat(fd, &st) < 0) {
+		close(fd);
+		return;
+	}
 	w->v[w->n++] = (struct exec_watched){ .fd = fd, .wd = watch_links(w, fd),
 					      .pattern = (size_t)(p - t->patterns),
 					      .off = c->off, .end = c->off + c->len,
-					      .bytes = r->bytes, .until_ns = now + WATCH_NS };
+					      .bytes = r->bytes, .until_ns = now + WATCH_NS,
+					      .mtime = st.st_mtim, .size = (uint64_t)st.st_size };
+}
+
+/* Unlinked as it was after its call: a spare, never written. */
+static bool unwritten(const struct exec_watched *x, const struct stat *st)
+{
+	return (uint64_t)st->st_size == x->size && st->st_mtim.tv_sec == x->mtime.tv_sec &&
+	       st->st_mtim.tv_nsec == x->mtime.tv_nsec;
 }
 
 /* What of @x's zeros the file as @st shows has thrown away, and how. */
@@ -89,7 +103,7 @@ static uint64_t gone(const struct exec_watched *x, const struct stat *st, const 
 	uint64_t size = (uint64_t)st->st_size, cut;
 
 	if (!st->st_nlink) {
-		*how = "unlinked";
+		*how = unwritten(x, st) ? "discarded" : "unlinked";
 		return x->bytes;
 	}
 	*how = "cut";
@@ -120,7 +134,7 @@ static bool look_at(struct exec_watch *w, struct exec_tally *t, struct exec_watc
 		path[n > 0 ? n : 0] = '\0';
 		exec_log_event(w->log_fd, how, p, path, x->off, x->end - x->off,
 			       (uint64_t)st.st_size, g - x->thrown);
-		if (exec_tally_throw(p, g - x->thrown))
+		if (exec_tally_throw(p, g - x->thrown, !strcmp(how, "discarded")))
 			exec_log_event(w->log_fd, "speculative", p, NULL, 0, 0, 0, 0);
 		x->thrown = g;
 	}

@@ -8,7 +8,11 @@
  * threw away, counted per file pattern in the tally.  A pattern that has
  * thrown away more than half of what its conversions wrote is speculative
  * preallocation (Prometheus' 512 MiB chunk files, cut to the few KB they
- * hold): its later calls pass.  The descriptor would keep an unlinked
+ * hold): its later calls pass.  A file unlinked unwritten since its call
+ * is a spare the program discarded (etcd's next WAL segment, made ahead
+ * and removed when the WAL is closed, as it is to be repaired after a
+ * crash): its zeros are counted thrown away, but as no sign of
+ * speculation.  The descriptor would keep an unlinked
  * file's blocks allocated: inotify tells of each unlink (IN_ATTRIB, its
  * link count), and the file is let go as soon as it is seen, before any
  * later call of the program is taken.
@@ -18,6 +22,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <time.h>
 
 #include "exec-tally.h"
 
@@ -33,6 +38,8 @@ struct exec_watched {
 	uint64_t bytes;			/* zeros its conversion wrote */
 	uint64_t thrown;		/* ... counted thrown away so far */
 	uint64_t until_ns;		/* watched until */
+	struct timespec mtime;		/* the file's, after the call */
+	uint64_t size;			/* ... and its size */
 };
 
 struct exec_watch {

@@ -52,6 +52,10 @@
  *                         fallocate(0, LEN), KEEP bytes written, ftruncate()
  *                         to KEEP (speculative preallocation, as Prometheus
  *                         makes its chunk files); prints each errno
+ *   exec-target spare DIR N LEN  N times: DIR/spare.tmp made, fallocate(0,
+ *                         LEN), unlinked unwritten (a spare made ahead and
+ *                         discarded, as etcd's WAL does when it is closed);
+ *                         prints each errno
  *   exec-target activated checks what a service manager passed (LISTEN_PID
  *                         its own pid, descriptors 3 to 3 + LISTEN_FDS - 1
  *                         sockets and the next one closed), prints "listen
@@ -685,6 +689,26 @@ static int spec(const char *d, int n, long long len, long long keep)
 	return 0;
 }
 
+/* Each call's errno; the file unlinked as it was. */
+static int spare(const char *d, int n, long long len)
+{
+	char path[512];
+
+	snprintf(path, sizeof(path), "%s/spare.tmp", d);
+	for (int i = 0; i < n; i++) {
+		int fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644), err;
+
+		if (fd < 0)
+			return fail(1, path);
+		err = fallocate(fd, 0, 0, len) == 0 ? 0 : errno;
+		if (unlink(path) < 0)
+			return fail(1, path);
+		printf("%d\n", err);
+		close(fd);
+	}
+	return 0;
+}
+
 /* -u UID, -f BYTES, -x: as the top of this file says. */
 static int options(int *argc, char ***argv)
 {
@@ -758,6 +782,8 @@ int main(int argc, char **argv)
 		return race(argv[2], atoi(argv[3]), argv[4]);
 	if (argc == 6 && !strcmp(argv[1], "spec"))
 		return spec(argv[2], atoi(argv[3]), atoll(argv[4]), atoll(argv[5]));
+	if (argc == 5 && !strcmp(argv[1], "spare"))
+		return spare(argv[2], atoi(argv[3]), atoll(argv[4]));
 	if (argc != 3 || strcmp(argv[1], "all"))
 		return 99;
 	dir = argv[2];
