@@ -58,8 +58,10 @@ extern "C" {
  *	(copy-on-write files, memory-backed filesystems: fallocate() never
  *	touches data) the call is fallocate().  Anywhere else the kernel
  *	offers no way to order the zero writes against others' (ext4: its
- *	EXT4_IOC_MOVE_EXT keeps unwritten blocks unwritten) and the call fails
- *	with -EOPNOTSUPP, the file untouched: call fallocate() instead.
+ *	EXT4_IOC_MOVE_EXT keeps unwritten blocks unwritten), and where @fd is
+ *	not open for reading and writing or is O_APPEND (the exchange refuses
+ *	it), the call fails with -EOPNOTSUPP before it writes anything, the
+ *	file untouched: call fallocate() instead.
  *	prealloc_probe_plan_reason() says which; libprealloc(7) has the
  *	details.  Not with %PREALLOC_ZERO_DATA (-EINVAL).  Since: 0.6
  */

@@ -64,6 +64,15 @@ static int check_type(mode_t mode)
 	return -ENODEV;
 }
 
+/* Open for reading and writing, not appending: what the kernel's range
+ * exchange asks of the file's descriptor. */
+static bool read_write(int fd)
+{
+	int fl = fcntl(fd, F_GETFL);
+
+	return fl >= 0 && (fl & O_ACCMODE) == O_RDWR && !(fl & O_APPEND);
+}
+
 int pa_target_open(struct prealloc_ctx *ctx, int fd, uint64_t off, uint64_t len,
 		   uint32_t flags, uint32_t method, struct pa_target *t)
 {
@@ -110,6 +119,7 @@ int pa_target_open(struct prealloc_ctx *ctx, int fd, uint64_t off, uint64_t len,
 		if (fs->marks_prealloc)
 			in->reserve_marks = !xfs_marked(fd);
 		in->commit_range = fs->commit_range && pa_exchange_formatted(fd);
+		in->unexchangeable_fd = in->commit_range && !read_write(fd);
 		in->eof_blocks_kept = in->range_in_eof || !(flags & PREALLOC_KEEP_SIZE) ||
 				      !in->reserve_marks;
 	}

@@ -97,6 +97,12 @@ static int plan_concurrent(const struct pa_plan_input *in, struct pa_plan *p)
 			    "exchange-range has one): use fallocate()";
 		return -EOPNOTSUPP;
 	}
+	if (in->unexchangeable_fd) {
+		p->reason = "concurrent writes: the range exchange takes a descriptor open for "
+			    "reading and writing, not appending: use fallocate() or such a "
+			    "descriptor";
+		return -EOPNOTSUPP;
+	}
 	if ((in->flags & PREALLOC_KEEP_SIZE) && !in->range_in_eof) {
 		p->reason = "concurrent writes, keep-size beyond end of file: only fallocate() "
 			    "can hold those blocks without exchanging the size";

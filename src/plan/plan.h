@@ -27,6 +27,8 @@ struct pa_plan_input {
 	bool no_fallocate;		/* ext2/3 file: nothing can be reserved beyond EOF */
 	bool commit_range;		/* ranges exchange only while the file is unchanged
 					 * (xfs formatted with exchange-range) */
+	bool unexchangeable_fd;		/* ... but not through this descriptor: not open
+					 * for reading and writing, or appending */
 	bool mem_backed;		/* tmpfs/ramfs/hugetlbfs: no device below */
 	bool no_write;			/* hugetlbfs: no write(), fallocate() zeroes pages */
 	bool device_facts;		/* a block device's capabilities record was found */

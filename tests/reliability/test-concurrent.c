@@ -8,7 +8,8 @@
  * asserted: it depends on timing).  Where no exchange can order the zeros
  * (ext4, xfs without exchange-range) the call fails with -EOPNOTSUPP and
  * the file is as it was; so it is after ENOSPC while the temporary file
- * is zeroed and after a refused exchange.
+ * is zeroed, after a refused exchange, and at once for a descriptor the
+ * exchange refuses (write-only, appending).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -293,6 +294,40 @@ static void refused_here(const char *type)
 	tfs_destroy(&t);
 }
 
+static int note_progress(uint64_t done, uint64_t total, void *data)
+{
+	(void)total;
+	*(uint64_t *)data += done;
+	return 0;
+}
+
+/* A descriptor the exchange refuses (write-only, appending): -EOPNOTSUPP
+ * before anything is zeroed anywhere, the file untouched. */
+static void test_xfs_descriptor_refused(void **state)
+{
+	static const int modes[] = { O_WRONLY, O_RDWR | O_APPEND };
+	struct tfs *t = *state;
+	char path[256];
+
+	for (size_t i = 0; i < sizeof(modes) / sizeof(modes[0]); i++) {
+		uint64_t progress = 0;
+		struct prealloc_options o = { .size = sizeof(o), .flags = PREALLOC_CONCURRENT_WRITES,
+					      .progress = note_progress, .progress_data = &progress };
+		struct before b;
+		int rw = data_file(t, "mode"), fd;
+
+		take(&b, rw);
+		fd = open(tfs_path(t, "mode", path, sizeof(path)), modes[i]);
+		assert_true(fd >= 0);
+		assert_int_equal(prealloc_file_ex(fd, 0, LEN, &o, NULL), -EOPNOTSUPP);
+		assert_int_equal(progress, 0);
+		unchanged(&b, rw);
+		close(fd);
+		close(rw);
+		unlink(path);
+	}
+}
+
 static void test_ext4_refused(void **state)
 {
 	(void)state;
@@ -397,6 +432,7 @@ int main(void)
 		cmocka_unit_test(test_xfs_unordered),
 		cmocka_unit_test(test_xfs_enospc_in_tmpfile),
 		cmocka_unit_test(test_xfs_exchange_refused),
+		cmocka_unit_test(test_xfs_descriptor_refused),
 	};
 	const struct CMUnitTest elsewhere[] = {
 		cmocka_unit_test(test_ext4_refused),
