@@ -193,14 +193,6 @@ static void failed(const struct job *j, int ret, bool ordered, struct exec_resul
 	}
 }
 
-/* A description open for writing only: the library cannot order zeros on
- * it (the conditional exchange takes a file open for reading and writing,
- * and it would find that out only once it had zeroed the range elsewhere). */
-static bool write_only(int fd)
-{
-	return (fcntl(fd, F_GETFL) & O_ACCMODE) == O_WRONLY;
-}
-
 static void convert(const struct exec_cfg *cfg, const struct exec_call *c, int fd,
 		    struct exec_result *r)
 {
@@ -211,10 +203,6 @@ static void convert(const struct exec_cfg *cfg, const struct exec_call *c, int f
 	struct prealloc_report rep = { .size = sizeof(rep) };
 	int ret;
 
-	if (ordered && write_only(fd)) {
-		r->why = EXEC_WHY_NO_ORDER;
-		return;
-	}
 	ret = cfg->convert(fd, c->off, c->len, &o, &rep);
 	r->method = rep.method;
 	r->ordered = ordered;
@@ -232,7 +220,7 @@ static bool orderable(int fd, const struct exec_call *c)
 {
 	struct prealloc_options o = { .size = sizeof(o), .flags = PREALLOC_CONCURRENT_WRITES };
 	struct prealloc_probe *p = NULL;
-	bool ok = !write_only(fd) && prealloc_probe_new(fd, c->off, c->len, &o, &p) == 0 &&
+	bool ok = prealloc_probe_new(fd, c->off, c->len, &o, &p) == 0 &&
 		  prealloc_probe_plan(p, 0) >= 0;
 
 	prealloc_probe_free(p);

@@ -11,6 +11,7 @@
 #include <linux/capability.h>
 #include <sys/fsuid.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 
 #include "exec-creds.h"
@@ -82,6 +83,18 @@ static int read_fsize(pid_t pid, struct rlimit *r)
 	return ret;
 }
 
+/* Is thread @tid of @pid in this process's user namespace?  False when it
+ * cannot be told. */
+static bool same_user_ns(pid_t pid, pid_t tid)
+{
+	struct stat here, there;
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/ns/user", (int)pid, (int)tid);
+	return stat("/proc/self/ns/user", &here) == 0 && stat(path, &there) == 0 &&
+	       here.st_dev == there.st_dev && here.st_ino == there.st_ino;
+}
+
 int exec_creds_read(pid_t pid, pid_t tid, struct exec_creds *c)
 {
 	char path[64], *line = NULL;
@@ -103,6 +116,11 @@ int exec_creds_read(pid_t pid, pid_t tid, struct exec_creds *c)
 		return -E2BIG;
 	if (seen != 31)
 		return -EPROTO;
+	/* Capabilities count in their own user namespace only: those of a
+	 * thread in another (root there) are nothing here.  Its ids are
+	 * shown as they are here. */
+	if (!same_user_ns(pid, tid))
+		c->cap_eff = c->cap_prm = 0;
 	return read_fsize(pid, &c->fsize);
 }
 

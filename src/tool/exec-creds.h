@@ -26,7 +26,8 @@ struct exec_creds {
 	struct rlimit fsize;		/* RLIMIT_FSIZE of its process */
 };
 
-/* Those of thread @tid of process @pid.  0 or -errno. */
+/* Those of thread @tid of process @pid, its capabilities none when it is
+ * in another user namespace.  0 or -errno. */
 int exec_creds_read(pid_t pid, pid_t tid, struct exec_creds *c);
 
 /* Are @a and @b the same rights? */

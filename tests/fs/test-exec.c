@@ -23,7 +23,8 @@
  * SIGXFSZ or EFBIG and leaves the file; ext4's reserved blocks stay out of
  * reach of a program without CAP_SYS_RESOURCE; a FIFO gets ESPIPE and
  * blocks nothing; a thread with a descriptor table of its own has its own
- * file converted, not the process's at the same number.
+ * file converted, not the process's at the same number; a program root in
+ * a user namespace of its own is converted with no capability.
  *
  * How it ends a call: a program killed (SIGKILL, SIGTERM) during a 1 GiB
  * call has it counted and named, the file written or as it was; the tool
@@ -1229,6 +1230,43 @@ static void ordering_or_vouching(void **state)
  * zeros: every call written, as when vouched for.  A descriptor open for
  * writing only cannot be ordered (the exchange takes one open for reading
  * too): its call passes, unwritten, unless vouched for. */
+/*
+ * A program in a user namespace of its own, root there and nobody here:
+ * what its capabilities allow there is nothing here.  On xfs with
+ * exchange-range, its call on a file of nobody's in a directory of root's
+ * passes, as nobody's does (the zeros' temporary file cannot be made
+ * there), the file as the program made it.  Both front ends.
+ */
+static void own_user_namespace(void **state)
+{
+	char dir[160], path[200];
+	struct tfs xe = { 0 };
+	struct run r;
+
+	(void)state;
+	if (tfs_sh("setpriv --reuid=" NOBODY " --regid=" NOBODY " --clear-groups "
+		   "unshare -U -r true") != 0)
+		skip();		/* no user namespaces for nobody */
+	if (!xfs_exchange(&xe, 1024))
+		skip();
+	tfs_path(&xe, "userns", dir, sizeof(dir));
+	assert_int_equal(mkdir(dir, 0755), 0);
+	in_dir(dir, "f", path, sizeof(path));
+	for (unsigned int m = 0; m < n_modes(); m++) {
+		put_file(path, "", 0644, 65534);
+		EXEC_DEFAULTS(&r, NULL, "--mode", modes[m], "--", "setpriv", "--reuid=" NOBODY,
+			      "--regid=" NOBODY, "--clear-groups", "unshare", "-U", "-r",
+			      /* as root here lacks it, on some hosts */
+			      "setpriv", "--bounding-set=-sys_resource", "fallocate", "-l",
+			      "4194304", path);
+		assert_int_equal(r.status, 0);
+		assert_int_equal(summary_of(&r).converted, 0);
+		assert_true(said(&r, "1 passed through: no way to order the zeros here"));
+		assert_int_equal(census(path, 0, 4 * MiB).unwritten_bytes, 4 * MiB);
+	}
+	tfs_destroy(&xe);
+}
+
 static void ordered_program(void **state)
 {
 	char dir[160], path[200];
@@ -1518,6 +1556,7 @@ int main(void)
 		cmocka_unit_test(interposer_alone),
 		cmocka_unit_test(ordering_or_vouching),
 		cmocka_unit_test(ordered_program),
+		cmocka_unit_test(own_user_namespace),
 		cmocka_unit_test(race_with_writer),
 		cmocka_unit_test(speculative_preallocation),
 		cmocka_unit_test(spares_are_not_speculation),
