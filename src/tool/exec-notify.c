@@ -49,6 +49,33 @@ int exec_notify_open(struct exec_notify *n)
 	return 0;
 }
 
+/* What the manager believes of the unit's main process alone, which is
+ * ours, with our rights: which process it supervises, who may notify.
+ * Never the program's to say. */
+static const char *const withheld[] = { "MAINPID", "NOTIFYACCESS=" };
+
+/* @msg without its withheld lines: its new length. */
+static size_t withhold(char *msg, size_t len)
+{
+	size_t in = 0, out = 0;
+
+	while (in < len) {
+		const char *nl = memchr(msg + in, '\n', len - in);
+		size_t l = nl ? (size_t)(nl - msg) + 1 - in : len - in;
+		bool keep = true;
+
+		for (size_t i = 0; i < sizeof(withheld) / sizeof(withheld[0]); i++)
+			keep &= l < strlen(withheld[i]) ||
+				strncmp(msg + in, withheld[i], strlen(withheld[i]));
+		if (keep) {
+			memmove(msg + out, msg + in, l);
+			out += l;
+		}
+		in += l;
+	}
+	return out;
+}
+
 void exec_notify_relay(const struct exec_notify *n, pid_t from)
 {
 	union {
@@ -72,7 +99,7 @@ void exec_notify_relay(const struct exec_notify *n, pid_t from)
 		else if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS)
 			fds = c;
 	}
-	iov.iov_len = (size_t)len;
+	iov.iov_len = withhold(msg, (size_t)len);
 	h = (struct msghdr){ .msg_name = (void *)&n->to, .msg_namelen = n->to_len,
 			     .msg_iov = &iov, .msg_iovlen = 1 };
 	if (fds) {
@@ -80,7 +107,7 @@ void exec_notify_relay(const struct exec_notify *n, pid_t from)
 		h.msg_control = out;
 		h.msg_controllen = CMSG_SPACE(fds->cmsg_len - CMSG_LEN(0));
 	}
-	if (sender == from && whole)
+	if (sender == from && whole && (iov.iov_len || fds))
 		(void)!sendmsg(n->to_sock, &h, MSG_NOSIGNAL);
 	/* Ours closed: the manager holds its own (a barrier's pipe ends when
 	 * both are). */

@@ -27,7 +27,8 @@ int exec_notify_open(struct exec_notify *n);
 
 /* Relay the message waiting on n->sock, with the descriptors it carries,
  * when process @from sent it (the program's first process, as systemd
- * takes only the main one's). */
+ * takes only the main one's), without what only the unit's main process
+ * may say (MAINPID*, NOTIFYACCESS=): the manager would take it from us. */
 void exec_notify_relay(const struct exec_notify *n, pid_t from);
 
 #endif

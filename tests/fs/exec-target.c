@@ -59,7 +59,8 @@
  *   exec-target activated checks what a service manager passed (LISTEN_PID
  *                         its own pid, descriptors 3 to 3 + LISTEN_FDS - 1
  *                         sockets and the next one closed), prints "listen
- *                         N", then sends READY=1 to NOTIFY_SOCKET if set
+ *                         N", then sends READY=1 and MAINPID=1 (a process
+ *                         not its own) to NOTIFY_SOCKET if set
  *
  * Before the command, -u UID runs it as UID (groups none, gid UID), as a
  * daemon's User= would, -f BYTES sets RLIMIT_FSIZE and -x ignores SIGXFSZ.
@@ -112,6 +113,7 @@
 #define MiB (1 << 20)
 #define RACE_LEN (64ll * MiB)
 #define RECORDS 2000
+#define READY "READY=1\nMAINPID=1\n"	/* what "activated" notifies */
 
 static const char *dir;
 
@@ -548,8 +550,9 @@ static int activated(void)
 	if (a.sun_path[0] == '@')
 		a.sun_path[0] = '\0';
 	s = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-	if (s < 0 || sendto(s, "READY=1", 7, 0, (struct sockaddr *)&a,
-			    (socklen_t)(offsetof(struct sockaddr_un, sun_path) + strlen(sock))) != 7)
+	if (s < 0 || sendto(s, READY, strlen(READY), 0, (struct sockaddr *)&a,
+			    (socklen_t)(offsetof(struct sockaddr_un, sun_path) + strlen(sock))) !=
+			     (ssize_t)strlen(READY))
 		return fail(1, "notify");
 	close(s);
 	return 0;
