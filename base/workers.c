@@ -34,6 +34,9 @@
 
 #define IDLE_NS (10ull * 1000 * 1000 * 1000)	/* a worker, then the keeper */
 #define WORKERS_MAX 16		/* calls at once beyond it: threads of their own */
+/* The keeper keeps its mark this long after the last file is let go: a
+ * process between two calls still holds for calls (pa_workers_mark()). */
+#define MARK_LINGER_NS (1000ull * 1000 * 1000)
 #define WORKER_NAME "prealloc-work"
 
 enum { DOWN, STARTING, UP };
@@ -74,6 +77,8 @@ static struct {
 	struct kept_job *kept;		/* for the keeper */
 	uint64_t idle_since;
 	pthread_t keeper;		/* the running keeper */
+	bool marked;			/* ... named PA_KEPT_THREAD_NAME */
+	uint64_t unmark_at;		/* ... until then; 0: while files are held */
 	struct worker *all;		/* the workers running */
 	struct worker *parents;		/* in a child: its parent's, never touched */
 } pool = {
@@ -263,9 +268,11 @@ static void *worker(void *arg)
 			pool.free++;
 			if (pool.claimers)
 				pthread_cond_broadcast(&pool.cv);
-		} else if (pool.free || ret != -EAGAIN) {
-			/* Unused for IDLE_NS (SO_RCVTIMEO), or nothing more can
-			 * come: end, unless work sent is still to be taken. */
+		} else if ((ret == -EAGAIN && pool.free) || ret == -EPIPE || ret == -EBADF) {
+			/* Unused for IDLE_NS (SO_RCVTIMEO) while no work sent is
+			 * still to be taken, or nothing more can come: end.  A
+			 * passing failure (ENOMEM, ENOBUFS) is tried again: a
+			 * caller may have claimed this worker. */
 			pool.free -= pool.free ? 1 : 0;
 			if (!--pool.workers) {
 				pool.idle_since = pa_now_ns();
@@ -330,21 +337,40 @@ static bool idle_locked(void)
 	return !pool.workers && !pool.held && !pool.kept && !pool.spawn;
 }
 
+static void unmark_locked(void)
+{
+	pool.marked = false;
+	pool.unmark_at = 0;
+	prctl(PR_SET_NAME, PA_KEEPER_THREAD_NAME);
+}
+
 static void serve_locked(void)
 {
 	for (;;) {
+		uint64_t now = pa_now_ns(), until = UINT64_MAX;
 		struct timespec ts;
 
-		if (pool.kept)
+		if (pool.unmark_at && now >= pool.unmark_at)
+			unmark_locked();
+		if (pool.kept) {
 			run_kept_locked();
-		else if (pool.spawn)
+			continue;
+		}
+		if (pool.spawn) {
 			spawn_locked();
-		else if (!idle_locked())
+			continue;
+		}
+		if (idle_locked()) {
+			if (now - pool.idle_since >= idle_ns)
+				return;
+			until = pool.idle_since + idle_ns;
+		}
+		if (pool.unmark_at)
+			until = PA_MIN(until, pool.unmark_at);
+		if (until == UINT64_MAX) {
 			pthread_cond_wait(&pool.keeper_cv, &pool.m);
-		else if (pa_now_ns() - pool.idle_since >= idle_ns)
-			return;
-		else {
-			ts = pa_ns_ts(pool.idle_since + idle_ns);
+		} else {
+			ts = pa_ns_ts(until);
 			pthread_cond_clockwait(&pool.keeper_cv, &pool.m, CLOCK_MONOTONIC, &ts);
 		}
 	}
@@ -364,6 +390,8 @@ static void *keeper(void *arg)
 	pthread_mutex_lock(&pool.m);
 	pool.state = ret ? ret : UP;
 	pool.keeper = pthread_self();
+	pool.marked = false;
+	pool.unmark_at = 0;
 	pool.lsock = lsock;
 	pool.idle_since = pa_now_ns();
 	pthread_cond_broadcast(&pool.cv);
@@ -503,8 +531,18 @@ int pa_workers_kept_run(int (*fn)(void *arg), void *arg)
 
 void pa_workers_mark(bool holding)
 {
-	/* From a worker, through /proc: best effort, as what reads it is. */
-	pthread_setname_np(pool.keeper, holding ? PA_KEPT_THREAD_NAME : PA_KEEPER_THREAD_NAME);
+	pthread_mutex_lock(&pool.m);
+	if (!holding) {
+		pool.unmark_at = pa_now_ns() + MARK_LINGER_NS;	/* the keeper's to do */
+		pthread_cond_signal(&pool.keeper_cv);
+	} else {
+		pool.unmark_at = 0;
+		/* From a worker, through /proc: best effort, as what reads
+		 * it is. */
+		if (!pool.marked)
+			pool.marked = !pthread_setname_np(pool.keeper, PA_KEPT_THREAD_NAME);
+	}
+	pthread_mutex_unlock(&pool.m);
 }
 
 void pa_workers_hold(int delta)

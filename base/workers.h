@@ -94,14 +94,18 @@ void pa_workers_set_idle_ns(uint64_t ns);
 #endif
 
 /* The keeper thread's name (/proc/PID/task/TID/comm) while the table holds
- * files for calls: another process tells by it that the flock() it meets is
- * a call's, which ends.  Only then: an application's flock() in a process
- * that called the library a moment ago is not worth waiting for. */
+ * files for calls, and a second after: another process tells by it that
+ * the flock() it meets is a call's, which ends.  Not longer: an
+ * application's flock() in a process that called the library a while ago
+ * is not worth waiting for. */
 #define PA_KEPT_THREAD_NAME "prealloc-keep"
 #define PA_KEEPER_THREAD_NAME "prealloc-table"	/* the rest of its life */
 
 /* A kept job (pa_workers_kept_run()): the table holds files for calls
- * (@holding), or no longer.  Names the keeper. */
+ * (@holding), or no longer.  Names the keeper, and names it back a second
+ * after the last file is let go: the gap between one call and the next
+ * would otherwise show a process busy with calls as an application
+ * holding its own flock(). */
 void pa_workers_mark(bool holding);
 
 #endif

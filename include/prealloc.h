@@ -512,7 +512,8 @@ struct prealloc_census {
  * An application's flock() on the file would meet it: a call waits only
  * for a holder that is another process running the library's calls
  * (/proc/locks names it, and the library's keeper thread there is named
- * prealloc-keep, as it is only while that process's calls hold files),
+ * prealloc-keep, as it is only while that process's calls hold files and
+ * for a second after),
  * that is, another call; for any other (its own
  * process's, flock(1)'s around a command, a backup tool's) it goes on
  * ordered with this process's calls only, and says so

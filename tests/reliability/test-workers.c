@@ -24,13 +24,15 @@
  *                          as it would have, then the cancel acts
  *  idle_end                unused workers end, and the next call starts anew
  *  marked_while_holding    the keeper bears the name other processes wait
- *                          for while a call holds its file, and only then
+ *                          for while a call holds its file, and not for
+ *                          long after
  *  caller_credentials      a thread of a user's file-system ids and no
  *                          capability gets what that user could: no reopen
  *                          of a file closed to it, no blocks kept for root
  *
  * Nothing waits on time but idle_end, which waits (bounded) for the
- * workers it told to end after 1 ms.
+ * workers it told to end after 1 ms, and marked_while_holding, which waits
+ * (bounded) for the mark's second to end.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -106,6 +108,12 @@ static int threads_named(const char *name, long *tid)
 	if (d)
 		closedir(d);
 	return n;
+}
+
+/* The keeper, by either of its names. */
+static int keepers(void)
+{
+	return threads_named(PA_KEPT_THREAD_NAME, NULL) + threads_named(PA_KEEPER_THREAD_NAME, NULL);
 }
 
 /* Descriptors of thread @tid's table that are neither sockets nor rings. */
@@ -216,7 +224,7 @@ static int child_calls(void)
 
 	if (fd < 0 || prealloc_file(fd, 0, 4 * MiB, 0) || !written(fd, 4 * MiB))
 		return 10;
-	return threads_named(PA_KEEPER_THREAD_NAME, NULL) == 1 ? 0 : 11;
+	return keepers() == 1 ? 0 : 11;
 }
 
 static int exit_status(pid_t pid)
@@ -480,7 +488,7 @@ static void idle_end(void **state)
 	if (pid == 0) {
 		pa_workers_set_idle_ns(1000 * 1000);
 		fd = new_file("idle", 0);
-		if (prealloc_file(fd, 0, MiB, 0) || !threads_named(PA_KEEPER_THREAD_NAME, NULL))
+		if (prealloc_file(fd, 0, MiB, 0) || !keepers())
 			_exit(30);
 		/* Bounded: ended after 1 ms unused, gone well within 10 s. */
 		while (threads_named("prealloc-", NULL) && rounds++ < 10000)
@@ -506,7 +514,7 @@ static int count_marked(uint64_t done, uint64_t total, void *data)
 
 static void marked_while_holding(void **state)
 {
-	int during = -1, fd = new_file("marked", 0);
+	int during = -1, rounds = 0, fd = new_file("marked", 0);
 	struct prealloc_options o = { .size = sizeof(o), .progress = count_marked,
 				      .progress_data = &during, .request_bytes = MiB };
 
@@ -514,7 +522,10 @@ static void marked_while_holding(void **state)
 	assert_true(fd >= 0);
 	assert_int_equal(prealloc_file_ex(fd, 0, 2 * MiB, &o, NULL), 0);
 	assert_int_equal(during, 1);
-	/* Held no more: an application's flock() now is nobody's call. */
+	/* Held no more: an application's flock() is nobody's call once the
+	 * mark's second is over (bounded: well within 10 s). */
+	while (threads_named(PA_KEPT_THREAD_NAME, NULL) && rounds++ < 10000)
+		usleep(1000);
 	assert_int_equal(threads_named(PA_KEPT_THREAD_NAME, NULL), 0);
 	assert_int_equal(threads_named(PA_KEEPER_THREAD_NAME, NULL), 1);
 	close(fd);
