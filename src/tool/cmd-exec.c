@@ -435,7 +435,8 @@ static bool choose(const struct exec_opts *o, const struct exec_program *p, stru
 	return true;
 }
 
-int cmd_exec(int argc, char **argv)
+/* The program of @argv run under @o: prealloc exec's exit status. */
+static int run(const struct exec_opts *o, char **argv)
 {
 	struct exec_cfg cfg = { .convert = prealloc_file_ex };
 	struct exec_server s = { .cfg = &cfg, .listener = -1, .sock = -1, .sfd = -1,
@@ -443,25 +444,20 @@ int cmd_exec(int argc, char **argv)
 	struct launch l = { .listen_fds = passed_fds(), .sv = { -1, -1 } };
 	struct exec_notify notify;
 	struct exec_program prog;
-	struct exec_opts o;
-	int ret = parse(argc, argv, &o);
+	int ret = exec_program_open(argv[0], &prog);
 
-	if (ret)
-		return ret < 0 ? 0 : ret;
-	argv += optind;
-	ret = exec_program_open(argv[0], &prog);
 	if (ret) {
 		fprintf(stderr, "prealloc: %s: %s\n", argv[0], strerror(-ret));
 		return 127;
 	}
 	l.prog = &prog;
 	l.argv = argv;
-	l.min = cfg.min = o.min;
-	cfg.paths = o.paths.v;
-	cfg.excluded = o.excluded.v;
-	cfg.unordered = o.unordered.v;
-	cfg.dry_run = o.dry_run;
-	if (!choose(&o, &prog, &l) || (o.log && (s.log_fd = open_log(o.log)) < 0))
+	l.min = cfg.min = o->min;
+	cfg.paths = o->paths.v;
+	cfg.excluded = o->excluded.v;
+	cfg.unordered = o->unordered.v;
+	cfg.dry_run = o->dry_run;
+	if (!choose(o, &prog, &l) || (o->log && (s.log_fd = open_log(o->log)) < 0))
 		return 1;
 	s.watch.log_fd = s.log_fd;
 	s.notify = &notify;
@@ -470,17 +466,29 @@ int cmd_exec(int argc, char **argv)
 		ret = launch(&l, &s);
 	if (ret)
 		return ret;
-	if (!o.quiet)
-		exec_tally_print(&s.tally, !l.seccomp, o.dry_run, STDERR_FILENO);
+	if (!o->quiet)
+		exec_tally_print(&s.tally, !l.seccomp, o->dry_run, STDERR_FILENO);
 	exec_tally_free(&s.tally);
-	free(o.paths.v);
-	free(o.excluded.v);
-	free(o.unordered.v);
 	ret = exit_status(s.status);
 	if (!l.seccomp && !s.tally.loaded) {
 		fprintf(stderr, "prealloc exec: the interposer was loaded by none of %s's "
 			"processes: its calls ran unconverted\n", prog.path);
 		return ret ? ret : 1;
 	}
+	return ret;
+}
+
+int cmd_exec(int argc, char **argv)
+{
+	struct exec_opts o;
+	int ret = parse(argc, argv, &o);
+
+	if (ret < 0)		/* --help */
+		ret = 0;
+	else if (!ret)
+		ret = run(&o, argv + optind);
+	free(o.paths.v);
+	free(o.excluded.v);
+	free(o.unordered.v);
 	return ret;
 }
