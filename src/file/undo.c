@@ -6,14 +6,17 @@
  * punches those blocks, cuts the size back if it is still one the call set,
  * and never truncates up.  ext4 punches nothing beyond EOF: there a truncate
  * to the current size frees what the call left beyond it, and the file's own
- * earlier reservation beyond EOF is then reserved again.
+ * earlier reservation beyond EOF is then reserved again (on btrfs, after a
+ * commit when the filesystem is full).
  */
+#include <errno.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "base/internal.h"
 #include "src/file/undo.h"
+#include "src/fs/fs.h"
 
 /* Is anything allocated in [start, end)? */
 static bool allocated(int fd, uint64_t start, uint64_t end)
@@ -53,16 +56,32 @@ static void note(int *err, int ret)
 		*err = -errno;
 }
 
-/* Reserve again what the file had beyond EOF (a truncate freed it). */
+static int reserve(int fd, uint64_t s, uint64_t e)
+{
+	return PA_RETRY_EINTR(fallocate(fd, FALLOC_FL_KEEP_SIZE, (off_t)s, (off_t)(e - s)));
+}
+
+/* Reserve again what the file had beyond EOF (a truncate freed it).  On a
+ * full btrfs the blocks the truncate freed were durable, so they come back
+ * only when the transaction commits: commit, then try again. */
 static void reserve_again(const struct pa_undo *u, int fd, uint64_t from, int *err)
 {
+	bool committed = false;
+
 	for (size_t i = 0; i < u->beyond.n; i++) {
 		uint64_t s = PA_MAX(u->beyond.v[i].start, from);
 		uint64_t e = u->beyond.v[i].start + u->beyond.v[i].len;
+		int ret;
 
-		if (s < e)
-			note(err, PA_RETRY_EINTR(fallocate(fd, FALLOC_FL_KEEP_SIZE, (off_t)s,
-							   (off_t)(e - s))));
+		if (s >= e)
+			continue;
+		ret = reserve(fd, s, e);
+		if (ret < 0 && errno == ENOSPC && !committed) {
+			committed = true;
+			if (pa_fs_commit(fd) == 0)
+				ret = reserve(fd, s, e);
+		}
+		note(err, ret);
 	}
 }
 

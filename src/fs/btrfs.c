@@ -1,5 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* btrfs. */
+#include <errno.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+#include <linux/btrfs.h>
 #include <linux/magic.h>
 
 #include "src/fs/fs.h"
@@ -16,3 +20,22 @@ const struct pa_fs pa_fs_btrfs = {
 	 * used. */
 	.statfs_at_commit = true,
 };
+
+/*
+ * BTRFS_IOC_START_SYNC and BTRFS_IOC_WAIT_SYNC write the filesystem's
+ * metadata and no file's dirty pages (1-2 ms on an idle loop device, 10 ms
+ * on a saturated host).  Where a policy refuses them (seccomp, a security
+ * module's ioctl rules), syncfs() commits too, after writing every dirty
+ * page of the filesystem.  Elsewhere nothing waits for a commit.
+ */
+int pa_fs_commit(int fd)
+{
+	__u64 transid = 0;
+
+	if (!pa_fs_lookup(fd)->statfs_at_commit)
+		return 0;
+	if (ioctl(fd, BTRFS_IOC_START_SYNC, &transid) == 0 &&
+	    ioctl(fd, BTRFS_IOC_WAIT_SYNC, &transid) == 0)
+		return 0;
+	return syncfs(fd) < 0 ? -errno : 0;
+}

@@ -65,4 +65,9 @@ const struct pa_fs *pa_fs_lookup(int fd);
 /* "ext4", "xfs", "btrfs", "tmpfs", ... or NULL for an unknown f_type. */
 const char *pa_fs_name(uint64_t f_type);
 
+/* Commit the running transaction of @fd's filesystem, where blocks
+ * allocated or freed count only once it commits (statfs_at_commit: btrfs
+ * frees a block that was durable only then).  0 or -errno. */
+int pa_fs_commit(int fd);
+
 #endif

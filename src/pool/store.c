@@ -13,10 +13,8 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/file.h>
-#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
-#include <linux/btrfs.h>
 
 #include "base/mutant.h"
 #include "src/fs/fs.h"
@@ -303,25 +301,11 @@ int pa_store_avail(const struct pa_store *s, uint64_t *ret_avail)
 	return 0;
 }
 
-/*
- * Where statfs counts blocks allocated or freed only once their transaction
- * commits (btrfs), commit it: BTRFS_IOC_START_SYNC and BTRFS_IOC_WAIT_SYNC
- * write the filesystem's metadata and no file's dirty pages (1-2 ms on an
- * idle loop device, 10 ms on a saturated host).  Where a policy refuses them
- * (seccomp, a security module's ioctl rules), syncfs() commits too, after
- * writing every dirty page of the filesystem.  Elsewhere statfs is up to
- * date.
- */
+/* Where statfs counts blocks allocated or freed only once their
+ * transaction commits (btrfs), commit it (pa_fs_commit()). */
 int pa_store_settle(const struct pa_store *s)
 {
-	__u64 transid = 0;
-
-	if (!s->counts_late)
-		return 0;
-	if (ioctl(s->dirfd, BTRFS_IOC_START_SYNC, &transid) == 0 &&
-	    ioctl(s->dirfd, BTRFS_IOC_WAIT_SYNC, &transid) == 0)
-		return 0;
-	return syncfs(s->dirfd) < 0 ? -errno : 0;
+	return s->counts_late ? pa_fs_commit(s->dirfd) : 0;
 }
 
 /* fsync() the pool's directory: after the scan removed something. */
