@@ -77,6 +77,7 @@ static struct {
 	struct kept_job *kept;		/* for the keeper */
 	uint64_t idle_since;
 	pthread_t keeper;		/* the running keeper */
+	bool retire;			/* ... to end as soon as it is idle */
 	bool marked;			/* ... named PA_KEPT_THREAD_NAME */
 	uint64_t unmark_at;		/* ... until then; 0: while files are held */
 	struct worker *all;		/* the workers running */
@@ -361,7 +362,7 @@ static void serve_locked(void)
 			continue;
 		}
 		if (idle_locked()) {
-			if (now - pool.idle_since >= idle_ns)
+			if (pool.retire || now - pool.idle_since >= idle_ns)
 				return;
 			until = pool.idle_since + idle_ns;
 		}
@@ -390,6 +391,7 @@ static void *keeper(void *arg)
 	pthread_mutex_lock(&pool.m);
 	pool.state = ret ? ret : UP;
 	pool.keeper = pthread_self();
+	pool.retire = false;
 	pool.marked = false;
 	pool.unmark_at = 0;
 	pool.lsock = lsock;
@@ -476,12 +478,36 @@ static int claim_locked(void)
 	return 0;
 }
 
+/*
+ * A pool up without the process's end of its socket (the application
+ * closed it; or the table was made where no socket pair could be, from a
+ * thread with a table of its own or at the descriptor limit): its keeper is
+ * ended once idle, for a pool with one, when a socket pair can be made now.
+ * Otherwise every call until it idles out would run on a thread of its own.
+ */
+static bool retired_locked(void)
+{
+	int sv[2];
+
+	if (!idle_locked() || socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
+		return false;
+	close(sv[0]);
+	close(sv[1]);
+	pool.retire = true;
+	pthread_cond_signal(&pool.keeper_cv);
+	while (pool.state == UP)
+		pthread_cond_wait(&pool.cv, &pool.m);
+	return true;
+}
+
 int pa_workers_submit(struct pa_work_item *w, int fd)
 {
 	int sock, ret;
 
 	pthread_mutex_lock(&pool.m);
 	ret = up_locked(true);
+	if (!ret && !sock_ours() && retired_locked())
+		ret = up_locked(true);
 	if (!ret)
 		ret = sock_ours() ? claim_locked() : -ENOTSOCK;
 	sock = pool.sock;

@@ -15,7 +15,8 @@
  *                          file converted, not the process's at its number
  *  socket_closed           the application closes every descriptor and
  *                          opens a socket of its own where the library's
- *                          was: calls work, that socket receives nothing
+ *                          was: calls work, that socket receives nothing,
+ *                          and the pool is renewed with a socket of its own
  *  socketpair_refused      a profile without AF_UNIX socket pairs: calls
  *                          still work (a thread of their own each)
  *  nested_and_many         calls nested in progress callbacks deeper than
@@ -316,6 +317,11 @@ static void socket_closed(void **state)
 	for (int i = 0; i < 4; i++)
 		assert_int_equal(prealloc_file(fd, (uint64_t)i * MiB, MiB, 0), 0);
 	assert_true(written(fd, 4 * MiB));
+	/* Once the old workers have seen their socket end, a call renews
+	 * the pool: workers again, not a thread per call (bounded). */
+	for (int i = 4; i < 1000 && !threads_named("prealloc-work", NULL); i++)
+		assert_int_equal(prealloc_file(fd, (uint64_t)i * MiB, MiB, PREALLOC_NO_SYNC), 0);
+	assert_true(threads_named("prealloc-work", NULL) >= 1);
 	assert_int_equal(recv(sv[1], buf, sizeof(buf), MSG_DONTWAIT), -1);
 	assert_int_equal(errno, EAGAIN);
 	assert_int_equal(recv(sv[0], buf, sizeof(buf), MSG_DONTWAIT), -1);
