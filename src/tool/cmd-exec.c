@@ -254,7 +254,7 @@ static int send_listener(int sock, int fd)
 static int recv_listener(int sock)
 {
 	int err = -EPROTO, fd;
-	ssize_t n = exec_recv_fds(sock, &err, sizeof(err), &fd, 1, 0);
+	ssize_t n = exec_recv_fds(sock, &err, sizeof(err), &fd, 1, NULL, 0);
 
 	if (n == (ssize_t)sizeof(err) && !err && fd >= 0)
 		return fd;

@@ -10,6 +10,7 @@
 #define PREALLOC_EXEC_FDPASS_H
 
 #include <stddef.h>
+#include <sys/socket.h>
 #include <sys/types.h>
 
 #define EXEC_FDS_MAX 2
@@ -21,9 +22,12 @@ ssize_t exec_send_fds(int sock, const void *buf, size_t len, const int *fds, siz
 
 /* One message of at most @len bytes into @buf, and the descriptors it
  * carries (close-on-exec) in @fds, in the order sent, the rest of the @n
- * set to -1.  A message cut short, or one that carried more than @n
+ * set to -1; with @cred, its sender's credentials as the kernel attached
+ * them (SO_PASSCRED: the process that sent it, when it sent it; pid 0
+ * without).  A message cut short, or one that carried more than @n
  * descriptors (the kernel closed the rest), reads as 0 bytes, and what it
  * carried is closed.  The bytes read, or -1 with errno. */
-ssize_t exec_recv_fds(int sock, void *buf, size_t len, int *fds, size_t n, int flags);
+ssize_t exec_recv_fds(int sock, void *buf, size_t len, int *fds, size_t n, struct ucred *cred,
+		      int flags);
 
 #endif

@@ -73,12 +73,15 @@ static bool descendant(pid_t pid)
 
 int exec_listen_accept(int sock)
 {
-	int conn = accept4(sock, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+	int conn = accept4(sock, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK), one = 1;
 	struct ucred cr;
 	socklen_t len = sizeof(cr);
 
+	/* Each call then names the process that sent it (SCM_CREDENTIALS):
+	 * the connection may have passed to another since. */
 	if (conn >= 0 && (getsockopt(conn, SOL_SOCKET, SO_PEERCRED, &cr, &len) < 0 ||
-			  !descendant(cr.pid))) {
+			  !descendant(cr.pid) ||
+			  setsockopt(conn, SOL_SOCKET, SO_PASSCRED, &one, sizeof(one)) < 0)) {
 		close(conn);
 		conn = -1;
 	}
@@ -106,9 +109,8 @@ enum exec_heard exec_listen_read(int conn, uint64_t min, struct exec_call *c)
 {
 	struct exec_message m;
 	struct ucred cr;
-	socklen_t len = sizeof(cr);
 	int fd;
-	ssize_t n = exec_recv_fds(conn, &m, sizeof(m), &fd, 1, MSG_DONTWAIT);
+	ssize_t n = exec_recv_fds(conn, &m, sizeof(m), &fd, 1, &cr, MSG_DONTWAIT);
 
 	if (n < 0 && (errno == EAGAIN || errno == EINTR))
 		return EXEC_HEARD_NOTHING;
@@ -117,7 +119,7 @@ enum exec_heard exec_listen_read(int conn, uint64_t min, struct exec_call *c)
 		return EXEC_HEARD_HELLO;
 	}
 	if (n != (ssize_t)sizeof(m) || m.size != sizeof(m) || m.type != EXEC_MSG_CALL || fd < 0 ||
-	    getsockopt(conn, SOL_SOCKET, SO_PEERCRED, &cr, &len) < 0) {
+	    cr.pid <= 0 || !descendant(cr.pid)) {
 		if (fd >= 0)
 			close(fd);
 		return EXEC_HEARD_BAD;

@@ -13,8 +13,10 @@
  * call is done.  The connection is the call's, so a conversation of more
  * messages about one call needs no other channel, and the interposer
  * closing it (its process died) tells `prealloc exec` nobody waits any
- * more.  Who asks, `prealloc exec` learns from the kernel (SO_PEERCRED),
- * never from a message: a program can at most ask about its own files.
+ * more.  Which process asks, `prealloc exec` learns from the kernel (the
+ * credentials it attaches to each message, SO_PASSCRED), never from the
+ * message, whose thread id counts only as one of that process's threads: a
+ * program can at most ask about its own files, with its own rights.
  */
 #ifndef PREALLOC_EXEC_PROTO_H
 #define PREALLOC_EXEC_PROTO_H

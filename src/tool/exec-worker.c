@@ -51,7 +51,7 @@ __attribute__((noreturn)) static void work(int sock, const struct exec_cfg *cfg,
 	struct exec_result r;
 	int fds[2], watch = -1;
 
-	while (exec_recv_fds(sock, &c, sizeof(c), fds, 2, 0) == (ssize_t)sizeof(c)) {
+	while (exec_recv_fds(sock, &c, sizeof(c), fds, 2, NULL, 0) == (ssize_t)sizeof(c)) {
 		int k = 0;
 
 		/* Those the call has came, in this order. */
@@ -120,7 +120,7 @@ int exec_worker_give(struct exec_worker *w, const struct exec_call *c)
 enum exec_heard_worker exec_worker_read(struct exec_worker *w, struct exec_result *r,
 				       int *watch)
 {
-	ssize_t n = exec_recv_fds(w->sock, r, sizeof(*r), watch, 1, MSG_DONTWAIT);
+	ssize_t n = exec_recv_fds(w->sock, r, sizeof(*r), watch, 1, NULL, MSG_DONTWAIT);
 
 	if (w->busy && n == (ssize_t)sizeof(*r) && r->size == sizeof(*r) && !w->reported) {
 		w->reported = true;
