@@ -240,6 +240,10 @@ static int attempt(struct xchg *x, bool sync)
 		return -errno;
 	if (!same(&a, &b))
 		return -EBUSY;
+	/* Cut below the range since the call began: exchanging would grow
+	 * a file whose size the caller asked to keep. */
+	if ((x->j->opts->flags & PREALLOC_KEEP_SIZE) && x->end > (uint64_t)b.st_size)
+		return -EBUSY;
 	size = PA_MAX((uint64_t)b.st_size, x->end);
 	if (PA_RETRY_EINTR(ftruncate(x->tmp, (off_t)size)) < 0)
 		return -errno;
