@@ -190,18 +190,14 @@ static int keep_written(struct xchg *x, uint64_t lo, uint64_t size)
  * which cannot tell); 0 or -errno. */
 static int written_in(int fd, uint64_t off, uint64_t end, int64_t *ret_bytes)
 {
+	struct prealloc_census c = { .size = sizeof(c) };
 	struct pa_extlist ext = { 0 };
 	bool fiemap;
 	int ret = pa_extents_read(fd, off, end, &ext, &fiemap);
 
-	*ret_bytes = fiemap ? 0 : -1;
-	for (size_t i = 0; !ret && fiemap && i < ext.n; i++) {
-		uint64_t s = PA_MAX(ext.v[i].start, off);
-		uint64_t e = PA_MIN(ext.v[i].start + ext.v[i].len, end);
-
-		if (!(ext.v[i].flags & PA_EXT_UNWRITTEN) && s < e)
-			*ret_bytes += (int64_t)(e - s);
-	}
+	if (!ret && fiemap)
+		pa_census_count(&ext, off, end, &c);
+	*ret_bytes = fiemap ? (int64_t)c.written_bytes : -1;
 	pa_extlist_free(&ext);
 	return ret;
 }

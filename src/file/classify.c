@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Pure range classification: extents in, regions out.  No I/O here so the
- * rules that decide what may be zeroed are tested over synthetic layouts.
+ * Pure range classification: extents in, regions (or a census) out.  No
+ * I/O here so the rules that decide what may be zeroed are tested over
+ * synthetic layouts.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -104,4 +105,27 @@ int pa_classify(const struct pa_extent *ext, size_t n, uint64_t off, uint64_t en
 		pos = PA_MIN(ee, end);
 	}
 	return add_split_eof(out, pos, end, PA_REGION_HOLE, 0, size, blksize);
+}
+
+void pa_census_count(const struct pa_extlist *ext, uint64_t off, uint64_t end,
+		     struct prealloc_census *c)
+{
+	uint64_t pos = off;
+
+	for (size_t i = 0; i < ext->n && pos < end; i++) {
+		uint64_t s = PA_MAX(ext->v[i].start, pos);
+		uint64_t e = PA_MIN(ext->v[i].start + ext->v[i].len, end);
+
+		if (e <= s)
+			continue;
+		c->hole_bytes += s - pos;
+		if (ext->v[i].flags & PA_EXT_UNWRITTEN)
+			c->unwritten_bytes += e - s;
+		else
+			c->written_bytes += e - s;
+		if (ext->v[i].flags & PA_EXT_SHARED)
+			c->shared_bytes += e - s;
+		pos = e;
+	}
+	c->hole_bytes += end - pos;
 }

@@ -81,6 +81,13 @@ void pa_regionlist_free(struct pa_regionlist *l);
 int pa_classify(const struct pa_extent *ext, size_t n, uint64_t off, uint64_t end,
 		uint64_t size, uint64_t blksize, struct pa_regionlist *out);
 
+struct prealloc_census;
+
+/* Add the bytes of [@off, @end) by state to @c (holes where no extent of
+ * @ext, sorted, lies). */
+void pa_census_count(const struct pa_extlist *ext, uint64_t off, uint64_t end,
+		     struct prealloc_census *c);
+
 /*
  * Read the extents overlapping [off, end): FIEMAP with FIEMAP_FLAG_SYNC, or
  * SEEK_DATA/SEEK_HOLE when FIEMAP is not supported (*ret_fiemap = false;

@@ -10,29 +10,6 @@
 #include "src/file/extents.h"
 #include "src/fs/fs.h"
 
-static void count(const struct pa_extlist *ext, uint64_t off, uint64_t end,
-		  struct prealloc_census *c)
-{
-	uint64_t pos = off;
-
-	for (size_t i = 0; i < ext->n && pos < end; i++) {
-		uint64_t s = PA_MAX(ext->v[i].start, pos);
-		uint64_t e = PA_MIN(ext->v[i].start + ext->v[i].len, end);
-
-		if (e <= s)
-			continue;
-		c->hole_bytes += s - pos;
-		if (ext->v[i].flags & PA_EXT_UNWRITTEN)
-			c->unwritten_bytes += e - s;
-		else
-			c->written_bytes += e - s;
-		if (ext->v[i].flags & PA_EXT_SHARED)
-			c->shared_bytes += e - s;
-		pos = e;
-	}
-	c->hole_bytes += end - pos;
-}
-
 /*
  * Without FIEMAP, data from SEEK_DATA may be unwritten extents: unknown.
  * In memory (tmpfs, ramfs) data is written; tmpfs shows pages allocated but
@@ -68,7 +45,7 @@ PA_EXPORT int prealloc_verify(int fd, uint64_t offset, uint64_t len,
 	written_only = pa_fs_of((uint64_t)sfs.f_type)->seek_data_written;
 	ret = pa_extents_read(fd, offset, offset + len, &ext, &fiemap);
 	if (ret == 0) {
-		count(&ext, offset, offset + len, &c);
+		pa_census_count(&ext, offset, offset + len, &c);
 		if (!fiemap)
 			seek_census(&c, written_only);
 		c.fiemap = fiemap;
