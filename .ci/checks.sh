@@ -138,7 +138,8 @@ run_tsan() {
 	local tsan_run=()
 
 	setup build-tsan -Dwerror=true -Db_sanitize=thread -Db_lundef=false || return 1
-	local tsan_tests=(tests/reliability/test-threads tests/reliability/test-overlap
+	local tsan_tests=(tests/reliability/test-threads tests/reliability/test-workers
+		tests/reliability/test-overlap
 		tests/reliability/test-background tests/fs/test-environment
 		tests/pool/test-pool-{take,concurrent,prepare,recycle,scan,worker})
 	ninja -C build-tsan "${tsan_tests[@]}" >/dev/null || return 1
