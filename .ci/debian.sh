@@ -86,7 +86,9 @@ ldd "$work/zp" | grep -E 'libprealloc.so.1 => (/usr)?/lib/' >/dev/null || fail "
 
 step "prealloc exec with the packaged interposer: util-linux's fallocate(1), unchanged"
 # Dynamically linked: the interposer at the path the packaged tool knows.
-prealloc exec --quiet -- fallocate -l 8M "$work/exec-test"
+# Vouched for: fallocate(1) writes nothing while it calls fallocate(), and
+# the zeros are ordered only on xfs with exchange-range.
+prealloc exec --quiet --unordered "$work/exec-test" -- fallocate -l 8M "$work/exec-test"
 prealloc verify "$work/exec-test" >/dev/null || fail "fallocate(1) under prealloc exec left the file unwritten"
 
 step "a CMake project: find_package(libprealloc 0.3 REQUIRED)"
