@@ -79,7 +79,9 @@ static struct {
 	pthread_t keeper;		/* the running keeper */
 	bool retire;			/* ... to end as soon as it is idle */
 	bool marked;			/* ... named PA_KEPT_THREAD_NAME */
-	uint64_t unmark_at;		/* ... until then; 0: while files are held */
+	bool holding;			/* ... while files are held */
+	uint64_t unmark_at;		/* ... then until this; 0: no more */
+	uint64_t keeper_wakes;		/* ... by itself then (UINT64_MAX: never) */
 	struct worker *all;		/* the workers running */
 	struct worker *parents;		/* in a child: its parent's, never touched */
 } pool = {
@@ -351,7 +353,7 @@ static void serve_locked(void)
 		uint64_t now = pa_now_ns(), until = UINT64_MAX;
 		struct timespec ts;
 
-		if (pool.unmark_at && now >= pool.unmark_at)
+		if (pool.unmark_at && !pool.holding && now >= pool.unmark_at)
 			unmark_locked();
 		if (pool.kept) {
 			run_kept_locked();
@@ -366,8 +368,9 @@ static void serve_locked(void)
 				return;
 			until = pool.idle_since + idle_ns;
 		}
-		if (pool.unmark_at)
+		if (pool.unmark_at && !pool.holding)
 			until = PA_MIN(until, pool.unmark_at);
+		pool.keeper_wakes = until;
 		if (until == UINT64_MAX) {
 			pthread_cond_wait(&pool.keeper_cv, &pool.m);
 		} else {
@@ -392,8 +395,9 @@ static void *keeper(void *arg)
 	pool.state = ret ? ret : UP;
 	pool.keeper = pthread_self();
 	pool.retire = false;
-	pool.marked = false;
+	pool.marked = pool.holding = false;
 	pool.unmark_at = 0;
+	pool.keeper_wakes = UINT64_MAX;
 	pool.lsock = lsock;
 	pool.idle_since = pa_now_ns();
 	pthread_cond_broadcast(&pool.cv);
@@ -558,15 +562,17 @@ int pa_workers_kept_run(int (*fn)(void *arg), void *arg)
 void pa_workers_mark(bool holding)
 {
 	pthread_mutex_lock(&pool.m);
+	pool.holding = holding;
 	if (!holding) {
-		pool.unmark_at = pa_now_ns() + MARK_LINGER_NS;	/* the keeper's to do */
-		pthread_cond_signal(&pool.keeper_cv);
-	} else {
-		pool.unmark_at = 0;
+		/* The keeper's to do; woken only if it would not wake by
+		 * then anyway (once a second under a stream of calls). */
+		pool.unmark_at = pa_now_ns() + MARK_LINGER_NS;
+		if (pool.keeper_wakes > pool.unmark_at)
+			pthread_cond_signal(&pool.keeper_cv);
+	} else if (!pool.marked) {
 		/* From a worker, through /proc: best effort, as what reads
 		 * it is. */
-		if (!pool.marked)
-			pool.marked = !pthread_setname_np(pool.keeper, PA_KEPT_THREAD_NAME);
+		pool.marked = !pthread_setname_np(pool.keeper, PA_KEPT_THREAD_NAME);
 	}
 	pthread_mutex_unlock(&pool.m);
 }
