@@ -38,12 +38,16 @@ static pthread_once_t once = PTHREAD_ONCE_INIT;
 /* A connection to `prealloc exec`, or -1. */
 static int dial(void)
 {
-	int s;
+	int s, one = 1;
 
 	if (!addr_len)
 		return -1;
 	s = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
-	if (s >= 0 && connect(s, (const struct sockaddr *)&addr, addr_len) < 0) {
+	/* Each message carries this process's credentials, whenever
+	 * `prealloc exec` accepts the connection (SO_PASSCRED of the
+	 * receiver counts only from then on). */
+	if (s >= 0 && (setsockopt(s, SOL_SOCKET, SO_PASSCRED, &one, sizeof(one)) < 0 ||
+		       connect(s, (const struct sockaddr *)&addr, addr_len) < 0)) {
 		close(s);
 		s = -1;
 	}

@@ -755,7 +755,8 @@ static void killed_during_call(const char *mode, int sig, bool to_tool, int (*be
 	if (to_tool) {
 		/* The program's answer came after the last write of its call. */
 		snprintf(want, sizeof(want), "0 %llu 0 0\n", (unsigned long long)GiB);
-		assert_non_null(strstr(r.out, want));
+		if (!strstr(r.out, want))
+			fail_msg("the program said %s; the tool: %s", r.out, r.err);
 		written(path, GiB);
 	} else {
 		struct summary sum = summary_of(&r);
