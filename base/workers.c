@@ -79,8 +79,8 @@ static struct {
 	pthread_t keeper;		/* the running keeper */
 	bool retire;			/* ... to end as soon as it is idle */
 	bool marked;			/* ... named PA_KEPT_THREAD_NAME */
-	bool holding;			/* ... while files are held */
-	uint64_t unmark_at;		/* ... then until this; 0: no more */
+	bool holding;			/* ... for files held, or */
+	uint64_t unmark_at;		/* ... until this after the last */
 	uint64_t keeper_wakes;		/* ... by itself then (UINT64_MAX: never) */
 	struct worker *all;		/* the workers running */
 	struct worker *parents;		/* in a child: its parent's, never touched */
@@ -340,11 +340,10 @@ static bool idle_locked(void)
 	return !pool.workers && !pool.held && !pool.kept && !pool.spawn;
 }
 
-static void unmark_locked(void)
+/* The keeper's mark outlives the files held, until pool.unmark_at. */
+static bool lingering_locked(void)
 {
-	pool.marked = false;
-	pool.unmark_at = 0;
-	prctl(PR_SET_NAME, PA_KEEPER_THREAD_NAME);
+	return pool.marked && !pool.holding;
 }
 
 static void serve_locked(void)
@@ -353,8 +352,10 @@ static void serve_locked(void)
 		uint64_t now = pa_now_ns(), until = UINT64_MAX;
 		struct timespec ts;
 
-		if (pool.unmark_at && !pool.holding && now >= pool.unmark_at)
-			unmark_locked();
+		if (lingering_locked() && now >= pool.unmark_at) {
+			pool.marked = false;
+			prctl(PR_SET_NAME, PA_KEEPER_THREAD_NAME);
+		}
 		if (pool.kept) {
 			run_kept_locked();
 			continue;
@@ -368,7 +369,7 @@ static void serve_locked(void)
 				return;
 			until = pool.idle_since + idle_ns;
 		}
-		if (pool.unmark_at && !pool.holding)
+		if (lingering_locked())
 			until = PA_MIN(until, pool.unmark_at);
 		pool.keeper_wakes = until;
 		if (until == UINT64_MAX) {
@@ -396,7 +397,6 @@ static void *keeper(void *arg)
 	pool.keeper = pthread_self();
 	pool.retire = false;
 	pool.marked = pool.holding = false;
-	pool.unmark_at = 0;
 	pool.keeper_wakes = UINT64_MAX;
 	pool.lsock = lsock;
 	pool.idle_since = pa_now_ns();

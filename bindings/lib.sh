@@ -20,6 +20,17 @@ stage_install() {
 	export CGO_LDFLAGS="-L$lib"
 }
 
+# skip_unless_root_with NAME COMMAND...: exit 77 (skipped), saying why as
+# NAME, unless run as root (loop devices) with every COMMAND installed.
+skip_unless_root_with() {
+	local name=$1 b
+	shift
+	[ "$(id -u)" = 0 ] || { echo "$name: needs root (loop devices): skipped" >&2; exit 77; }
+	for b in "$@"; do
+		command -v "$b" >/dev/null || { echo "$name: $b not installed: skipped" >&2; exit 77; }
+	done
+}
+
 # reexec_private "$0" "$@": as root, start the script again in a private
 # mount namespace, so that its loop mounts never outlive it however it ends.
 reexec_private() {

@@ -28,9 +28,9 @@
  *    table's keeper bears a name of its own (PA_KEPT_THREAD_NAME) while
  *    it holds any, and calls end.  One of its own process is the
  *    application's (the process's calls share ours), one of a process
- *    without that name an application's (flock(1) around a command, a backup tool): waiting
- *    might never end, so the call goes on unordered and says -EDEADLK; so
- *    it does when /proc/locks cannot say.
+ *    without that name an application's (flock(1) around a command, a
+ *    backup tool): waiting might never end, so the call goes on unordered
+ *    and says -EDEADLK; so it does when /proc/locks cannot say.
  *  - Polled (LOCK_NB) with a bounded backoff: the waiting call must call its
  *    progress callback and be cancellable, and a library cannot own a
  *    signal to interrupt a blocked flock().

@@ -32,10 +32,7 @@ src=$(cd "$(dirname "$0")/../../.." && pwd)
 # shellcheck source=examples/exec/dropin.sh
 . "$src/examples/exec/dropin.sh"
 dropin_options "$src/examples/exec/prometheus.conf"
-[ "$(id -u)" = 0 ] || { echo "prometheus.sh: needs root (loop devices): skipped" >&2; exit 77; }
-for b in /usr/bin/prometheus curl mkfs.ext4 mkfs.xfs xfs_db; do
-	command -v "$b" >/dev/null || { echo "prometheus.sh: $b not installed: skipped" >&2; exit 77; }
-done
+skip_unless_root_with prometheus.sh /usr/bin/prometheus curl mkfs.ext4 mkfs.xfs xfs_db
 [ $# -ge 1 ] || { echo "usage: prometheus.sh BUILD_DIR [SECONDS]" >&2; exit 2; }
 reexec_private "$0" "$@"
 build=$(cd "$1" && pwd)

@@ -49,10 +49,8 @@ src=$(cd "$(dirname "$0")/../../.." && pwd)
 # shellcheck source=examples/exec/dropin.sh
 . "$src/examples/exec/dropin.sh"
 dropin_options "$src/examples/exec/mariadb.conf"
-[ "$(id -u)" = 0 ] || { echo "exec-sysbench.sh: needs root (loop devices): skipped" >&2; exit 77; }
-for b in /usr/sbin/mariadbd mariadb-install-db mariadb mariadb-admin sysbench mkfs.ext4 filefrag; do
-	command -v "$b" >/dev/null || { echo "exec-sysbench.sh: $b not installed: skipped" >&2; exit 77; }
-done
+skip_unless_root_with exec-sysbench.sh /usr/sbin/mariadbd mariadb-install-db mariadb mariadb-admin \
+	sysbench mkfs.ext4 filefrag
 [ $# -ge 1 ] || { echo "usage: exec-sysbench.sh BUILD_DIR [ROUNDS] [SECONDS]" >&2; exit 2; }
 reexec_private "$0" "$@"
 build=$(cd "$1" && pwd)
