@@ -9,7 +9,8 @@
  * (ext4, xfs without exchange-range) the call fails with -EOPNOTSUPP and
  * the file is as it was; so it is after ENOSPC while the temporary file
  * is zeroed, after a refused exchange, and at once for a descriptor the
- * exchange refuses (write-only, appending).
+ * exchange refuses (write-only, appending); a keep-size call whose file
+ * is cut below its range meanwhile keeps the cut size (-EBUSY).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -408,6 +409,40 @@ static void test_xfs_exchange_refused(void **state)
 	unlink(tfs_path(t, "refused", path, sizeof(path)));
 }
 
+static int cut_once(uint64_t done, uint64_t total, void *data)
+{
+	int *fd = data;
+
+	(void)done, (void)total;
+	if (*fd >= 0 && ftruncate(*fd, (off_t)MiB) == 0)
+		*fd = -1;
+	return 0;
+}
+
+/* Keep-size, and another cuts the file below the range meanwhile: the
+ * exchange would give it its old size back; the call fails -EBUSY and the
+ * size stays as cut. */
+static void test_xfs_keep_size_cut(void **state)
+{
+	struct tfs *t = *state;
+	char path[256];
+	int fd = open(tfs_path(t, "cut", path, sizeof(path)), O_RDWR | O_CREAT | O_TRUNC, 0644);
+	int cutter = fd;
+	struct prealloc_options o = { .size = sizeof(o), .progress = cut_once,
+				      .progress_data = &cutter, .request_bytes = MiB,
+				      .flags = PREALLOC_CONCURRENT_WRITES | PREALLOC_KEEP_SIZE };
+	struct stat st;
+
+	assert_true(fd >= 0);
+	assert_int_equal(ftruncate(fd, 8 * MiB), 0);
+	assert_int_equal(prealloc_file_ex(fd, 0, 8 * MiB, &o, NULL), -EBUSY);
+	assert_int_equal(cutter, -1);
+	assert_int_equal(fstat(fd, &st), 0);
+	assert_int_equal(st.st_size, MiB);
+	close(fd);
+	unlink(path);
+}
+
 /* Zeroing data others write into cannot keep their writes. */
 static void test_zero_data_refused(void **state)
 {
@@ -433,6 +468,7 @@ int main(void)
 		cmocka_unit_test(test_xfs_enospc_in_tmpfile),
 		cmocka_unit_test(test_xfs_exchange_refused),
 		cmocka_unit_test(test_xfs_descriptor_refused),
+		cmocka_unit_test(test_xfs_keep_size_cut),
 	};
 	const struct CMUnitTest elsewhere[] = {
 		cmocka_unit_test(test_ext4_refused),
